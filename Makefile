@@ -1,0 +1,40 @@
+# Set-up and everyday commands. `make run` and `make test` create .venv on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: venv run test lint unit bench clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	# torch first, pinned: anything unpinned would pull a multi-GB CUDA build.
+	$(BIN)/python -m pip install --quiet "torch==2.13.0"
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+run: venv
+	$(BIN)/desktop-rag
+
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+test: venv lint
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+
+unit: venv
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest tests/unit
+
+bench: venv
+	$(BIN)/python bench/retrieval.py
+	$(BIN)/python bench/ingest.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,49 @@
+"""build_app(settings): wire the services once, with no globals, for the CLI, window and tests."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from desktop_rag.config import Settings
+from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, bundled_tokenizer
+from desktop_rag.ingest.embed import Embedder, SentenceTransformerEmbedder
+from desktop_rag.ingest.pipeline import IngestService
+from desktop_rag.query.retrieve import Retriever
+from desktop_rag.store.lance import SCHEMA_VERSION, IndexMeta, LanceStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class App:
+    """The core services, shared by every front end."""
+
+    settings: Settings
+    embedder: Embedder
+    store: LanceStore
+    ingest: IngestService
+    retriever: Retriever
+
+
+def default_embedder(settings: Settings) -> Embedder:
+    return SentenceTransformerEmbedder(threads=settings.threads)
+
+
+def build_app(
+    settings: Settings,
+    *,
+    embedder: Embedder | None = None,
+    tokenizer: Callable[[], TokenOffsets] | None = None,
+    params: ChunkParams | None = None,
+    isolate: bool = True,
+) -> App:
+    """Open the index under settings.data_path and wire ingest and retrieval over it."""
+    embedder = embedder or default_embedder(settings)
+    params = params or ChunkParams()
+    meta = IndexMeta(SCHEMA_VERSION, embedder.model_id, embedder.dim, params.to_json())
+    store = LanceStore(settings.index_path, meta).open()
+    ingest = IngestService(store, embedder, tokenizer or bundled_tokenizer, params, isolate=isolate)
+    retriever = Retriever(store, embedder)
+    return App(settings, embedder, store, ingest, retriever)

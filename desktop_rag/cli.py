@@ -1,0 +1,306 @@
+"""The `desktop-rag` command line: a stable contract over the same services as the window."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import textwrap
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TextIO
+
+from desktop_rag import __version__
+from desktop_rag.errors import DesktopRagError, UsageError, user_message
+from desktop_rag.types import Hit, Progress
+
+if TYPE_CHECKING:
+    from desktop_rag.app import App
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+
+def _common() -> argparse.ArgumentParser:
+    """Options accepted before or after the command name."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--data-dir",
+        default=argparse.SUPPRESS,
+        metavar="DIR",
+        help="where the index lives (default: $DESKTOP_RAG_DATA_DIR or the user data dir)",
+    )
+    common.add_argument(
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="print one JSON document on stdout; progress goes to stderr",
+    )
+    common.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="log details (and the engines' own messages) to stderr",
+    )
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common()
+    parser = argparse.ArgumentParser(
+        prog="desktop-rag",
+        description="Private, offline answers from your own PDFs. With no command, opens the "
+        "window.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"desktop-rag {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("index", parents=[common], help="index files and folders, then exit")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+
+    p = sub.add_parser("search", parents=[common], help="show the best passages for a query")
+    p.add_argument("query", metavar="QUERY", help="the query, or - to read one per line")
+    p.add_argument("-k", type=int, default=5, metavar="N", help="passages to show (default 5)")
+    p.add_argument(
+        "--mode",
+        choices=["hybrid", "vector", "text"],
+        default="hybrid",
+        help="retrieval: fused (default), vectors only, or BM25 only",
+    )
+
+    sub.add_parser("status", parents=[common], help="documents, chunks and failed files")
+
+    p = sub.add_parser("remove", parents=[common], help="drop files from the index (not disk)")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    return parser
+
+
+# -- output helpers ----------------------------------------------------------------------------
+
+
+def _fmt_duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "--:--"
+    seconds = int(seconds + 0.5)
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:d}:{s:02d}"
+
+
+class ProgressPrinter:
+    """A one-line bar on a terminal; plain lines, one per file, otherwise."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self._last_file = ""
+        self._drawn = False
+
+    def __call__(self, p: Progress) -> None:
+        if self.tty:
+            self._bar(p)
+        elif p.current and p.current != self._last_file:
+            self._last_file = p.current
+            print(
+                f"[{p.files_done + 1}/{p.files_total}] {p.current} "
+                f"(pages {p.pages_done}, chunks {p.chunks_done}, ETA {_fmt_duration(p.eta_s)})",
+                file=self.stream,
+                flush=True,
+            )
+        elif p.message and not p.current:
+            print(p.message, file=self.stream, flush=True)
+
+    def _bar(self, p: Progress) -> None:
+        width = shutil.get_terminal_size((100, 20)).columns
+        if p.files_total:
+            frac = min(1.0, p.files_done / p.files_total)
+            bar_w = 24
+            filled = int(frac * bar_w)
+            bar = "█" * filled + "░" * (bar_w - filled)
+            line = (
+                f"{bar} {p.files_done}/{p.files_total} files · {p.pages_done} pages · "
+                f"{p.chunks_done} chunks · ETA {_fmt_duration(p.eta_s)}"
+            )
+            name = os.path.basename(p.current)
+            if name:
+                line += f" · {name}"
+        else:
+            line = p.message or p.stage
+        self.stream.write("\r" + line[: width - 1].ljust(width - 1))
+        self.stream.flush()
+        self._drawn = True
+
+    def finish(self) -> None:
+        if self.tty and self._drawn:
+            self.stream.write("\r" + " " * (shutil.get_terminal_size((100, 20)).columns - 1) + "\r")
+            self.stream.flush()
+
+
+def _hit_json(hit: Hit) -> dict[str, Any]:
+    return {"path": hit.path, "page": hit.page, "score": round(hit.score, 6), "text": hit.text}
+
+
+def _print_hits(hits: Sequence[Hit], out: TextIO) -> None:
+    if not hits:
+        print("No passages found.", file=out)
+        return
+    width = min(shutil.get_terminal_size((100, 20)).columns, 100)
+    for n, hit in enumerate(hits, start=1):
+        print(f"[{n}] {hit.path}, page {hit.page}  (score {hit.score:.4f})", file=out)
+        text = " ".join(hit.text.split())
+        if len(text) > 400:
+            text = text[:400].rsplit(" ", 1)[0] + " …"
+        print(textwrap.indent(textwrap.fill(text, width - 4), "    "), file=out)
+
+
+# -- commands ----------------------------------------------------------------------------------
+
+
+def _cmd_index(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    printer = ProgressPrinter(err)
+    try:
+        report = app.ingest.index(args.paths, on_progress=printer)
+    finally:
+        printer.finish()
+    if args.json:
+        json.dump(report.to_json(), out)
+        out.write("\n")
+    else:
+        parts = [f"{report.indexed} indexed", f"{report.unchanged} unchanged"]
+        if report.renamed:
+            parts.append(f"{report.renamed} renamed")
+        parts.append(f"{report.removed} removed")
+        parts.append(f"{len(report.failed)} failed")
+        print(
+            f"{', '.join(parts)}; {report.pages} pages, {report.chunks} chunks "
+            f"in {report.seconds:.1f} s",
+            file=out,
+        )
+        for f in report.failed:
+            print(f"  failed: {f.path}: {f.reason}", file=out)
+    return EXIT_FAILED if report.failed else EXIT_OK
+
+
+def _cmd_search(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from desktop_rag.query.retrieve import Mode
+
+    if args.k <= 0:
+        raise UsageError("-k must be a positive number.")
+    mode = Mode(args.mode)
+    if args.query == "-":
+        for line in sys.stdin:
+            query = line.strip()
+            hits = app.retriever.search(query, args.k, mode) if query else []
+            if args.json:
+                out.write(json.dumps({"hits": [_hit_json(h) for h in hits]}) + "\n")
+                out.flush()
+            else:
+                print(f"» {query}", file=out)
+                _print_hits(hits, out)
+        return EXIT_OK
+    hits = app.retriever.search(args.query, args.k, mode)
+    if args.json:
+        json.dump({"hits": [_hit_json(h) for h in hits]}, out)
+        out.write("\n")
+    else:
+        _print_hits(hits, out)
+    return EXIT_OK
+
+
+def _cmd_status(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    stats = app.store.stats()
+    if args.json:
+        json.dump(stats, out)
+        out.write("\n")
+        return EXIT_OK
+    print(
+        f"{stats['documents']} documents, {stats['pages']} pages, {stats['chunks']} chunks "
+        f"in {app.settings.data_path}",
+        file=out,
+    )
+    failed = stats["failed"]
+    if failed:
+        print(f"{len(failed)} file(s) could not be indexed:", file=out)
+        for f in failed:
+            print(f"  {f['path']}: {f['reason']}", file=out)
+    return EXIT_OK
+
+
+def _cmd_remove(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    removed = app.ingest.remove(args.paths)
+    if args.json:
+        json.dump({"removed": removed}, out)
+        out.write("\n")
+    elif removed:
+        print(
+            f"Removed {len(removed)} document(s) from the index (files on disk untouched):",
+            file=out,
+        )
+        for path in removed:
+            print(f"  {path}", file=out)
+    else:
+        print("Nothing in the index matches those paths.", file=err)
+    return EXIT_OK if removed else EXIT_FAILED
+
+
+_COMMANDS: dict[str, Callable[[App, argparse.Namespace, TextIO, TextIO], int]] = {
+    "index": _cmd_index,
+    "search": _cmd_search,
+    "status": _cmd_status,
+    "remove": _cmd_remove,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    for name, default in (("data_dir", None), ("json", False), ("verbose", False)):
+        if not hasattr(args, name):
+            setattr(args, name, default)
+    if args.data_dir:
+        os.environ["DESKTOP_RAG_DATA_DIR"] = os.path.abspath(os.path.expanduser(args.data_dir))
+
+    from desktop_rag import logs
+
+    logs.setup(verbose=args.verbose)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    return run_core(args, _COMMANDS[args.command], sys.stdout, sys.stderr)
+
+
+def run_core(
+    args: argparse.Namespace,
+    command: Callable[[App, argparse.Namespace, TextIO, TextIO], int],
+    out: TextIO,
+    err: TextIO,
+    app_factory: Callable[[], App] | None = None,
+) -> int:
+    """Build the app, run one command, and turn any error into a message and an exit code."""
+    from desktop_rag.app import build_app
+    from desktop_rag.config import Settings
+
+    try:
+        settings = Settings.load()
+        settings.data_dir = ""  # the environment (set from --data-dir) decides
+        app = app_factory() if app_factory else build_app(settings)
+        return command(app, args, out, err)
+    except UsageError as exc:
+        print(f"desktop-rag: {user_message(exc)}", file=err)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("desktop-rag: interrupted; what was finished is kept.", file=err)
+        return 130
+    except DesktopRagError as exc:
+        print(f"desktop-rag: {user_message(exc)}", file=err)
+        return EXIT_FAILED
+    except Exception as exc:  # the last line of defence: a message, not a traceback
+        import logging
+
+        logging.getLogger(__name__).debug("unexpected error", exc_info=True)
+        print(f"desktop-rag: {user_message(exc)}", file=err)
+        return EXIT_FAILED

@@ -1,0 +1,117 @@
+"""Settings (one JSON file in the platformdirs config dir) and where every file lives."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "desktop-rag"
+LIBRARY_FOLDER_NAME = "Desktop RAG Library"
+
+
+def _env_path(name: str) -> Path | None:
+    value = os.environ.get(name, "").strip()
+    return Path(value).expanduser() if value else None
+
+
+def default_data_dir() -> Path:
+    """The index and conversations: DESKTOP_RAG_DATA_DIR, else the platform's user data dir."""
+    return _env_path("DESKTOP_RAG_DATA_DIR") or Path(
+        platformdirs.user_data_dir(APP_NAME, appauthor=False)
+    )
+
+
+def config_dir() -> Path:
+    return _env_path("DESKTOP_RAG_CONFIG_DIR") or Path(
+        platformdirs.user_config_dir(APP_NAME, appauthor=False)
+    )
+
+
+def cache_dir() -> Path:
+    """Derived files that can be rebuilt offline: the assembled GGUF, exported embedders."""
+    return _env_path("DESKTOP_RAG_CACHE_DIR") or Path(
+        platformdirs.user_cache_dir(APP_NAME, appauthor=False)
+    )
+
+
+def log_dir() -> Path:
+    return _env_path("DESKTOP_RAG_LOG_DIR") or Path(
+        platformdirs.user_log_dir(APP_NAME, appauthor=False)
+    )
+
+
+def default_library_dir() -> Path:
+    """The folder a first start creates under the user's documents, with the guide in it."""
+    return Path(platformdirs.user_documents_dir()) / LIBRARY_FOLDER_NAME
+
+
+def default_threads() -> int:
+    """Physical cores where known: llama.cpp and torch gain nothing from hyper-threads."""
+    try:
+        import psutil
+
+        count = psutil.cpu_count(logical=False)
+    except Exception:  # psutil missing or the platform cannot tell
+        count = None
+    return max(1, count or os.cpu_count() or 1)
+
+
+@dataclass(slots=True)
+class Settings:
+    """What the user can change; everything else is derived from it."""
+
+    data_dir: str = ""
+    folders: list[str] = field(default_factory=list)
+    model_path: str = ""  # empty: the bundled Gemma 3 270M
+    n_threads: int = 0  # 0: one per physical core
+    n_ctx: int = 4096
+    top_k: int = 6
+    embed_backend: str = "auto"  # auto | onnx | torch
+    first_run_done: bool = False
+
+    @property
+    def data_path(self) -> Path:
+        return Path(self.data_dir).expanduser() if self.data_dir else default_data_dir()
+
+    @property
+    def index_path(self) -> Path:
+        return self.data_path / "index"
+
+    @property
+    def conversations_path(self) -> Path:
+        return self.data_path / "conversations"
+
+    @property
+    def threads(self) -> int:
+        return self.n_threads if self.n_threads > 0 else default_threads()
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> Settings:
+        """Read the settings file; a missing or damaged file gives the defaults."""
+        path = path or settings_file()
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return cls()
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in raw.items() if k in known} if isinstance(raw, dict) else {}
+        try:
+            return cls(**values)
+        except TypeError:
+            return cls()
+
+    def save(self, path: Path | None = None) -> None:
+        """Write atomically, so a crash never leaves half a settings file."""
+        path = path or settings_file()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
+        os.replace(tmp, path)
+
+
+def settings_file() -> Path:
+    return config_dir() / "settings.json"

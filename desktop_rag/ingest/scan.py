@@ -1,0 +1,187 @@
+"""Find the PDFs under the given paths and decide what indexing must do with each."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from desktop_rag.types import DocumentRecord, FailKind, FileInfo, Status
+
+log = logging.getLogger(__name__)
+
+PDF_SUFFIX = ".pdf"
+# Failures that may go away without the file changing (permissions fixed, copy finished).
+RETRY_KINDS = frozenset({FailKind.UNREADABLE, FailKind.CHANGING, FailKind.ERROR})
+
+
+def doc_id_for(path: str) -> str:
+    """A stable id from the path: re-indexing after a crash replaces rather than duplicates."""
+    return hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+
+
+def normalize(path: str) -> str:
+    """Absolute, with `..` folded, but symlinks kept: the path the user sees is the one shown."""
+    return os.path.abspath(os.path.expanduser(path))
+
+
+def is_candidate(name: str) -> bool:
+    """A PDF by name, not a hidden file or an office lock file."""
+    return name.lower().endswith(PDF_SUFFIX) and not name.startswith((".", "~$"))
+
+
+def is_under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+@dataclass(slots=True)
+class ScanResult:
+    files: dict[str, FileInfo] = field(default_factory=dict)
+    folders: list[str] = field(default_factory=list)  # roots that are folders
+    problems: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+
+
+def scan(paths: Iterable[str]) -> ScanResult:
+    """Every PDF under the paths, following folder symlinks once (loops are cut)."""
+    result = ScanResult()
+    for raw in paths:
+        root = normalize(raw)
+        if os.path.isdir(root):
+            result.folders.append(root)
+            _walk(root, result)
+        elif os.path.isfile(root):
+            info = _stat(root, result)
+            if info is not None:
+                result.files[root] = info
+        else:
+            result.problems.append((root, "does not exist"))
+    return result
+
+
+def _walk(root: str, result: ScanResult) -> None:
+    seen: set[tuple[int, int]] = set()
+
+    def on_error(exc: OSError) -> None:
+        result.problems.append((exc.filename or root, f"cannot be listed ({exc.strerror})"))
+
+    for folder, dirs, names in os.walk(root, followlinks=True, onerror=on_error):
+        try:
+            st = os.stat(folder)
+        except OSError:
+            dirs[:] = []
+            continue
+        key = (st.st_dev, st.st_ino)
+        if key in seen:  # a symlink loop, or the same folder reached twice
+            dirs[:] = []
+            continue
+        seen.add(key)
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(names):
+            if is_candidate(name):
+                path = os.path.join(folder, name)
+                info = _stat(path, result)
+                if info is not None:
+                    result.files[path] = info
+
+
+def _stat(path: str, result: ScanResult) -> FileInfo | None:
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        result.problems.append((path, f"cannot be read ({exc.strerror})"))
+        return None
+    return FileInfo(path, st.st_size, st.st_mtime_ns)
+
+
+class Action(StrEnum):
+    INDEX = "index"  # extract, chunk, embed
+    TOUCH = "touch"  # same content, new size/mtime: update the row only
+    RENAME = "rename"  # content known under a path that is gone: move its chunks
+    COPY = "copy"  # content known under another live path: copy its chunks
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    action: Action
+    info: FileInfo
+    sha256: str = ""
+    source: DocumentRecord | None = None
+
+
+@dataclass(slots=True)
+class Plan:
+    """What an index run will do. `candidates` still need their hash to be decided."""
+
+    unchanged: list[DocumentRecord] = field(default_factory=list)
+    candidates: list[FileInfo] = field(default_factory=list)
+    removed: list[DocumentRecord] = field(default_factory=list)
+
+
+def plan(
+    files: Mapping[str, FileInfo], folders: Sequence[str], known: Sequence[DocumentRecord]
+) -> Plan:
+    """Compare size and mtime with the documents table; no file is read here."""
+    by_path = {d.path: d for d in known}
+    out = Plan()
+    for path, info in files.items():
+        doc = by_path.get(path)
+        if doc is not None and doc.size == info.size and doc.mtime_ns == info.mtime_ns:
+            failed_for_good = doc.status == Status.FAILED and doc.error_kind not in RETRY_KINDS
+            if doc.status == Status.INDEXED or failed_for_good:
+                out.unchanged.append(doc)
+                continue
+        out.candidates.append(info)
+    for doc in known:
+        if doc.path not in files and any(is_under(doc.path, f) for f in folders):
+            out.removed.append(doc)
+    return out
+
+
+def decide(
+    candidates: Sequence[FileInfo],
+    removed: Sequence[DocumentRecord],
+    known: Sequence[DocumentRecord],
+    hash_file: Callable[[str], str],
+) -> tuple[list[Decision], list[DocumentRecord]]:
+    """Hash the candidates and choose how each is handled; returns (decisions, still removed).
+
+    A candidate whose content matches a document whose path disappeared is a rename; one that
+    matches a live indexed document is a copy; one whose path is known with the same hash was
+    only touched. Everything else is indexed.
+    """
+    by_path = {d.path: d for d in known}
+    gone = {d.doc_id for d in removed}
+    live_by_sha: dict[str, DocumentRecord] = {}
+    gone_by_sha: dict[str, list[DocumentRecord]] = {}
+    for d in known:
+        if d.status != Status.INDEXED or not d.sha256:
+            continue
+        if d.doc_id in gone:
+            gone_by_sha.setdefault(d.sha256, []).append(d)
+        else:
+            live_by_sha.setdefault(d.sha256, d)
+    decisions: list[Decision] = []
+    renamed: set[str] = set()
+    for info in candidates:
+        try:
+            sha = hash_file(info.path)
+        except OSError as exc:
+            log.debug("cannot hash %s: %s", info.path, exc)
+            decisions.append(Decision(Action.INDEX, info))  # extraction will report why
+            continue
+        same_path = by_path.get(info.path)
+        if same_path is not None and same_path.sha256 == sha and same_path.status == "indexed":
+            decisions.append(Decision(Action.TOUCH, info, sha, same_path))
+        elif gone_by_sha.get(sha):
+            source = gone_by_sha[sha].pop()
+            renamed.add(source.doc_id)
+            decisions.append(Decision(Action.RENAME, info, sha, source))
+        elif sha in live_by_sha and live_by_sha[sha].path != info.path:
+            decisions.append(Decision(Action.COPY, info, sha, live_by_sha[sha]))
+        else:
+            decisions.append(Decision(Action.INDEX, info, sha))
+    still_removed = [d for d in removed if d.doc_id not in renamed]
+    return decisions, still_removed

@@ -1,0 +1,1 @@
+"""Retrieval, the prompt, the language model and the answer service."""

@@ -1,0 +1,69 @@
+"""Hybrid retrieval: BM25 and vector search over the chunks, fused by reciprocal rank."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import replace
+from enum import StrEnum
+
+from desktop_rag.ingest.embed import Embedder
+from desktop_rag.store.lance import LanceStore
+from desktop_rag.types import Hit
+
+log = logging.getLogger(__name__)
+
+RRF_K = 60  # the constant from Cormack et al. (2009); damps the head of each ranking
+
+
+class Mode(StrEnum):
+    HYBRID = "hybrid"
+    VECTOR = "vector"
+    TEXT = "text"
+
+
+def fuse(rankings: Sequence[Sequence[Hit]], k: int = RRF_K) -> list[Hit]:
+    """Reciprocal rank fusion: score = sum over rankings of 1 / (k + rank), rank from 1."""
+    scores: dict[str, float] = {}
+    best: dict[str, Hit] = {}
+    for ranking in rankings:
+        for rank, hit in enumerate(ranking, start=1):
+            scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + 1.0 / (k + rank)
+            seen = best.get(hit.chunk_id)
+            if seen is None or hit.similarity > seen.similarity:
+                best[hit.chunk_id] = hit
+    fused = [replace(best[cid], score=score) for cid, score in scores.items()]
+    # Ties (a passage ranked the same in both lists) break by similarity, then id for stability.
+    fused.sort(key=lambda h: (-h.score, -h.similarity, h.chunk_id))
+    return fused
+
+
+class Retriever:
+    """Find the passages that best answer a question."""
+
+    def __init__(
+        self,
+        store: LanceStore,
+        embedder: Embedder,
+        mode: Mode = Mode.HYBRID,
+        candidates: int = 40,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.mode = mode
+        self.candidates = candidates
+
+    def search(self, query: str, k: int = 5, mode: Mode | None = None) -> list[Hit]:
+        mode = mode or self.mode
+        query = query.strip()
+        if not query or k <= 0:
+            return []
+        n = max(k, self.candidates)
+        rankings: list[list[Hit]] = []
+        if mode in (Mode.HYBRID, Mode.VECTOR):
+            rankings.append(self.store.vector_search(self.embedder.embed_query(query), n))
+        if mode in (Mode.HYBRID, Mode.TEXT):
+            rankings.append(self.store.text_search(query, n))
+        if len(rankings) == 1:
+            return rankings[0][:k]
+        return fuse(rankings)[:k]

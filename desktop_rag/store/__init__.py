@@ -1,0 +1,1 @@
+"""The LanceDB tables and every read and write to them."""

@@ -1,0 +1,410 @@
+"""The LanceDB tables (documents, chunks), their metadata, and every read and write to them."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+
+from desktop_rag.errors import BusyError, IndexMismatchError, StoreError
+from desktop_rag.types import Chunk, DocumentRecord, Hit, Status
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+DOCUMENTS = "documents"
+CHUNKS = "chunks"
+META_FILE = "meta.json"
+_CHUNK_COLUMNS = ["chunk_id", "doc_id", "path", "page", "start", "end", "text"]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexMeta:
+    """What the vectors and chunks in an index were made with; a mismatch means rebuild."""
+
+    schema_version: int
+    embedder_id: str
+    dim: int
+    chunking: dict[str, int]
+
+    def differences(self, other: IndexMeta) -> list[str]:
+        out = []
+        if self.schema_version != other.schema_version:
+            out.append(f"index format {other.schema_version} → {self.schema_version}")
+        if self.embedder_id != other.embedder_id or self.dim != other.dim:
+            out.append(
+                f"embedder {other.embedder_id} ({other.dim}d) → {self.embedder_id} ({self.dim}d)"
+            )
+        if self.chunking != other.chunking:
+            out.append(f"chunking {other.chunking} → {self.chunking}")
+        return out
+
+
+def documents_schema() -> pa.Schema:
+    return pa.schema(
+        [
+            ("doc_id", pa.string()),
+            ("path", pa.string()),
+            ("size", pa.int64()),
+            ("mtime_ns", pa.int64()),
+            ("sha256", pa.string()),
+            ("pages", pa.int32()),
+            ("chunks", pa.int32()),
+            ("status", pa.string()),
+            ("error", pa.string()),
+            ("error_kind", pa.string()),
+            ("indexed_at", pa.float64()),
+        ]
+    )
+
+
+def chunks_schema(dim: int) -> pa.Schema:
+    return pa.schema(
+        [
+            ("chunk_id", pa.string()),
+            ("doc_id", pa.string()),
+            ("path", pa.string()),
+            ("page", pa.int32()),
+            ("start", pa.int32()),
+            ("end", pa.int32()),
+            ("text", pa.string()),
+            ("vector", pa.list_(pa.float32(), dim)),
+        ]
+    )
+
+
+def _sql_list(values: Iterable[str]) -> str:
+    return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
+
+
+class LanceStore:
+    """The index on disk. Writes are serialised; reads always see the last committed state."""
+
+    def __init__(self, path: Path, meta: IndexMeta) -> None:
+        self.path = Path(path)
+        self.meta = meta
+        self._write_lock = threading.Lock()
+        self._db: Any = None
+        self._docs: Any = None
+        self._chunks: Any = None
+
+    # -- opening -----------------------------------------------------------------------------
+
+    def open(self) -> LanceStore:
+        """Open or create the index; raise IndexMismatchError if it was built differently."""
+        import lancedb
+
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"Cannot create the index folder {self.path}: {exc}") from exc
+        on_disk = self.read_meta()
+        if on_disk is not None and on_disk != self.meta:
+            changes = "; ".join(self.meta.differences(on_disk))
+            raise IndexMismatchError(
+                f"The index in {self.path} was built differently ({changes}). It must be "
+                "rebuilt from your documents: run `desktop-rag index --rebuild` or accept the "
+                "rebuild in the window. Your files are not touched."
+            )
+        try:
+            # Readers in other processes see new commits at once (a cheap manifest check).
+            self._db = lancedb.connect(self.path, read_consistency_interval=timedelta(0))
+            existing = set(self._db.list_tables().tables)
+            if DOCUMENTS in existing:
+                self._docs = self._db.open_table(DOCUMENTS)
+            else:
+                self._docs = self._db.create_table(DOCUMENTS, schema=documents_schema())
+            if CHUNKS in existing:
+                self._chunks = self._db.open_table(CHUNKS)
+            else:
+                self._chunks = self._db.create_table(CHUNKS, schema=chunks_schema(self.meta.dim))
+        except IndexMismatchError:
+            raise
+        except Exception as exc:
+            raise StoreError(
+                f"The index in {self.path} cannot be opened ({exc}). It is derived data: "
+                "delete that folder to rebuild it from your documents."
+            ) from exc
+        if on_disk is None:
+            self.write_meta()
+        return self
+
+    def read_meta(self) -> IndexMeta | None:
+        try:
+            raw = json.loads((self.path / META_FILE).read_text(encoding="utf-8"))
+            return IndexMeta(
+                int(raw["schema_version"]),
+                str(raw["embedder_id"]),
+                int(raw["dim"]),
+                {str(k): int(v) for k, v in raw["chunking"].items()},
+            )
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise StoreError(f"The index metadata in {self.path} is damaged ({exc}).") from exc
+
+    def write_meta(self) -> None:
+        tmp = self.path / (META_FILE + ".tmp")
+        tmp.write_text(json.dumps(asdict(self.meta), indent=2), encoding="utf-8")
+        os.replace(tmp, self.path / META_FILE)
+
+    # -- reads -------------------------------------------------------------------------------
+
+    def documents(self) -> list[DocumentRecord]:
+        rows = self._docs.to_arrow().to_pylist()
+        return [DocumentRecord(**row) for row in rows]
+
+    def count_chunks(self, where: str | None = None) -> int:
+        return int(self._chunks.count_rows(where))
+
+    def chunk_rows(self, doc_id: str) -> list[dict[str, Any]]:
+        """Every chunk of one document, vector included, in chunk order."""
+        rows = (
+            self._chunks.search()
+            .where(f"doc_id = {_sql_list([doc_id])}")
+            .limit(None)
+            .to_arrow()
+            .to_pylist()
+        )
+        return sorted(rows, key=lambda r: r["chunk_id"])
+
+    def chunks_for_page(self, path: str, page: int) -> list[Chunk]:
+        rows = (
+            self._chunks.search()
+            .where(f"path = {_sql_list([path])} AND page = {int(page)}")
+            .select(_CHUNK_COLUMNS)
+            .limit(None)
+            .to_arrow()
+            .to_pylist()
+        )
+        return sorted((Chunk(**r) for r in rows), key=lambda c: c.start)
+
+    def vector_search(self, vector: NDArray[np.float32], k: int) -> list[Hit]:
+        if k <= 0:
+            return []
+        table = (
+            self._chunks.search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
+            .distance_type("cosine")
+            .select([*_CHUNK_COLUMNS, "_distance"])
+            .limit(k)
+            .to_arrow()
+        )
+        return [
+            Hit(
+                **{c: row[c] for c in _CHUNK_COLUMNS},
+                score=1.0 - float(row["_distance"]),
+                similarity=1.0 - float(row["_distance"]),
+            )
+            for row in table.to_pylist()
+        ]
+
+    def text_search(self, query: str, k: int) -> list[Hit]:
+        """BM25 over chunk text; words only, so user punctuation never reaches a query parser."""
+
+        terms = " ".join(_fts_terms(query))
+        if not terms or k <= 0:
+            return []
+        self._ensure_fts_index()
+        try:
+            table = (
+                self._chunks.search(_match(terms), query_type="fts")
+                .select([*_CHUNK_COLUMNS, "_score"])
+                .limit(k)
+                .to_arrow()
+            )
+        except Exception as exc:  # a damaged or missing FTS index must not break vector search
+            log.warning("full-text search failed: %s", exc)
+            return []
+        return [
+            Hit(**{c: row[c] for c in _CHUNK_COLUMNS}, score=float(row["_score"]))
+            for row in table.to_pylist()
+        ]
+
+    def stats(self) -> dict[str, Any]:
+        docs = self.documents()
+        ok = [d for d in docs if d.status == Status.INDEXED]
+        return {
+            "documents": len(ok),
+            "chunks": self.count_chunks(),
+            "pages": sum(d.pages for d in ok),
+            "failed": [
+                {"path": d.path, "reason": d.error, "kind": d.error_kind}
+                for d in docs
+                if d.status == Status.FAILED
+            ],
+        }
+
+    # -- writes ------------------------------------------------------------------------------
+
+    def commit(
+        self,
+        documents: Sequence[DocumentRecord],
+        chunks: Sequence[Chunk],
+        vectors: NDArray[np.float32] | None,
+        replace_doc_ids: Iterable[str] = (),
+        remove_doc_ids: Iterable[str] = (),
+    ) -> None:
+        """Write a batch of documents in two atomic steps, chunks first, then their rows.
+
+        Every chunk of the documents in `replace_doc_ids` and `remove_doc_ids` that is not in
+        `chunks` is deleted in the same transaction that adds the new ones, so a reader sees
+        the old chunks or the new, never both and never half. A crash between the two steps
+        leaves a document row that still describes the old file, so the next run indexes it
+        again; chunk ids are derived from the path, so that run replaces, not duplicates.
+        """
+        replace = sorted(set(replace_doc_ids))
+        remove = sorted(set(remove_doc_ids))
+        with self._write_lock:
+            try:
+                if chunks or replace or remove:
+                    data = self._chunk_table(chunks, vectors)
+                    doomed = sorted(set(replace) | set(remove))
+                    merge = (
+                        self._chunks.merge_insert("chunk_id")
+                        .when_matched_update_all()
+                        .when_not_matched_insert_all()
+                    )
+                    if doomed:
+                        merge = merge.when_not_matched_by_source_delete(
+                            f"doc_id IN ({_sql_list(doomed)})"
+                        )
+                    merge.execute(data)
+                doc_rows = pa.Table.from_pylist(
+                    [asdict(d) for d in documents], schema=documents_schema()
+                )
+                if documents or remove:
+                    merge = (
+                        self._docs.merge_insert("doc_id")
+                        .when_matched_update_all()
+                        .when_not_matched_insert_all()
+                    )
+                    if remove:
+                        merge = merge.when_not_matched_by_source_delete(
+                            f"doc_id IN ({_sql_list(remove)})"
+                        )
+                    merge.execute(doc_rows)
+            except OSError as exc:
+                raise StoreError(_write_error(exc)) from exc
+            except Exception as exc:
+                if "No space left" in str(exc):
+                    raise StoreError(_write_error(OSError(28, "No space left on device"))) from exc
+                raise StoreError(f"Writing the index failed: {exc}") from exc
+
+    def _chunk_table(
+        self, chunks: Sequence[Chunk], vectors: NDArray[np.float32] | None
+    ) -> pa.Table:
+        schema = chunks_schema(self.meta.dim)
+        if not chunks:
+            return schema.empty_table()
+        assert vectors is not None and len(vectors) == len(chunks)
+        flat = np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1)
+        columns = {
+            "chunk_id": [c.chunk_id for c in chunks],
+            "doc_id": [c.doc_id for c in chunks],
+            "path": [c.path for c in chunks],
+            "page": [c.page for c in chunks],
+            "start": [c.start for c in chunks],
+            "end": [c.end for c in chunks],
+            "text": [c.text for c in chunks],
+        }
+        arrays = [pa.array(columns[f.name], type=f.type) for f in schema if f.name != "vector"]
+        arrays.append(pa.FixedSizeListArray.from_arrays(pa.array(flat), self.meta.dim))
+        return pa.Table.from_arrays(arrays, schema=schema)
+
+    def remove(self, doc_ids: Iterable[str]) -> None:
+        self.commit([], [], None, remove_doc_ids=doc_ids)
+
+    @contextmanager
+    def writer(self, wait_s: float = 0.0) -> Iterator[None]:
+        """Hold the index for writing against other processes (LanceDB wants one writer)."""
+        lock_path = self.path / "writer.lock"
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            deadline = time.monotonic() + wait_s
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
+                        who = f" (process {holder})" if holder else ""
+                        raise BusyError(
+                            f"Another Desktop RAG{who} is updating this library right now. "
+                            "Wait for it to finish, or close it, and try again."
+                        ) from None
+                    time.sleep(0.2)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, str(os.getpid()).encode(), 0)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    def optimize(self) -> None:
+        """Fold new rows into the full-text index and compact small fragments after a run."""
+        with self._write_lock:
+            t0 = time.perf_counter()
+            try:
+                self._ensure_fts_index(locked=True)
+                self._chunks.optimize(cleanup_older_than=timedelta(minutes=5))
+                self._docs.optimize(cleanup_older_than=timedelta(minutes=5))
+            except Exception as exc:  # compaction is an optimisation; never fail a run on it
+                log.warning("optimising the index failed: %s", exc)
+            log.debug("optimize took %.2fs", time.perf_counter() - t0)
+
+    def _ensure_fts_index(self, locked: bool = False) -> None:
+        if any(i.index_type == "FTS" for i in self._chunks.list_indices()):
+            return
+        if self._chunks.count_rows() == 0:
+            return
+        from lancedb.index import FTS
+
+        def create() -> None:
+            self._chunks.create_index("text", config=FTS(with_position=False), replace=True)
+
+        if locked:
+            create()
+        else:
+            with self._write_lock:
+                create()
+
+
+def _match(terms: str) -> Any:
+    from lancedb.query import FullTextOperator, MatchQuery
+
+    return MatchQuery(terms, "text", operator=FullTextOperator.OR)  # type: ignore[call-arg]
+
+
+def _fts_terms(query: str) -> list[str]:
+    """The words of a question, stripped of everything a query parser could misread."""
+    out = []
+    for raw in query.split():
+        word = "".join(ch for ch in raw if ch.isalnum() or ch in "-_.'")
+        word = word.strip("-_.'")
+        if word:
+            out.append(word)
+    return out
+
+
+def _write_error(exc: OSError) -> str:
+    if exc.errno == 28:
+        return (
+            "The disk is full, so the index could not be written. Free some space and index "
+            "again; what was indexed before is intact."
+        )
+    return f"Writing the index failed ({exc.strerror or exc}). What was indexed before is intact."

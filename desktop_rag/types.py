@@ -1,0 +1,157 @@
+"""Plain frozen values passed between stages: pages, chunks, hits, progress, reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Status(StrEnum):
+    """Where a document stands in the index."""
+
+    QUEUED = "queued"
+    INDEXING = "indexing"
+    INDEXED = "indexed"
+    FAILED = "failed"
+
+
+class FailKind(StrEnum):
+    """Why a file could not be indexed; each has a user-facing explanation in ingest.extract."""
+
+    PASSWORD = "password"
+    CORRUPT = "corrupt"
+    NOT_PDF = "not_pdf"
+    NO_TEXT = "no_text"
+    EMPTY = "empty"
+    TOO_LARGE = "too_large"
+    UNREADABLE = "unreadable"
+    TIMEOUT = "timeout"
+    MEMORY = "memory"
+    CHANGING = "changing"
+    ERROR = "error"
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """The text of one page; number is 1-based, as printed by viewers."""
+
+    number: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A passage of one page: text == page_text[start:end]."""
+
+    chunk_id: str
+    doc_id: str
+    path: str
+    page: int
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A retrieved passage: `score` ranks (higher is better), `similarity` is the cosine
+    similarity to the question where the vector search saw it (0 otherwise)."""
+
+    chunk_id: str
+    doc_id: str
+    path: str
+    page: int
+    start: int
+    end: int
+    text: str
+    score: float
+    similarity: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class FileInfo:
+    """What the file system says about a file, before reading it."""
+
+    path: str
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentRecord:
+    """One row of the documents table."""
+
+    doc_id: str
+    path: str
+    size: int
+    mtime_ns: int
+    sha256: str
+    pages: int
+    chunks: int
+    status: str
+    error: str
+    error_kind: str
+    indexed_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """A file that could not be indexed, and why, in words the user can act on."""
+
+    path: str
+    reason: str
+    kind: str = FailKind.ERROR
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """A snapshot of a long job, for progress bars; eta_s is None until it can be guessed."""
+
+    stage: str
+    files_done: int = 0
+    files_total: int = 0
+    pages_done: int = 0
+    chunks_done: int = 0
+    current: str = ""
+    elapsed_s: float = 0.0
+    eta_s: float | None = None
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FileEvent:
+    """The outcome for one file during indexing, so views can update row by row."""
+
+    path: str
+    status: str
+    pages: int = 0
+    chunks: int = 0
+    error: str = ""
+
+
+@dataclass(slots=True)
+class IndexReport:
+    """What an index run did; `to_json` is the `index --json` contract."""
+
+    indexed: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    renamed: int = 0
+    failed: list[Failure] = field(default_factory=list)
+    pages: int = 0
+    chunks: int = 0
+    seconds: float = 0.0
+    cancelled: bool = False
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "indexed": self.indexed,
+            "unchanged": self.unchanged,
+            "removed": self.removed,
+            "renamed": self.renamed,
+            "failed": [{"path": f.path, "reason": f.reason, "kind": f.kind} for f in self.failed],
+            "pages": self.pages,
+            "chunks": self.chunks,
+            "seconds": round(self.seconds, 3),
+            "cancelled": self.cancelled,
+        }

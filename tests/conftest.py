@@ -1,0 +1,78 @@
+"""Shared fixtures: an isolated home for every test, fakes, generated PDFs, the real models."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.pdfgen import make_pdf
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = (REPO / ".." / "shared" / "corpus").resolve()
+
+
+@pytest.fixture(autouse=True)
+def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """No test reads or writes the real user's config, data or logs."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("DESKTOP_RAG_CONFIG_DIR", str(home / "config"))
+    monkeypatch.setenv("DESKTOP_RAG_DATA_DIR", str(home / "data"))
+    monkeypatch.setenv("DESKTOP_RAG_LOG_DIR", str(home / "logs"))
+    monkeypatch.setenv("XDG_DOCUMENTS_DIR", str(home / "Documents"))
+    # The assembled GGUF and exported embedders are shared across tests: build them once.
+    shared_cache = Path(os.environ.get("DESKTOP_RAG_TEST_CACHE", REPO / ".venv" / "test-cache"))
+    monkeypatch.setenv("DESKTOP_RAG_CACHE_DIR", str(shared_cache))
+    yield home
+
+
+@pytest.fixture
+def fake_embedder():
+    from tests.fakes import HashEmbedder
+
+    return HashEmbedder()
+
+
+@pytest.fixture
+def fake_tokenizer():
+    from tests.fakes import WordTokenizer
+
+    return WordTokenizer()
+
+
+ANIMALS = {
+    "zebra.pdf": [
+        "Zebras are African equines with distinctive black-and-white striped coats. "
+        "There are three living species: the Grevy's zebra, plains zebra and mountain zebra.",
+        "The stripes of a zebra may deter biting flies such as horseflies and tsetse flies. "
+        "Experiments with painted horses showed fewer fly landings on striped coats.",
+    ],
+    "octopus.pdf": [
+        "An octopus has eight arms and three hearts. Two hearts pump blood through the gills.",
+        "Octopus blood is blue because it uses hemocyanin, a copper-rich protein, to carry "
+        "oxygen. The third heart pumps blood to the rest of the body.",
+        "Octopuses can change the colour and texture of their skin in a fraction of a second "
+        "using chromatophores.",
+    ],
+    "penguin.pdf": [
+        "Emperor penguins breed during the Antarctic winter. The male incubates the single egg "
+        "on his feet for about sixty-five days while the female feeds at sea.",
+    ],
+}
+
+
+@pytest.fixture
+def animal_pdfs(tmp_path: Path) -> Path:
+    """A folder of three small, real PDFs with facts on known pages."""
+    folder = tmp_path / "library"
+    for name, pages in ANIMALS.items():
+        make_pdf(folder / name, pages)
+    return folder
+
+
+@pytest.fixture
+def corpus() -> Path:
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/corpus is not here")
+    return CORPUS

@@ -1,0 +1,87 @@
+"""Chunking: page boundaries, overlap, spans, and the embedder's 256-word-piece limit."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop_rag.ingest.chunk import ChunkParams, bundled_tokenizer, chunk_pages, split_page
+from desktop_rag.types import Page
+from tests.fakes import WordTokenizer
+
+
+def _words(n: int, prefix: str = "w") -> str:
+    return " ".join(f"{prefix}{i}" for i in range(n))
+
+
+def test_chunks_never_cross_pages_and_know_their_page():
+    pages = [Page(1, _words(30, "a")), Page(2, ""), Page(3, _words(30, "c"))]
+    chunks = chunk_pages("d", "/x.pdf", pages, WordTokenizer(), ChunkParams(20, 5))
+    assert {c.page for c in chunks} == {1, 3}
+    for c in chunks:
+        prefix = "a" if c.page == 1 else "c"
+        assert all(w.startswith(prefix) for w in c.text.split())
+
+
+def test_span_is_the_text_on_the_page():
+    text = "First sentence here. " * 40
+    pages = [Page(7, text)]
+    for c in chunk_pages("d", "/x.pdf", pages, WordTokenizer(), ChunkParams(25, 5)):
+        assert text[c.start : c.end] == c.text
+        assert c.page == 7
+
+
+def test_neighbours_overlap_and_cover_everything():
+    text = _words(500)
+    params = ChunkParams(50, 10)
+    spans = split_page(text, WordTokenizer().offsets([text])[0], params)
+    assert len(spans) > 1
+    assert spans[0][0] == 0 and spans[-1][1] == len(text)
+    for (s1, e1), (s2, e2) in zip(spans, spans[1:], strict=False):
+        assert s2 < e1, "consecutive chunks must overlap"
+        assert s2 > s1, "every chunk must move forward"
+        overlap_words = len(text[s2:e1].split())
+        assert 5 <= overlap_words <= 12
+
+
+def test_prefers_sentence_boundaries():
+    sentence = "The quick brown fox jumps over the lazy dog. "
+    text = sentence * 30
+    spans = split_page(text, WordTokenizer().offsets([text])[0], ChunkParams(40, 8))
+    for start, end in spans[:-1]:
+        assert text[start:end].endswith(".")
+
+
+def test_ids_are_stable_and_unique():
+    pages = [Page(1, _words(300))]
+    a = chunk_pages("doc", "/x.pdf", pages, WordTokenizer(), ChunkParams(50, 10))
+    b = chunk_pages("doc", "/x.pdf", pages, WordTokenizer(), ChunkParams(50, 10))
+    assert [c.chunk_id for c in a] == [c.chunk_id for c in b]
+    assert len({c.chunk_id for c in a}) == len(a)
+
+
+def test_params_must_fit_the_model():
+    with pytest.raises(ValueError):
+        ChunkParams(max_tokens=255)
+    with pytest.raises(ValueError):
+        ChunkParams(max_tokens=50, overlap=50)
+
+
+def test_real_wordpieces_never_exceed_the_model_limit():
+    """With the real tokenizer: dense numbers, long words and URLs split into many pieces."""
+    tok = bundled_tokenizer()
+    text = " ".join(
+        [
+            "Revenue 2023: $1,234,567.89 (up 12.5%) vs. $1,097,345.12;",
+            "pneumonoultramicroscopicsilicovolcanoconiosis",
+            "https://www.ncbi.nlm.nih.gov/pmc/articles/PMC2752805/",
+            "antidisestablishmentarianism électroencéphalographie",
+        ]
+        * 60
+    )
+    params = ChunkParams()
+    chunks = chunk_pages("d", "/x.pdf", [Page(1, text)], tok, params)
+    assert len(chunks) > 3
+    for c in chunks:
+        assert tok.count(c.text) <= params.model_limit
+        # The whole chunk is what the embedder sees: its count (with [CLS] and [SEP]) fits.
+        assert tok.count(c.text) <= params.max_tokens + 2

@@ -1,0 +1,154 @@
+"""The indexing pipeline with fake models over a real LanceDB: reconcile end to end."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+
+import pytest
+
+from desktop_rag.app import build_app
+from desktop_rag.config import Settings
+from desktop_rag.errors import IndexMismatchError, UsageError
+from desktop_rag.ingest.chunk import ChunkParams
+from desktop_rag.query.retrieve import Mode
+from tests.fakes import HashEmbedder, WordTokenizer
+from tests.pdfgen import make_pdf
+
+
+def _app(tmp_path, embedder=None, params=None):
+    settings = Settings(data_dir=str(tmp_path / "data"))
+    return build_app(
+        settings,
+        embedder=embedder or HashEmbedder(),
+        tokenizer=WordTokenizer,
+        params=params or ChunkParams(60, 10),
+        isolate=False,
+    )
+
+
+def _chunk_ids(app):
+    return sorted(r["chunk_id"] for r in app.store._chunks.to_arrow().to_pylist())
+
+
+def test_index_search_reindex_is_a_noop(tmp_path, animal_pdfs):
+    emb = HashEmbedder()
+    app = _app(tmp_path, emb)
+    report = app.ingest.index([str(animal_pdfs)])
+    assert (report.indexed, report.unchanged, report.failed) == (3, 0, [])
+    assert report.pages == 6
+    hits = app.retriever.search("why is octopus blood blue", k=3)
+    assert hits[0].path.endswith("octopus.pdf") and hits[0].page == 2
+    calls = emb.texts_embedded
+    again = app.ingest.index([str(animal_pdfs)])
+    assert (again.indexed, again.unchanged) == (0, 3)
+    assert emb.texts_embedded == calls
+
+
+def test_changed_file_replaces_its_chunks(tmp_path, animal_pdfs):
+    app = _app(tmp_path)
+    app.ingest.index([str(animal_pdfs)])
+    before = app.store.count_chunks()
+    make_pdf(animal_pdfs / "penguin.pdf", ["Penguins now live on page one.", "And page two."])
+    report = app.ingest.index([str(animal_pdfs)])
+    assert (report.indexed, report.unchanged) == (1, 2)
+    ids = _chunk_ids(app)
+    assert len(ids) == len(set(ids))
+    penguin = [d for d in app.store.documents() if d.path.endswith("penguin.pdf")][0]
+    assert penguin.pages == 2
+    assert app.store.count_chunks() == before - 1 + penguin.chunks
+
+
+def test_removed_and_renamed_files(tmp_path, animal_pdfs):
+    emb = HashEmbedder()
+    app = _app(tmp_path, emb)
+    app.ingest.index([str(animal_pdfs)])
+    chunks = app.store.count_chunks()
+    calls = emb.texts_embedded
+    (animal_pdfs / "zebra.pdf").rename(animal_pdfs / "stripes.pdf")
+    (animal_pdfs / "penguin.pdf").unlink()
+    report = app.ingest.index([str(animal_pdfs)])
+    assert (report.renamed, report.removed, report.indexed) == (1, 1, 0)
+    assert emb.texts_embedded == calls, "a rename must not embed again"
+    paths = sorted(d.path.rsplit("/", 1)[1] for d in app.store.documents())
+    assert paths == ["octopus.pdf", "stripes.pdf"]
+    hits = app.retriever.search("zebra stripes deter flies", k=1)
+    assert hits[0].path.endswith("stripes.pdf") and hits[0].page == 2
+    assert app.store.count_chunks() < chunks
+    assert len(_chunk_ids(app)) == len(set(_chunk_ids(app)))
+
+
+def test_copy_reuses_vectors(tmp_path, animal_pdfs):
+    emb = HashEmbedder()
+    app = _app(tmp_path, emb)
+    app.ingest.index([str(animal_pdfs)])
+    calls = emb.texts_embedded
+    shutil.copy(animal_pdfs / "octopus.pdf", animal_pdfs / "octopus copy.pdf")
+    report = app.ingest.index([str(animal_pdfs)])
+    assert report.indexed == 1 and emb.texts_embedded == calls
+    assert len({d.path for d in app.store.documents()}) == 4
+
+
+def test_bad_file_is_recorded_and_the_batch_goes_on(tmp_path, animal_pdfs):
+    (animal_pdfs / "broken.pdf").write_text("<html>oops</html>")
+    app = _app(tmp_path)
+    report = app.ingest.index([str(animal_pdfs)])
+    assert report.indexed == 3
+    assert [f.kind for f in report.failed] == ["not_pdf"]
+    assert "broken.pdf" in report.failed[0].path
+    stats = app.store.stats()
+    assert stats["documents"] == 3 and stats["failed"][0]["kind"] == "not_pdf"
+    # Unchanged bad files are not retried on every run.
+    assert app.ingest.index([str(animal_pdfs)]).failed == []
+
+
+def test_remove_drops_from_index_not_disk(tmp_path, animal_pdfs):
+    app = _app(tmp_path)
+    app.ingest.index([str(animal_pdfs)])
+    removed = app.ingest.remove([str(animal_pdfs / "zebra.pdf")])
+    assert len(removed) == 1
+    assert (animal_pdfs / "zebra.pdf").exists()
+    assert all("zebra" not in h.path for h in app.retriever.search("zebra stripes", k=10))
+
+
+def test_missing_path_is_a_usage_error(tmp_path):
+    with pytest.raises(UsageError):
+        _app(tmp_path).ingest.index([str(tmp_path / "nope")])
+
+
+def test_cancel_keeps_finished_documents(tmp_path, animal_pdfs):
+    app = _app(tmp_path)
+    cancel = threading.Event()
+    seen = []
+
+    def on_file(event):
+        seen.append(event)
+        if event.status == "indexed":
+            cancel.set()
+
+    report = app.ingest.index([str(animal_pdfs)], cancel=cancel, on_file=on_file)
+    assert report.cancelled
+    assert report.indexed == 1
+    assert app.store.stats()["documents"] == 1
+    # The next run finishes the job without duplicates.
+    report = app.ingest.index([str(animal_pdfs)])
+    assert (report.indexed, report.unchanged) == (2, 1)
+    assert len(_chunk_ids(app)) == len(set(_chunk_ids(app)))
+
+
+def test_mismatched_index_is_detected(tmp_path, animal_pdfs):
+    _app(tmp_path).ingest.index([str(animal_pdfs)])
+    with pytest.raises(IndexMismatchError, match="embedder"):
+        _app(tmp_path, embedder=HashEmbedder(dim=32))
+    with pytest.raises(IndexMismatchError, match="chunking"):
+        _app(tmp_path, params=ChunkParams(100, 10))
+
+
+def test_text_and_vector_modes(tmp_path, animal_pdfs):
+    app = _app(tmp_path)
+    app.ingest.index([str(animal_pdfs)])
+    for mode in Mode:
+        hits = app.retriever.search("hemocyanin copper protein", k=2, mode=mode)
+        assert hits and hits[0].path.endswith("octopus.pdf") and hits[0].page == 2
+    # Punctuation in a question never breaks the full-text query.
+    assert app.retriever.search('what\'s "blue" (blood)? AND OR: -x', k=2, mode=Mode.TEXT)
