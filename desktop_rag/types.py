@@ -155,3 +155,67 @@ class IndexReport:
             "seconds": round(self.seconds, 3),
             "cancelled": self.cancelled,
         }
+
+
+# -- answering ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A numbered passage given to the model; [n] in the answer refers to it."""
+
+    n: int
+    path: str
+    page: int
+    score: float
+    text: str
+    start: int = 0
+    end: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Timings:
+    retrieval_ms: float = 0.0
+    ttft_s: float = 0.0
+    tokens_per_s: float = 0.0
+    total_s: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """An earlier question and its answer, for follow-up questions."""
+
+    question: str
+    answer: str
+
+
+@dataclass(frozen=True, slots=True)
+class SourcesEvent:
+    """First event of an answer: the passages the model will see (may be empty)."""
+
+    sources: tuple[Source, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TokenEvent:
+    """A piece of the answer as it streams."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class DoneEvent:
+    """Last event: the whole answer, the [n] it actually cites, and how long it took.
+
+    `grounded` is False when retrieval found nothing relevant and the answer says so
+    instead of guessing; `cancelled` when the user stopped it.
+    """
+
+    answer: str
+    cited: tuple[int, ...]
+    timings: Timings
+    grounded: bool = True
+    cancelled: bool = False
+
+
+AnswerEvent = SourcesEvent | TokenEvent | DoneEvent

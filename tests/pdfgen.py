@@ -36,15 +36,17 @@ def make_pdf(path: str | Path, pages: Sequence[str], *, compress: bool = True) -
 
     catalog = add(b"")  # filled in below
     pages_obj = add(b"")
-    font = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica "
-               b"/Encoding /WinAnsiEncoding >>")
+    font = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
     kids = []
     for text in pages:
         data = _content(text)
         if compress:
             data = zlib.compress(data)
-            stream = (b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(data) + data
-                      + b"\nendstream")
+            stream = (
+                b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(data)
+                + data
+                + b"\nendstream"
+            )
         else:
             stream = b"<< /Length %d >>\nstream\n" % len(data) + data + b"\nendstream"
         content = add(stream)

@@ -8,8 +8,14 @@ from desktop_rag.ingest.scan import Action, decide, doc_id_for, plan, scan
 from desktop_rag.types import DocumentRecord, FileInfo
 
 
-def _doc(path: str, size: int = 10, mtime: int = 1, sha: str = "s", status: str = "indexed",
-         kind: str = "") -> DocumentRecord:
+def _doc(
+    path: str,
+    size: int = 10,
+    mtime: int = 1,
+    sha: str = "s",
+    status: str = "indexed",
+    kind: str = "",
+) -> DocumentRecord:
     return DocumentRecord(doc_id_for(path), path, size, mtime, sha, 1, 1, status, "", kind, 0.0)
 
 
