@@ -12,12 +12,13 @@ import sys
 import time
 from pathlib import Path
 
-from desktop_rag.ingest.extract import READERS, ExtractError, glued_ratio, is_glued
+from desktop_rag.ingest.extract import READERS, ExtractError, is_glued
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--corpus", default=str(Path(__file__).resolve().parents[1] / "../shared/corpus"))
+    corpus = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus"
+    parser.add_argument("--corpus", default=str(corpus))
     parser.add_argument("--sets", default="covid-qa,financebench,docugami-10q,fixtures")
     parser.add_argument("--limit", type=int, default=0, help="files per set (0: all)")
     args = parser.parse_args()
@@ -59,8 +60,11 @@ def main() -> int:
                 "pages_per_s": round(pages / seconds, 1) if seconds else None,
                 "failures": failures[:40],
             }
-            print(f"{name} {reader}: {per_reader[reader]['pages_per_s']} p/s, "
-                  f"{failed} failed, {glued} glued", file=sys.stderr)
+            print(
+                f"{name} {reader}: {per_reader[reader]['pages_per_s']} p/s, "
+                f"{failed} failed, {glued} glued",
+                file=sys.stderr,
+            )
         out[name] = per_reader
     print(json.dumps(out, indent=2))
     return 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from desktop_rag.ingest.chunk import ChunkParams, bundled_tokenizer, chunk_pages, split_page
@@ -36,7 +38,7 @@ def test_neighbours_overlap_and_cover_everything():
     spans = split_page(text, WordTokenizer().offsets([text])[0], params)
     assert len(spans) > 1
     assert spans[0][0] == 0 and spans[-1][1] == len(text)
-    for (s1, e1), (s2, e2) in zip(spans, spans[1:], strict=False):
+    for (s1, e1), (s2, _e2) in itertools.pairwise(spans):
         assert s2 < e1, "consecutive chunks must overlap"
         assert s2 > s1, "every chunk must move forward"
         overlap_words = len(text[s2:e1].split())

@@ -54,7 +54,7 @@ def test_changed_file_replaces_its_chunks(tmp_path, animal_pdfs):
     assert (report.indexed, report.unchanged) == (1, 2)
     ids = _chunk_ids(app)
     assert len(ids) == len(set(ids))
-    penguin = [d for d in app.store.documents() if d.path.endswith("penguin.pdf")][0]
+    penguin = next(d for d in app.store.documents() if d.path.endswith("penguin.pdf"))
     assert penguin.pages == 2
     assert app.store.count_chunks() == before - 1 + penguin.chunks
 
