@@ -336,6 +336,7 @@ class IngestService:
         report.indexed += 1
         report.pages += record.pages
         report.chunks += record.chunks
+        log.info("indexed %s: %d pages, %d chunks", info.path, record.pages, record.chunks)
         if on_file is not None:
             on_file(FileEvent(info.path, Status.INDEXED, record.pages, record.chunks))
 
@@ -352,6 +353,7 @@ class IngestService:
         pages: int = 0,
     ) -> None:
         report.failed.append(Failure(info.path, reason, kind))
+        log.info("could not index %s (%s): %s", info.path, kind, reason)
         if on_file is not None:
             on_file(FileEvent(info.path, Status.FAILED, pages=pages, error=reason))
         if kind == FailKind.CHANGING:
