@@ -268,7 +268,7 @@ class LlamaCppLlm:
                 model.close()
                 model = self._open(path, trained)
             self._chat = bool(model.metadata.get("tokenizer.chat_template"))
-            self._install_abort(model)
+            self._abort_cb = self._make_abort()
             self._model = model
             log.info(
                 "loaded %s in %.1f s (context %d, threads %d, chat template: %s)",
@@ -299,9 +299,10 @@ class LlamaCppLlm:
                 ".gguf file."
             ) from exc
 
-    def _install_abort(self, model: Any) -> None:
+    def _make_abort(self) -> Any:
         """Let cancel interrupt the prompt evaluation itself (seconds for a long prompt), not
-        only the wait between tokens. Checked only while a flag is set, to cost nothing later."""
+        only the wait between tokens. llama.cpp calls it for every graph node, so it is
+        installed for the prompt only and removed before token generation."""
         import llama_cpp
 
         @llama_cpp.ggml_abort_callback
@@ -309,8 +310,13 @@ class LlamaCppLlm:
             flag = self._abort_flag
             return flag is not None and flag.is_set()
 
-        self._abort_cb = _abort
-        llama_cpp.llama_set_abort_callback(model.ctx, _abort, ctypes.c_void_p(0))
+        return _abort
+
+    def _set_abort(self, model: Any, on: bool) -> None:
+        import llama_cpp
+
+        callback = self._abort_cb if on else llama_cpp.ggml_abort_callback(0)
+        llama_cpp.llama_set_abort_callback(model.ctx, callback, ctypes.c_void_p(0))
 
     def close(self) -> None:
         with self._load_lock, self._gen_lock:
@@ -363,6 +369,8 @@ class LlamaCppLlm:
             generated = 0
             cancelled = False
             self._abort_flag = cancel
+            self._set_abort(model, True)
+            prompt_done = False
             common = {
                 "max_tokens": max_tokens,
                 "temperature": self._temperature,
@@ -377,9 +385,10 @@ class LlamaCppLlm:
                 else:
                     chunks = model.create_completion(prompt.text, **common)
                 for chunk in chunks:
-                    # The prompt is in: from here cancel is checked between tokens, and
-                    # the abort callback must not cost a Python call per graph node.
-                    self._abort_flag = None
+                    if not prompt_done:
+                        # The prompt is in: from here cancel is checked between tokens.
+                        self._set_abort(model, False)
+                        prompt_done = True
                     choice = chunk["choices"][0]
                     piece = choice.get("text")
                     if piece is None:
@@ -399,6 +408,7 @@ class LlamaCppLlm:
                 cancelled = True
             finally:
                 self._abort_flag = None
+                self._set_abort(model, False)
                 prompt_ids = model.input_ids[: model.n_tokens]
                 cached = 0
                 for a, b in zip(before, prompt_ids, strict=False):
