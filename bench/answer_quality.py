@@ -176,7 +176,8 @@ def run_set(name: str, questions: list[dict[str, Any]], data_dir: Path) -> dict[
             )
             row["gold_page_cited"] = gold_page in cited_pages
         results.append(row)
-        print(f"{name} {i}/{len(questions)} {row.get('f1', row.get('correct'))}", file=sys.stderr)
+        score = row.get("f1", row.get("correct"))
+        print(f"{name} {i}/{len(questions)} {score} {done.answer!r}", file=sys.stderr)
 
     def mean(key: str) -> float:
         return round(sum(float(r[key]) for r in results) / len(results), 4) if results else 0.0

@@ -274,8 +274,7 @@ def _cmd_ask(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> in
     if sources:
         print("\nSources:", file=out)
         for s in sources:
-            mark = "*" if s.n in done.cited else " "
-            print(f"{mark}[{s.n}] {s.path}, page {s.page}", file=out)
+            print(f"[{s.n}] {s.path}, page {s.page}", file=out)
     return EXIT_OK
 
 
