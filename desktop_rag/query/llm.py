@@ -378,6 +378,7 @@ class LlamaCppLlm:
                 "stop": list(prompt.stop),
                 "stream": True,
             }
+            chunks: Any = None
             try:
                 if prompt.is_chat:
                     messages = [{"role": r, "content": c} for r, c in prompt.messages]
@@ -407,6 +408,8 @@ class LlamaCppLlm:
                 # drops anything in the KV cache beyond it.
                 cancelled = True
             finally:
+                if chunks is not None and hasattr(chunks, "close"):
+                    chunks.close()  # finish llama-cpp-python's generator while we hold the lock
                 self._abort_flag = None
                 self._set_abort(model, False)
                 prompt_ids = model.input_ids[: model.n_tokens]
