@@ -7,6 +7,7 @@ in the answer is within 1% of the gold number (units "million"/"billion", in the
 asked for in the question, are applied both ways).
 covid-qa: the first 3 questions of each of the first 10 articles in questions.jsonl; token F1
 (SQuAD style: lower case, no punctuation or articles) against the best of the gold answers.
+Both score the answer without its citations (see `content`).
 
 Each set gets its own library holding only the documents its questions need; every question
 goes through the answer service exactly as `desktop-rag ask` does (default model, k=6).
@@ -49,6 +50,16 @@ def numbers(text: str) -> list[tuple[float, float]]:
         unit = (m.group(3) or "").lower()
         found.append((value, _SCALE.get(unit, 1.0)))
     return found
+
+
+_CITATION = re.compile(r"\[\d+(?:\s*[,;–-]\s*\d+)*\]")
+_LEAD = re.compile(r"^\s*According to \[\d+\],?\s*", re.I)
+
+
+def content(answer: str) -> str:
+    """The answer without its citations: "[1]" is not a number of the answer, and the
+    "According to [n]," lead the prompt starts every answer with is not a word of it."""
+    return _CITATION.sub(" ", _LEAD.sub("", answer)).strip()
 
 
 def question_scale(question: str) -> float:
@@ -162,7 +173,9 @@ def run_set(name: str, questions: list[dict[str, Any]], data_dir: Path) -> dict[
         if name == "finance":
             gold_pages = {(Path(q["pdf"]).name, e["evidence_page_num"] + 1) for e in q["evidence"]}
             row["gold"] = q["answer"]
-            row["correct"] = number_match(done.answer, q["gold"], question_scale(q["question"]))
+            row["correct"] = number_match(
+                content(done.answer), q["gold"], question_scale(q["question"])
+            )
             row["gold_page_retrieved"] = any(
                 (Path(s.path).name, s.page) in gold_pages for s in sources
             )
@@ -170,7 +183,7 @@ def run_set(name: str, questions: list[dict[str, Any]], data_dir: Path) -> dict[
         else:
             gold_page = (Path(q["pdf"]).name, q["answer_page"])
             row["gold"] = q["answers"][0]
-            row["f1"] = round(max(f1(done.answer, g) for g in q["answers"]), 4)
+            row["f1"] = round(max(f1(content(done.answer), g) for g in q["answers"]), 4)
             row["gold_page_retrieved"] = any(
                 (Path(s.path).name, s.page) == gold_page for s in sources
             )
