@@ -14,6 +14,8 @@ from desktop_rag.ingest import rebuild
 from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, bundled_tokenizer
 from desktop_rag.ingest.embed import Embedder, SentenceTransformerEmbedder
 from desktop_rag.ingest.pipeline import IngestService, ProgressFn
+from desktop_rag.query.answer import AnswerService
+from desktop_rag.query.llm import LlamaCppLlm, Llm
 from desktop_rag.query.retrieve import Retriever
 from desktop_rag.store.lance import SCHEMA_VERSION, IndexMeta, LanceStore
 from desktop_rag.types import IndexReport
@@ -35,6 +37,7 @@ class App:
     store: LanceStore
     ingest: IngestService
     retriever: Retriever
+    answer: AnswerService
     meta: IndexMeta
     stale: IndexMismatchError | None = None
     needs_reindex: bool = False
@@ -102,10 +105,21 @@ class App:
         self.ingest.store = store
         self.retriever.store = store
         self.retriever.text_only = False
+        self.answer.store = store
 
 
 def default_embedder(settings: Settings) -> Embedder:
     return SentenceTransformerEmbedder(threads=settings.threads)
+
+
+def default_llm(settings: Settings, verbose: bool = False) -> Llm:
+    """The user's GGUF if they picked one, else the bundled model; loads on first use."""
+    return LlamaCppLlm(
+        settings.model_path or None,
+        threads=settings.threads,
+        n_ctx=settings.n_ctx,
+        verbose=verbose,
+    )
 
 
 def build_app(
@@ -115,11 +129,14 @@ def build_app(
     tokenizer: Callable[[], TokenOffsets] | None = None,
     params: ChunkParams | None = None,
     isolate: bool = True,
+    llm: Llm | None = None,
+    verbose: bool = False,
 ) -> App:
-    """Open the index under settings.data_path and wire ingest and retrieval over it.
+    """Open the index under settings.data_path and wire ingest, retrieval and answers over it.
 
-    A damaged index is moved aside and started afresh (needs_reindex tells the caller to
-    index the roots again); an outdated one is opened as built and marked stale.
+    Cheap: the embedder and the language model load on first use. A damaged index is moved
+    aside and started afresh (needs_reindex tells the caller to index the roots again); an
+    outdated one is opened as built and marked stale.
     """
     embedder = embedder or default_embedder(settings)
     params = params or ChunkParams()
@@ -152,4 +169,9 @@ def build_app(
         meta.dim,
     ):
         retriever.text_only = True  # its vectors mean nothing to this embedder
-    return App(settings, embedder, store, ingest, retriever, meta, stale, needs_reindex, notices)
+    answer = AnswerService(
+        retriever, store, llm or default_llm(settings, verbose), k=settings.top_k
+    )
+    return App(
+        settings, embedder, store, ingest, retriever, answer, meta, stale, needs_reindex, notices
+    )

@@ -78,6 +78,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="retrieval: fused (default), vectors only, or BM25 only",
     )
 
+    p = sub.add_parser(
+        "ask", parents=[common], help="stream an answer with numbered sources (file, page)"
+    )
+    p.add_argument("question", metavar="QUESTION")
+    p.add_argument(
+        "--model",
+        metavar="FILE.gguf",
+        default=None,
+        help="a GGUF model file to answer with (default: the settings' model, else the bundled "
+        "Gemma 3 270M)",
+    )
+    p.add_argument(
+        "-k", type=int, default=None, metavar="N", help="passages to retrieve (default 6)"
+    )
+
     sub.add_parser("status", parents=[common], help="documents, chunks and failed files")
 
     p = sub.add_parser("remove", parents=[common], help="drop files from the index (not disk)")
@@ -243,6 +258,58 @@ def _cmd_search(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
     return EXIT_OK
 
 
+def _cmd_ask(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from desktop_rag.types import DoneEvent, Source, SourcesEvent, TokenEvent
+
+    if args.k is not None and args.k <= 0:
+        raise UsageError("-k must be a positive number.")
+    sources: tuple[Source, ...] = ()
+    done: DoneEvent | None = None
+    for event in app.answer.ask(args.question, k=args.k):
+        if isinstance(event, SourcesEvent):
+            sources = event.sources
+        elif isinstance(event, TokenEvent):
+            if not args.json:
+                out.write(event.text)
+                out.flush()
+        elif isinstance(event, DoneEvent):
+            done = event
+    assert done is not None  # ask always ends with a DoneEvent
+    if args.json:
+        t = done.timings
+        json.dump(
+            {
+                "answer": done.answer,
+                "sources": [
+                    {
+                        "n": s.n,
+                        "path": s.path,
+                        "page": s.page,
+                        "score": round(s.score, 6),
+                        "text": s.text,
+                    }
+                    for s in sources
+                ],
+                "cited": list(done.cited),
+                "timings": {
+                    "retrieval_ms": round(t.retrieval_ms, 1),
+                    "ttft_s": round(t.ttft_s, 3),
+                    "tokens_per_s": round(t.tokens_per_s, 2),
+                    "total_s": round(t.total_s, 3),
+                },
+            },
+            out,
+        )
+        out.write("\n")
+        return EXIT_OK
+    out.write("\n")
+    if sources:
+        print("\nSources:", file=out)
+        for s in sources:
+            print(f"[{s.n}] {s.path}, page {s.page}", file=out)
+    return EXIT_OK
+
+
 def _cmd_status(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     stats = app.store.stats()
     if args.json:
@@ -282,6 +349,7 @@ def _cmd_remove(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
 _COMMANDS: dict[str, Callable[[App, argparse.Namespace, TextIO, TextIO], int]] = {
     "index": _cmd_index,
     "search": _cmd_search,
+    "ask": _cmd_ask,
     "status": _cmd_status,
     "remove": _cmd_remove,
 }
@@ -319,7 +387,17 @@ def run_core(
     try:
         settings = Settings.load()
         settings.data_dir = ""  # the environment (set from --data-dir) decides
-        app = app_factory() if app_factory else build_app(settings)
+        model = getattr(args, "model", None)
+        if model:
+            from desktop_rag.query.llm import check_model_file
+
+            # A bad file is reported before anything else is loaded.
+            settings.model_path = str(check_model_file(os.path.abspath(model)))
+        app = (
+            app_factory()
+            if app_factory
+            else build_app(settings, verbose=bool(getattr(args, "verbose", False)))
+        )
         if command is not _cmd_index:
             _recover(app, err)
         else:

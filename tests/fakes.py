@@ -51,3 +51,75 @@ class WordTokenizer:
 
     def count(self, text: str) -> int:
         return len(_WORD.findall(text)) + 2
+
+
+class FakeLlm:
+    """A language model with no model behind: one token per word, a canned answer streamed
+    word by word, every prompt recorded. `delay_s` slows each token, to test cancelling."""
+
+    name = "fake"
+
+    def __init__(
+        self,
+        answer: str = "1], octopus blood is blue because of hemocyanin.",
+        *,
+        context_size: int = 2048,
+        chat: bool = False,
+        delay_s: float = 0.0,
+    ) -> None:
+        from desktop_rag.query.llm import Generation, Prompt
+
+        self.answer = answer
+        self._context_size = context_size
+        self._chat = chat
+        self.delay_s = delay_s
+        self.loads = 0
+        self.prompts: list[Prompt] = []
+        self._last = Generation()
+
+    @property
+    def context_size(self) -> int:
+        return self._context_size
+
+    @property
+    def has_chat_template(self) -> bool:
+        return self._chat
+
+    @property
+    def loaded(self) -> bool:
+        return self.loads > 0
+
+    def load(self) -> None:
+        self.loads += 1
+
+    def count_tokens(self, text: str) -> int:
+        return len(_WORD.findall(text))
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        words = list(_WORD.finditer(text))
+        if len(words) <= max_tokens:
+            return text
+        return text[: words[max_tokens - 1].end()] if max_tokens > 0 else ""
+
+    def stream(self, prompt, max_tokens, cancel=None):  # type: ignore[no-untyped-def]
+        import time
+
+        from desktop_rag.query.llm import Generation
+
+        self.prompts.append(prompt)
+        words = self.answer.split(" ")
+        produced = 0
+        cancelled = False
+        for i, word in enumerate(words[:max_tokens]):
+            if cancel is not None and cancel.is_set():
+                cancelled = True
+                break
+            if self.delay_s:
+                time.sleep(self.delay_s)
+            produced += 1
+            yield word if i == 0 else " " + word
+        self._last = Generation(generated_tokens=produced, cancelled=cancelled)
+
+    @property
+    def last_generation(self):  # type: ignore[no-untyped-def]
+        return self._last

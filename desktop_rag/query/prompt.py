@@ -1,0 +1,267 @@
+"""The only prompt text in the app, and fitting the sources into the model's context."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from desktop_rag.query.llm import Prompt
+from desktop_rag.types import Hit, Source, Turn
+
+# What the model is asked to say when the sources do not answer, and what the service says when
+# retrieval finds nothing relevant (the model is not even asked then).
+MODEL_NOT_FOUND = "The sources do not say."
+NOTHING_RELEVANT = (
+    "I found nothing about this in your documents, so I won't guess. Try other words, or add "
+    "the documents that cover it to your library."
+)
+
+INSTRUCTIONS = (
+    "Answer each question with a short quote from the numbered sources, and say which source "
+    f"you used, like [1]. If the sources do not answer the question, reply: {MODEL_NOT_FOUND}"
+)
+
+# A base model (no chat template) learns the format from worked examples rather than from
+# instructions. They sit in the fixed prefix, so llama.cpp evaluates them once per session.
+EXAMPLES = f"""Sources:
+[1] annual-report.pdf, page 4: Net sales increased 8% to $4.2 billion in 2021, driven by \
+higher volumes in Europe and price increases in North America. Operating income was $610 million.
+[2] annual-report.pdf, page 12: The Board proposed a dividend of $1.10 per share, payable in \
+May 2022.
+[3] annual-report.pdf, page 3: We employ about 12,000 people in 30 countries.
+Question: What were net sales in 2021?
+Answer: According to [1], net sales increased 8% to $4.2 billion in 2021.
+
+Sources:
+[1] study.pdf, page 2: The vaccine was given to 240 volunteers aged 18 to 55. Antibodies were \
+detected in 96% of them after the second dose.
+[2] study.pdf, page 6: Mild fever was the most common side effect, reported by 14% of \
+participants.
+Question: What was the most common side effect?
+Answer: According to [2], mild fever was the most common side effect, reported by 14% of \
+participants.
+
+Sources:
+[1] manual.pdf, page 7: Press and hold the power button for ten seconds to reset the device.
+Question: Who invented the device?
+Answer: {MODEL_NOT_FOUND}
+
+"""
+
+CHAT_SYSTEM = (
+    "You answer questions about the user's documents using only the numbered sources given "
+    "with each question. Cite every claim with the number of its source in brackets, like [1] "
+    f"or [2][3]. Be brief. If the sources do not contain the answer, say: {MODEL_NOT_FOUND}"
+)
+
+# A base model runs on into new questions it invents; one paragraph is the answer.
+COMPLETION_STOP = ("\n", "Question:", "Sources:", "<end_of_turn>", "<eos>")
+# A 270M base model copies the examples' wording but rarely their citation. Starting its answer
+# with these words leaves it only the choice of the number, so every answer cites a source.
+COMPLETION_ANSWER_PREFIX = "According to ["
+
+# Follow-ups: at most this many earlier turns, each answer cut to this many tokens, and all of
+# them together at most this share of the context.
+MAX_TURNS = 3
+TURN_ANSWER_TOKENS = 160
+TURNS_SHARE = 0.25
+# A source cut shorter than this is noise, not evidence: drop it instead.
+MIN_SOURCE_TOKENS = 48
+# Slack for the few tokens a chat template adds around each message, and rounding.
+TEMPLATE_SLACK = 48
+
+
+class Tokenizer(Protocol):
+    def count_tokens(self, text: str) -> int: ...
+
+    def truncate(self, text: str, max_tokens: int) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Fitted:
+    """A prompt ready to send, the sources in it (numbered from 1), and what was cut."""
+
+    prompt: Prompt
+    sources: tuple[Source, ...]
+    dropped: int = 0  # retrieved passages left out for lack of room
+    truncated: int = 0  # passages cut short to fit
+    turns: int = 0  # earlier turns included
+
+
+def merge_hits(hits: Sequence[Hit]) -> list[Hit]:
+    """Join passages of the same page whose spans overlap or touch (chunks overlap by design),
+    so the model reads one passage instead of the same sentences twice. Keeps rank order."""
+    merged: list[Hit] = []
+    for hit in hits:
+        for i, seen in enumerate(merged):
+            if seen.path != hit.path or seen.page != hit.page:
+                continue
+            first, second = (seen, hit) if seen.start <= hit.start else (hit, seen)
+            if second.start > first.end:
+                continue  # a gap between them: keep them apart
+            text = first.text + second.text[first.end - second.start :]
+            end = max(first.end, second.end)
+            if second.end <= first.end:
+                text = first.text
+            merged[i] = Hit(
+                chunk_id=seen.chunk_id,
+                doc_id=seen.doc_id,
+                path=seen.path,
+                page=seen.page,
+                start=first.start,
+                end=end,
+                text=text,
+                score=max(seen.score, hit.score),
+                similarity=max(seen.similarity, hit.similarity),
+            )
+            break
+        else:
+            merged.append(hit)
+    return merged
+
+
+# Reference marks inside the documents ("as shown [12]", "[3, 4]") would read as citations of
+# our numbered sources: the model copies them, and they would then point at the wrong passage.
+_REFERENCE_MARK = re.compile(r"\s?\[\d+(?:\s*[,;–-]\s*\d+)*\]")
+
+
+def clean(text: str) -> str:
+    """One line of text: PDF line breaks and runs of spaces are noise to the model."""
+    return " ".join(text.split())
+
+
+def clean_source(text: str) -> str:
+    return clean(_REFERENCE_MARK.sub("", text))
+
+
+def source_line(n: int, path: str, page: int, text: str) -> str:
+    return f"[{n}] {os.path.basename(path)}, page {page}: {text}"
+
+
+_LEAD_CITATION = re.compile(r"^According to \[\d+\],?\s*")
+
+
+def earlier_answer(text: str) -> str:
+    """An earlier answer without its [n]: those numbered the sources of another question."""
+    return clean(_REFERENCE_MARK.sub("", _LEAD_CITATION.sub("", clean(text))))
+
+
+def _turn_text(turn: Turn) -> str:
+    return f"Question: {clean(turn.question)}\nAnswer: {turn.answer}\n"
+
+
+def build_prompt(
+    question: str,
+    hits: Sequence[Hit],
+    tokenizer: Tokenizer,
+    *,
+    context_size: int,
+    answer_tokens: int,
+    history: Sequence[Turn] = (),
+    chat: bool = False,
+) -> Fitted:
+    """Fixed instructions first (the cached prefix), then numbered sources, then recent turns
+    and the question. Sources are fitted in rank order; the last one that does not fit whole is
+    cut, and the ones after it are dropped, so prompt and answer always fit the context."""
+    question = clean(question)
+    fixed = CHAT_SYSTEM if chat else f"{INSTRUCTIONS}\n\n{EXAMPLES}"
+    prefix = "" if chat else COMPLETION_ANSWER_PREFIX
+    tail = f"Question: {question}\nAnswer: {prefix}".rstrip()
+    budget = context_size - answer_tokens - TEMPLATE_SLACK
+    budget -= tokenizer.count_tokens(fixed) + tokenizer.count_tokens("Sources:\n")
+    budget -= tokenizer.count_tokens(tail)
+    if budget <= 0:
+        # A question longer than the whole context: keep its start, and no sources at all.
+        question = tokenizer.truncate(question, max(16, budget + tokenizer.count_tokens(question)))
+        tail = f"Question: {question}\nAnswer: {prefix}".rstrip()
+        budget = 0
+
+    # Earlier turns, newest first, within their share; the question's own sources come first.
+    turns: list[Turn] = []
+    turn_budget = min(int(context_size * TURNS_SHARE), budget // 2)
+    for turn in reversed(list(history)[-MAX_TURNS:]):
+        answer = tokenizer.truncate(earlier_answer(turn.answer), TURN_ANSWER_TOKENS)
+        short = Turn(turn.question, answer)
+        cost = tokenizer.count_tokens(_turn_text(short))
+        if cost > turn_budget:
+            break
+        turns.insert(0, short)
+        turn_budget -= cost
+        budget -= cost
+
+    sources: list[Source] = []
+    lines: list[str] = []
+    truncated = 0
+    merged = merge_hits(hits)
+    for hit in merged:
+        n = len(sources) + 1
+        text = clean_source(hit.text)
+        line = source_line(n, hit.path, hit.page, text)
+        cost = tokenizer.count_tokens(line + "\n")
+        if cost > budget:
+            room = budget - (cost - tokenizer.count_tokens(text))
+            if room < MIN_SOURCE_TOKENS:
+                break
+            text = tokenizer.truncate(text, room - 2).rstrip() + " …"
+            line = source_line(n, hit.path, hit.page, text)
+            cost = tokenizer.count_tokens(line + "\n")
+            if cost > budget:
+                break
+            truncated += 1
+        budget -= cost
+        lines.append(line)
+        sources.append(
+            Source(
+                n=n,
+                path=hit.path,
+                page=hit.page,
+                score=hit.score,
+                text=text,
+                start=hit.start,
+                end=hit.end,
+            )
+        )
+    dropped = len(merged) - len(sources)
+
+    source_block = "Sources:\n" + "".join(line + "\n" for line in lines)
+    history_block = "".join(_turn_text(t) for t in turns)
+    if chat:
+        messages: list[tuple[str, str]] = [("system", CHAT_SYSTEM)]
+        for turn in turns:
+            messages.append(("user", clean(turn.question)))
+            messages.append(("assistant", turn.answer))
+        messages.append(("user", f"{source_block}\nQuestion: {question}"))
+        prompt = Prompt(messages=tuple(messages))
+    else:
+        prompt = Prompt(
+            text=f"{fixed}{source_block}{history_block}{tail}",
+            stop=COMPLETION_STOP,
+            answer_prefix=prefix,
+        )
+    return Fitted(prompt, tuple(sources), dropped, truncated, len(turns))
+
+
+_CITE = re.compile(r"\[(\d+(?:\s*[,;–-]\s*\d+)*)\]")
+
+
+def parse_citations(answer: str, n_sources: int) -> tuple[int, ...]:
+    """The [n] the answer cites, in order of first mention, keeping only sources that exist.
+    Accepts [1], [1][2], [1, 2] and [1-3]."""
+    cited: list[int] = []
+    for match in _CITE.finditer(answer):
+        numbers: list[int] = []
+        for part in re.split(r"\s*[,;]\s*", match.group(1)):
+            bounds = re.split(r"\s*[–-]\s*", part)
+            if len(bounds) == 2:
+                lo, hi = int(bounds[0]), int(bounds[1])
+                if 0 < hi - lo < 20:
+                    numbers.extend(range(lo, hi + 1))
+                    continue
+            numbers.extend(int(b) for b in bounds[:1])
+        for n in numbers:
+            if 1 <= n <= n_sources and n not in cited:
+                cited.append(n)
+    return tuple(cited)

@@ -1,0 +1,153 @@
+"""The answer service over a real LanceStore with a fake embedder and a fake model."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from desktop_rag.app import App, build_app
+from desktop_rag.config import Settings
+from desktop_rag.errors import EmptyLibraryError
+from desktop_rag.query.prompt import NOTHING_RELEVANT
+from desktop_rag.types import DoneEvent, SourcesEvent, TokenEvent, Turn
+from tests.fakes import FakeLlm, HashEmbedder, WordTokenizer
+
+
+def make_app(tmp_path: Path, llm: FakeLlm) -> App:
+    return build_app(
+        Settings(data_dir=str(tmp_path / "data")),
+        embedder=HashEmbedder(),
+        tokenizer=WordTokenizer,
+        isolate=False,
+        llm=llm,
+    )
+
+
+@pytest.fixture
+def indexed(tmp_path: Path, animal_pdfs: Path) -> tuple[App, FakeLlm]:
+    llm = FakeLlm()
+    app = make_app(tmp_path, llm)
+    app.ingest.index([str(animal_pdfs)])
+    return app, llm
+
+
+def test_building_the_app_does_not_load_the_model(tmp_path: Path) -> None:
+    app = build_app(
+        Settings(data_dir=str(tmp_path / "d")),
+        embedder=HashEmbedder(),
+        tokenizer=WordTokenizer,
+        isolate=False,
+    )
+    assert app.answer.llm.loaded is False
+
+
+def test_events_come_as_sources_then_tokens_then_done(indexed: tuple[App, FakeLlm]) -> None:
+    app, llm = indexed
+    events = list(app.answer.ask("Why is octopus blood blue?"))
+    assert isinstance(events[0], SourcesEvent)
+    assert all(isinstance(e, TokenEvent) for e in events[1:-1])
+    assert isinstance(events[-1], DoneEvent)
+    sources = events[0].sources
+    done = events[-1]
+    assert sources and [s.n for s in sources] == list(range(1, len(sources) + 1))
+    assert (Path(sources[0].path).name, sources[0].page) == ("octopus.pdf", 2)
+    streamed = "".join(e.text for e in events[1:-1])
+    assert (
+        done.answer == streamed == "According to [1], octopus blood is blue because of hemocyanin."
+    )
+    assert done.cited == (1,)
+    assert done.grounded and not done.cancelled
+    assert done.timings.retrieval_ms > 0
+    assert done.timings.total_s >= done.timings.ttft_s > 0
+    assert len(llm.prompts) == 1
+    assert "[1] octopus.pdf, page 2:" in llm.prompts[0].text
+
+
+def test_citations_of_sources_that_do_not_exist_are_dropped(tmp_path, animal_pdfs) -> None:
+    llm = FakeLlm("1], blue [2] [9].")
+    app = make_app(tmp_path, llm)
+    app.ingest.index([str(animal_pdfs)])
+    *_, done = app.answer.ask("Why is octopus blood blue?", k=2)
+    assert isinstance(done, DoneEvent)
+    assert done.cited == (1, 2)
+
+
+def test_empty_library_is_a_clear_error(tmp_path: Path) -> None:
+    llm = FakeLlm()
+    app = make_app(tmp_path, llm)
+    with pytest.raises(EmptyLibraryError, match="library is empty"):
+        list(app.answer.ask("Anything?"))
+    assert llm.loads == 0
+
+
+def test_nothing_relevant_is_said_plainly_without_asking_the_model(indexed) -> None:
+    app, llm = indexed
+    events = list(app.answer.ask("quantum chromodynamics lattice gauge"))
+    assert events[0] == SourcesEvent(())
+    done = events[-1]
+    assert isinstance(done, DoneEvent)
+    assert done.answer == NOTHING_RELEVANT
+    assert done.grounded is False
+    assert done.cited == ()
+    assert llm.prompts == []
+
+
+def test_model_saying_the_sources_do_not_say_is_not_grounded(tmp_path, animal_pdfs) -> None:
+    app = make_app(tmp_path, FakeLlm("The sources do not say.", chat=True))
+    app.ingest.index([str(animal_pdfs)])
+    *_, done = app.answer.ask("How many hearts does an octopus have?")
+    assert isinstance(done, DoneEvent)
+    assert done.grounded is False
+
+
+def test_cancel_stops_the_stream_and_still_ends_with_done(tmp_path, animal_pdfs) -> None:
+    llm = FakeLlm(" ".join(["word"] * 200), delay_s=0.001)
+    app = make_app(tmp_path, llm)
+    app.ingest.index([str(animal_pdfs)])
+    cancel = threading.Event()
+    tokens = 0
+    done = None
+    for event in app.answer.ask("octopus hearts", cancel=cancel):
+        if isinstance(event, TokenEvent):
+            tokens += 1
+            if tokens == 3:
+                cancel.set()
+        elif isinstance(event, DoneEvent):
+            done = event
+    assert done is not None and done.cancelled
+    assert tokens == 3
+    assert llm.last_generation.cancelled
+
+
+def test_cancel_before_generation_asks_nothing(indexed) -> None:
+    app, llm = indexed
+    cancel = threading.Event()
+    cancel.set()
+    events = list(app.answer.ask("octopus hearts", cancel=cancel))
+    assert isinstance(events[0], SourcesEvent) and isinstance(events[-1], DoneEvent)
+    assert len(events) == 2
+    assert events[-1].cancelled and events[-1].answer == ""
+    assert llm.prompts == []
+
+
+def test_short_follow_ups_retrieve_with_the_previous_question(indexed) -> None:
+    app, llm = indexed
+    history = [Turn("How many hearts does an octopus have?", "According to [1], three.")]
+    assert app.answer.retrieval_query("and its blood?", history) == (
+        "How many hearts does an octopus have? and its blood?"
+    )
+    long_question = "What do we know about the breeding of emperor penguins in winter?"
+    assert app.answer.retrieval_query(long_question, history) == long_question
+    events = list(app.answer.ask("and its blood?", history=history))
+    sources = events[0].sources
+    assert sources and Path(sources[0].path).name == "octopus.pdf"
+    assert "Question: How many hearts does an octopus have?" in llm.prompts[-1].text
+
+
+def test_warm_up_loads_the_model(indexed) -> None:
+    app, llm = indexed
+    assert llm.loads == 0
+    app.answer.warm_up()
+    assert llm.loads == 1

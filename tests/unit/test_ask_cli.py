@@ -1,0 +1,129 @@
+"""`desktop-rag ask`: output contract and clear errors, with a fake model (no llama.cpp)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from desktop_rag import cli
+from desktop_rag.app import build_app
+from desktop_rag.config import Settings
+from desktop_rag.errors import ModelError
+from desktop_rag.query.llm import check_memory, check_model_file
+from tests.fakes import FakeLlm, HashEmbedder, WordTokenizer
+
+
+def run_ask(argv: list[str], data_dir: Path, capsys: pytest.CaptureFixture[str], llm: FakeLlm):
+    args = cli.build_parser().parse_args(argv)
+    for name, default in (("data_dir", None), ("json", False), ("verbose", False)):
+        if not hasattr(args, name):
+            setattr(args, name, default)
+    app = build_app(
+        Settings(data_dir=str(data_dir)),
+        embedder=HashEmbedder(),
+        tokenizer=WordTokenizer,
+        isolate=False,
+        llm=llm,
+    )
+    app.ingest.index([str(data_dir.parent / "library")])
+    import sys
+
+    code = cli.run_core(args, cli._cmd_ask, sys.stdout, sys.stderr, app_factory=lambda: app)
+    return code, capsys.readouterr()
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, animal_pdfs: Path) -> Path:
+    assert animal_pdfs == tmp_path / "library"
+    return tmp_path / "data"
+
+
+def test_ask_json_is_exactly_the_contract(data_dir, capsys) -> None:
+    code, cap = run_ask(
+        ["ask", "Why is octopus blood blue?", "--json", "-k", "3"], data_dir, capsys, FakeLlm()
+    )
+    assert code == 0
+    doc = json.loads(cap.out)
+    assert set(doc) == {"answer", "sources", "cited", "timings"}
+    assert doc["answer"].startswith("According to [1]")
+    assert doc["cited"] == [1]
+    assert doc["sources"] and set(doc["sources"][0]) == {"n", "path", "page", "score", "text"}
+    assert doc["sources"][0]["n"] == 1 and doc["sources"][0]["page"] == 2
+    assert set(doc["timings"]) == {"retrieval_ms", "ttft_s", "tokens_per_s", "total_s"}
+
+
+def test_ask_streams_then_lists_sources(data_dir, capsys) -> None:
+    code, cap = run_ask(["ask", "Why is octopus blood blue?"], data_dir, capsys, FakeLlm())
+    assert code == 0
+    answer, _, listing = cap.out.partition("Sources:")
+    assert "octopus blood is blue" in answer
+    first = listing.strip().splitlines()[0]
+    assert first.endswith("octopus.pdf, page 2") and "[1]" in first
+
+
+def test_ask_with_a_bad_k_is_a_usage_error(data_dir, capsys) -> None:
+    code, cap = run_ask(["ask", "q", "-k", "0"], data_dir, capsys, FakeLlm())
+    assert code == cli.EXIT_USAGE
+    assert "-k must be a positive number" in cap.err
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda d: d / "missing.gguf", "Model file not found"),
+        (lambda d: d, "is a folder, not a model file"),
+        (lambda d: _write(d / "notes.gguf", b"just some text"), "is not a GGUF model file"),
+        (lambda d: _write(d / "doc.gguf", b"%PDF-1.4 ..."), "is not a GGUF model file"),
+    ],
+)
+def test_bad_model_files_give_a_clear_message_and_no_traceback(
+    tmp_path: Path, capsys, make, message
+) -> None:
+    path = make(tmp_path)
+    with pytest.raises(ModelError, match=message):
+        check_model_file(path)
+    code = cli.main(["ask", "anything", "--model", str(path)])
+    err = capsys.readouterr().err
+    assert code == cli.EXIT_FAILED
+    assert message in err and "Traceback" not in err
+
+
+def test_an_unreadable_model_file_says_so(tmp_path: Path, monkeypatch) -> None:
+    path = _write(tmp_path / "locked.gguf", b"GGUF....")
+
+    def deny(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(Path, "open", deny)  # root reads anything: simulate the denial
+    with pytest.raises(ModelError, match="Cannot read the model file"):
+        check_model_file(path)
+
+
+def test_a_model_larger_than_free_memory_is_refused(tmp_path: Path, monkeypatch) -> None:
+    import psutil
+
+    path = _write(tmp_path / "big.gguf", b"GGUF" + bytes(1000))
+
+    class Tiny:
+        available = 100 * 1024 * 1024
+
+    monkeypatch.setattr(psutil, "virtual_memory", lambda: Tiny())
+    with pytest.raises(ModelError, match=r"needs about .* GB of memory"):
+        check_memory(path)
+
+
+def test_ask_on_an_empty_library_says_what_to_do(tmp_path: Path, capsys) -> None:
+    code = cli.main(["--data-dir", str(tmp_path / "empty"), "ask", "anything"])
+    err = capsys.readouterr().err
+    assert code == cli.EXIT_FAILED
+    assert "library is empty" in err and "desktop-rag index" in err
+    assert "Traceback" not in err
+
+
+def _write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    os.chmod(path, 0o644)
+    return path
