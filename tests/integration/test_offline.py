@@ -60,3 +60,80 @@ def test_index_and_ask_work_with_no_network(unshare_works: None, tmp_path: Path)
     assert ("octopus.pdf", 2) in pages
     assert doc["cited"] and set(doc["cited"]) <= {s["n"] for s in doc["sources"]}
     assert "Traceback" not in asked.stderr
+
+
+class _NoNetwork:
+    """Internet sockets cannot connect, send, resolve names or bind beyond loopback, and every
+    attempt is remembered. (Creating one is allowed: urllib3 probes IPv6 at import by binding
+    to ::1, which sends nothing.) Local pipes and Unix sockets work as usual."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import socket
+        import traceback
+
+        self.attempts: list[str] = []
+        attempts = self.attempts
+        inet = (socket.AF_INET, socket.AF_INET6)
+
+        def refuse(what: str) -> OSError:
+            attempts.append(what + "\n" + "".join(traceback.format_stack(limit=10)))
+            return OSError(f"network access is blocked in this test ({what})")
+
+        class GuardedSocket(socket.socket):
+            def connect(self, address: object) -> None:
+                if self.family in inet:
+                    raise refuse(f"connect{address}")
+                super().connect(address)  # type: ignore[arg-type]
+
+            def connect_ex(self, address: object) -> int:
+                if self.family in inet:
+                    raise refuse(f"connect_ex{address}")
+                return super().connect_ex(address)  # type: ignore[arg-type]
+
+            def sendto(self, *args: object) -> int:
+                if self.family in inet:
+                    raise refuse("sendto")
+                return super().sendto(*args)  # type: ignore[call-overload, no-any-return]
+
+            def bind(self, address: object) -> None:
+                host = address[0] if isinstance(address, tuple) else address
+                if self.family in inet and host not in ("127.0.0.1", "::1", "localhost"):
+                    raise refuse(f"bind{address}")
+                super().bind(address)  # type: ignore[arg-type]
+
+        def no_dns(*args: object, **kwargs: object) -> None:
+            raise refuse(f"getaddrinfo{args[:2]}")
+
+        monkeypatch.setattr(socket, "socket", GuardedSocket)
+        monkeypatch.setattr(socket, "getaddrinfo", no_dns)
+        monkeypatch.setattr(socket, "create_connection", no_dns)
+
+
+def test_whole_pipeline_in_process_with_sockets_blocked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """index, search and ask in this process, with the real models, and no socket opened."""
+    guard = _NoNetwork(monkeypatch)
+    import socket
+
+    with pytest.raises(OSError):
+        socket.create_connection(("example.org", 80))
+    with pytest.raises(OSError, match="blocked"), socket.socket() as sock:
+        sock.connect(("192.0.2.1", 80))
+    assert len(guard.attempts) == 2  # the guard sees what it blocks
+    guard.attempts.clear()
+
+    from desktop_rag.app import build_app
+    from desktop_rag.config import Settings
+
+    library = tmp_path / "library"
+    for name, pages in ANIMALS.items():
+        make_pdf(library / name, pages)
+    app = build_app(Settings(data_dir=str(tmp_path / "data")))
+    report = app.index([str(library)])
+    assert report.indexed == 3 and not report.failed
+    hits = app.retriever.search("How many hearts does an octopus have?", k=3)
+    assert hits[0].path.endswith("octopus.pdf")
+    events = list(app.answer.ask("Why is octopus blood blue?"))
+    assert events[-1].answer.strip()  # type: ignore[union-attr]
+    assert guard.attempts == [], f"something reached for the network: {guard.attempts}"
