@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from enum import StrEnum
 
@@ -52,6 +54,10 @@ class Retriever:
         self.embedder = embedder
         self.mode = mode
         self.candidates = candidates
+        # BM25 needs no question vector: it runs beside the embedding and the vector search,
+        # so a hybrid search costs about the slower of the two, not their sum.
+        self._text_pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
 
     def search(self, query: str, k: int = 5, mode: Mode | None = None) -> list[Hit]:
         mode = mode or self.mode
@@ -59,11 +65,19 @@ class Retriever:
         if not query or k <= 0:
             return []
         n = max(k, self.candidates)
-        rankings: list[list[Hit]] = []
-        if mode in (Mode.HYBRID, Mode.VECTOR):
-            rankings.append(self.store.vector_search(self.embedder.embed_query(query), n))
-        if mode in (Mode.HYBRID, Mode.TEXT):
-            rankings.append(self.store.text_search(query, n))
-        if len(rankings) == 1:
-            return rankings[0][:k]
-        return fuse(rankings)[:k]
+        if mode == Mode.VECTOR:
+            return self.store.vector_search(self.embedder.embed_query(query), n)[:k]
+        if mode == Mode.TEXT:
+            return self.store.text_search(query, n)[:k]
+        text = self._pool().submit(self.store.text_search, query, n)
+        try:
+            vector = self.store.vector_search(self.embedder.embed_query(query), n)
+        finally:
+            bm25 = text.result()
+        return fuse([vector, bm25])[:k]
+
+    def _pool(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._text_pool is None:
+                self._text_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bm25")
+            return self._text_pool
