@@ -32,9 +32,10 @@ class App:
 def default_embedder(settings: Settings) -> Embedder:
     """The bundled embedder on the backend the settings ask for.
 
-    auto and onnx: ONNX Runtime int8 (about 3x PyTorch fp32 on two cores, recall@5 on covid-qa
-    within 1%: bench/embed_quality.py), exported once into the cache dir on the first index run,
-    PyTorch until then or if the export fails. torch: PyTorch fp32 only.
+    auto and onnx (the same today): ONNX Runtime, int8 for passages (3-4x PyTorch fp32 on two
+    cores) and fp32 for questions, recall@5 on covid-qa within 1% of PyTorch fp32
+    (bench/embed_quality.py); exported once into the cache dir by the first index run or a
+    warm-up, PyTorch until then or if the export fails. torch: PyTorch fp32 only.
     """
     if settings.embed_backend == "torch":
         return SentenceTransformerEmbedder(threads=settings.threads)

@@ -120,10 +120,15 @@ class OnnxEmbedder:
 class AutoEmbedder:
     """all-MiniLM-L6-v2 on ONNX Runtime once exported, on PyTorch until then or if that fails.
 
-    Both give the same model's vectors (int8 within cosine 0.99 of fp32, and retrieval recall
-    within 1%: bench/embed_quality.py), so they share one model id and one index. The export
-    runs only in prepare(), which the index run calls before embedding and a warm-up may call
-    at start; a search never exports, it uses PyTorch if the export is not there yet.
+    Passages are embedded with the int8 export (the bulk of the work, about 3x PyTorch fp32),
+    questions with the fp32 export (one short text, a few ms; identical to PyTorch's vectors).
+    Measured on covid-qa (bench/embed_quality.py): int8 passages with fp32 questions keep
+    recall@5 within 1% of PyTorch fp32 both vector-only and hybrid, where int8 questions too
+    lose 1.1% vector-only; and indexes of int8 and fp32 vectors answer each other's questions
+    as well as their own. So every backend shares one model id and one index.
+
+    The export runs only in prepare(), which the index run calls before embedding and a
+    warm-up may call at start; a search never exports, it uses PyTorch until the export exists.
     """
 
     def __init__(
@@ -132,6 +137,7 @@ class AutoEmbedder:
         *,
         threads: int = 0,
         variant: str = "int8",
+        query_variant: str = "fp32",
         batch_size: int = 32,
         model_dir: Path | None = None,
         exporter: Exporter = export_in_child,
@@ -139,6 +145,8 @@ class AutoEmbedder:
     ) -> None:
         self.cache = cache
         self.variant = variant
+        self.query_variant = query_variant
+        self._variants = tuple(dict.fromkeys([variant, query_variant]))
         self._threads = threads
         self._batch_size = batch_size
         self._model_dir = model_dir
@@ -146,9 +154,9 @@ class AutoEmbedder:
         self._fallback_factory = fallback or (
             lambda: SentenceTransformerEmbedder(model_dir, threads=threads)
         )
-        self._onnx: OnnxEmbedder | None = None
+        self._sessions: dict[str, OnnxEmbedder] = {}
         self._fallback: Embedder | None = None
-        self._looked = False  # looked in the cache for a finished export
+        self._looked: set[str] = set()  # variants looked for in the cache
         self._lock = threading.Lock()
 
     @property
@@ -161,51 +169,65 @@ class AutoEmbedder:
 
     @property
     def backend(self) -> str:
-        """What embeds right now: 'onnx-int8', 'onnx-fp32', or 'torch' (also before any use)."""
-        return f"onnx-{self.variant}" if self._onnx is not None else "torch"
+        """What embeds passages: 'onnx-int8', 'onnx-fp32', or 'torch' (also before any use)."""
+        return self._name(self.variant)
+
+    @property
+    def query_backend(self) -> str:
+        """What embeds questions, named like `backend`."""
+        return self._name(self.query_variant)
+
+    def _name(self, variant: str) -> str:
+        if variant in self._sessions:
+            return f"onnx-{variant}"
+        return next((f"onnx-{v}" for v in self._variants if v in self._sessions), "torch")
 
     def prepare(self, on_status: StatusFn | None = None) -> str:
-        """Export (once) and load the fast model; fall back to PyTorch on any failure."""
+        """Export (once) and load the fast models; fall back to PyTorch on any failure."""
         with self._lock:
-            if self._onnx is not None:
-                return self.backend
-            self._looked = True
+            self._looked.update(self._variants)
             model_dir = self._model_dir or bundled_model_dir()
-            reason = self.cache.failure(model_dir, self.variant)
-            if reason is not None:
-                log.info("not retrying the embedder export that failed before: %s", reason)
-                return self.backend
-            try:
-                path = self.cache.ensure(model_dir, self.variant, self._exporter, on_status)
-            except ExportError as exc:
-                log.warning("exporting the embedder failed, using PyTorch: %s", exc)
-                return self.backend
-            self._load(path, model_dir)
+            for variant in self._variants:
+                if variant in self._sessions:
+                    continue
+                reason = self.cache.failure(model_dir, variant)
+                if reason is not None:
+                    log.info("not retrying the %s export that failed before: %s", variant, reason)
+                    continue
+                try:
+                    path = self.cache.ensure(model_dir, variant, self._exporter, on_status)
+                except ExportError as exc:
+                    log.warning("exporting the embedder (%s) failed: %s", variant, exc)
+                    continue
+                self._load(variant, path, model_dir)
             return self.backend
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        return self._current().embed(texts)
+        return self._for(self.variant).embed(texts)
 
     def embed_query(self, text: str) -> NDArray[np.float32]:
-        return self._current().embed_query(text)
+        return self._for(self.query_variant).embed_query(text)
 
-    def _current(self) -> Embedder:
-        if self._onnx is not None:
-            return self._onnx
+    def _for(self, variant: str) -> Embedder:
+        session = self._sessions.get(variant)
+        if session is not None:
+            return session
         with self._lock:
-            if self._onnx is None and not self._looked:
-                self._looked = True
+            if variant not in self._looked:  # loading a finished export is quick; exporting is not
+                self._looked.add(variant)
                 model_dir = self._model_dir or bundled_model_dir()
-                path = self.cache.find(model_dir, self.variant)
+                path = self.cache.find(model_dir, variant)
                 if path is not None:
-                    self._load(path, model_dir)
-            if self._onnx is not None:
-                return self._onnx
+                    self._load(variant, path, model_dir)
+            # The other export of the same model is the next best thing; PyTorch the last.
+            for v in (variant, *self._variants):
+                if v in self._sessions:
+                    return self._sessions[v]
             if self._fallback is None:
                 self._fallback = self._fallback_factory()
             return self._fallback
 
-    def _load(self, path: Path, model_dir: Path) -> None:
+    def _load(self, variant: str, path: Path, model_dir: Path) -> None:
         onnx = OnnxEmbedder(
             path,
             model_dir / "tokenizer.json",
@@ -215,8 +237,8 @@ class AutoEmbedder:
         try:
             onnx.load()
         except Exception as exc:  # a damaged file or a missing runtime: keep working on torch
-            log.warning("loading the exported embedder failed, using PyTorch: %s", exc)
+            log.warning("loading the exported embedder (%s) failed: %s", variant, exc)
             return
-        self._onnx = onnx
+        self._sessions[variant] = onnx
         self._fallback = None  # let PyTorch's model go once nothing needs it
-        log.info("embedding with ONNX Runtime (%s) from %s", self.variant, path)
+        log.info("embedding with ONNX Runtime (%s) from %s", variant, path)

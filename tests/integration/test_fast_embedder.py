@@ -39,6 +39,7 @@ def test_exports_offline_and_matches_pytorch(tmp_path, no_network):
     auto = AutoEmbedder(ExportCache(tmp_path / "cache"), exporter=export_onnx)
     statuses: list[str] = []
     assert auto.prepare(statuses.append) == "onnx-int8"
+    assert auto.query_backend == "onnx-fp32"
     assert statuses  # the one-time export is announced
     fast = auto.embed(TEXTS)
     ref = SentenceTransformerEmbedder().embed(TEXTS)
@@ -49,8 +50,11 @@ def test_exports_offline_and_matches_pytorch(tmp_path, no_network):
     assert cos.min() > 0.97, cos
     # Alone or in a padded batch, a text gets nearly the same vector. Not exactly the same:
     # dynamic int8 quantises activations with one scale per batch, so neighbours matter a bit.
-    alone = auto.embed_query(TEXTS[-3])
+    alone = auto.embed([TEXTS[-3]])[0]
     assert float(np.dot(alone, fast[-3])) > 0.98
+    # Questions go through the fp32 export: PyTorch's vectors up to float noise.
+    query = auto.embed_query(TEXTS[-3])
+    assert float(np.dot(query, ref[-3])) > 0.9999
     # A second embedder finds the export without exporting again.
     again = AutoEmbedder(ExportCache(tmp_path / "cache"), exporter=_must_not_export)
     assert again.prepare() == "onnx-int8"

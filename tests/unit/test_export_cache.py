@@ -115,16 +115,19 @@ def test_failed_export_falls_back_and_is_not_retried(tmp_path, model_dir):
     exporter = FakeExporter(fail=True)
     auto, fallback = _auto(tmp_path, model_dir, exporter)
     assert auto.prepare() == "torch"
+    assert auto.query_backend == "torch"
     assert auto.embed(["text"]).shape == (1, 384) and fallback.calls == 1
+    assert exporter.calls == 2  # the passage (int8) and the question (fp32) exports
     again, _ = _auto(tmp_path, model_dir, exporter)
     assert again.prepare() == "torch"
-    assert exporter.calls == 1  # the remembered failure is not retried at every run
+    assert exporter.calls == 2  # the remembered failures are not retried at every run
 
 
 def test_damaged_export_falls_back_to_the_reference(tmp_path, model_dir):
     exporter = FakeExporter()  # writes bytes that onnxruntime cannot load
     auto, fallback = _auto(tmp_path, model_dir, exporter)
     assert auto.prepare() == "torch"
-    assert exporter.calls == 1
+    assert exporter.calls == 2
     auto.embed(["still works"])
-    assert fallback.calls == 1
+    auto.embed_query("and so do questions")
+    assert fallback.calls == 2
