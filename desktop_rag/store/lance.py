@@ -218,7 +218,9 @@ class LanceStore:
         if exact:
             query = query.bypass_vector_index()
         else:  # ignored while there is no vector index
-            query = query.ef(max(ANN_EF, k)).refine_factor(ANN_REFINE)
+            # HNSW must explore at least as many candidates as the refine step re-ranks.
+            refine = max(1, ANN_REFINE)
+            query = query.ef(max(ANN_EF, k * refine)).refine_factor(refine)
         table = query.to_arrow()
         return [
             Hit(
