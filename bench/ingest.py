@@ -194,7 +194,7 @@ def _unchanged(tmp: Path, runs: int) -> dict[str, Any]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--files", type=int, default=5, help="financebench files (spread)")
+    parser.add_argument("--files", type=int, default=4, help="financebench files (spread)")
     parser.add_argument("--full", action="store_true", help="all 74 financebench filings")
     parser.add_argument("--skip-baseline", action="store_true")
     parser.add_argument("--skip-torch", action="store_true", help="no torch pipeline run")

@@ -32,14 +32,14 @@ CHUNKS = "chunks"
 META_FILE = "meta.json"
 _CHUNK_COLUMNS = ["chunk_id", "doc_id", "path", "page", "start", "end", "text"]
 
-# Exact vector search reads every vector at every query: 21 ms at 50k chunks, 281 ms at 500k,
-# while the approximate index answers in 8 to 15 ms at either size (bench/retrieval_latency.py,
+# Exact vector search reads every vector at every query: 21 ms at 50k chunks, 241 ms at 500k,
+# while the approximate index answers in 8 to 12 ms at either size (bench/retrieval_latency.py,
 # two cores). Below about 25k exact search is as fast, and exact.
 ANN_MIN_ROWS = 25_000
 ANN_RETRAIN_GROWTH = 2.0  # retrain the index's partitions once the table doubled since
 ANN_EF = 120  # HNSW candidates explored per query, at least k x ANN_REFINE
 # Re-rank 10 x k candidates by exact distance: recall@10 against exact search 0.99 at 50k and
-# 0.90 at 500k, where ef 200 with a factor of 3 gave 0.985 and 0.77 for a few ms less.
+# 0.89 at 500k, where ef 200 with a factor of 3 gave 0.985 and 0.79 for a few ms less.
 ANN_REFINE = 10
 
 
