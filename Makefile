@@ -32,9 +32,13 @@ test: venv lint
 unit: venv
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest tests/unit
 
+# Each prints one JSON document and keeps a copy in bench/out/. Speeds are ratios measured in
+# the same run (shared machines are noisy). About an hour on two idle cores; see README.
 bench: venv
-	$(BIN)/python bench/retrieval.py
+	test ! -f bench/retrieval.py || $(BIN)/python bench/retrieval.py
+	$(BIN)/python bench/embed_quality.py
 	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/retrieval_latency.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -8,11 +8,13 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from desktop_rag.config import Settings
+from desktop_rag.config import Settings, cache_dir
 from desktop_rag.errors import IndexDamagedError, IndexMismatchError
 from desktop_rag.ingest import rebuild
 from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, bundled_tokenizer
 from desktop_rag.ingest.embed import Embedder, SentenceTransformerEmbedder
+from desktop_rag.ingest.export import ExportCache
+from desktop_rag.ingest.onnx_embed import AutoEmbedder
 from desktop_rag.ingest.pipeline import IngestService, ProgressFn
 from desktop_rag.query.answer import AnswerService
 from desktop_rag.query.llm import LlamaCppLlm, Llm
@@ -109,7 +111,21 @@ class App:
 
 
 def default_embedder(settings: Settings) -> Embedder:
-    return SentenceTransformerEmbedder(threads=settings.threads)
+    """The bundled embedder on the backend the settings ask for.
+
+    auto and onnx (the same today): ONNX Runtime, int8 for passages (3-4x PyTorch fp32 on two
+    cores) and fp32 for questions, recall@5 on covid-qa within 1% of PyTorch fp32
+    (bench/embed_quality.py); exported once into the cache dir by the first index run or a
+    warm-up, PyTorch until then or if the export fails. torch: PyTorch fp32 only.
+    """
+    if settings.embed_backend == "torch":
+        return SentenceTransformerEmbedder(threads=settings.threads)
+    if settings.embed_backend not in ("auto", "onnx"):
+        log.warning("unknown embed_backend %r; using auto", settings.embed_backend)
+    # The cache dir, not the data dir: an export is derived from the installed model alone,
+    # is the same for every library, and is rebuilt offline in seconds if deleted.
+    cache = ExportCache(cache_dir() / "embedders")
+    return AutoEmbedder(cache, threads=settings.threads)
 
 
 def default_llm(settings: Settings, verbose: bool = False) -> Llm:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -33,6 +33,14 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]: ...
 
     def embed_query(self, text: str) -> NDArray[np.float32]: ...
+
+
+@runtime_checkable
+class Preparable(Protocol):
+    """An embedder with slow one-time set-up (an export) that its caller runs when it chooses:
+    in a worker, before an index run, never inside a search."""
+
+    def prepare(self, on_status: Callable[[str], None] | None = None) -> str: ...
 
 
 def bundled_model_dir() -> Path:

@@ -16,7 +16,7 @@ from desktop_rag import faults
 from desktop_rag.errors import Cancelled, UsageError
 from desktop_rag.ingest import sandbox
 from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, chunk_pages, rechunk_ids
-from desktop_rag.ingest.embed import Embedder
+from desktop_rag.ingest.embed import Embedder, Preparable
 from desktop_rag.ingest.extract import Extracted, ExtractError, sha256_file
 from desktop_rag.ingest.scan import (
     Action,
@@ -206,6 +206,9 @@ class IngestService:
         quick = [d for d in decisions if d.action != Action.INDEX]
         slow = [d for d in decisions if d.action == Action.INDEX]
         tracker = _Tracker(on_progress, len(slow), sum(d.info.size for d in slow))
+        if slow and isinstance(self.embedder, Preparable):
+            # A one-time export of the fast embedder happens here, in the indexing worker.
+            self.embedder.prepare(lambda text: tracker.emit("preparing", force=True, message=text))
         wrote = False
         for decision in quick:
             self._checkpoint(cancel, pause)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from enum import StrEnum
 
@@ -65,6 +67,10 @@ class Retriever:
         self.candidates = candidates
         # Set while answering from an index whose vectors came from another embedder.
         self.text_only = False
+        # BM25 needs no question vector: it runs beside the embedding and the vector search,
+        # so a hybrid search costs about the slower of the two, not their sum.
+        self._text_pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
 
     def search(self, query: str, k: int = 5, mode: Mode | None = None) -> list[Hit]:
         mode = Mode.TEXT if self.text_only else (mode or self.mode)
@@ -72,19 +78,27 @@ class Retriever:
         if not query or k <= 0:
             return []
         n = max(k, self.candidates)
+        want_vector = mode in (Mode.HYBRID, Mode.VECTOR)
+        want_text = mode in (Mode.HYBRID, Mode.TEXT)
+        text_future = (
+            self._pool().submit(self.store.text_search, query, n)
+            if want_vector and want_text
+            else None
+        )
         rankings: list[list[Hit]] = []
         weights: list[float] = []
         errors: list[Exception] = []
-        if mode in (Mode.HYBRID, Mode.VECTOR):
+        if want_vector:
             try:
                 rankings.append(self.store.vector_search(self.embedder.embed_query(query), n))
                 weights.append(VECTOR_WEIGHT)
             except Exception as exc:  # one damaged side must not take the other down
                 log.warning("vector search failed: %s", exc)
                 errors.append(exc)
-        if mode in (Mode.HYBRID, Mode.TEXT):
+        if want_text:
             try:
-                rankings.append(self.store.text_search(query, n))
+                bm25 = text_future.result() if text_future else self.store.text_search(query, n)
+                rankings.append(bm25)
                 weights.append(TEXT_WEIGHT)
             except Exception as exc:
                 log.warning("full-text search failed: %s", exc)
@@ -97,3 +111,9 @@ class Retriever:
         if len(rankings) == 1:
             return rankings[0][:k]
         return fuse(rankings, weights=weights)[:k]
+
+    def _pool(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._text_pool is None:
+                self._text_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bm25")
+            return self._text_pool

@@ -1,0 +1,335 @@
+"""Export the bundled embedder to ONNX (int8) once, offline, into the cache, in a child process.
+
+The export needs torch and transformers and a few hundred MB for a few seconds; doing it in a
+child keeps the app's own process free of torch whenever the export exists, and a crash in the
+exporter costs only the fast path: the caller falls back to PyTorch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import logging
+import multiprocessing as mp
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+log = logging.getLogger(__name__)
+
+# Bump when the export or the quantisation recipe changes: older exports are then ignored.
+RECIPE = 1
+Variant = Literal["int8", "fp32"]
+MODEL_FILE = "model.onnx"
+MANIFEST_FILE = "manifest.json"
+FAILED_FILE = "failed.json"
+EXPORT_TIMEOUT_S = 900.0
+# The exported model must give the vectors PyTorch gives: fp32 is exact up to float noise;
+# int8 loses a little (measured mean cosine 0.994 on real chunks) and a broken export far more.
+MIN_SELF_CHECK_COS: dict[str, float] = {"fp32": 0.9999, "int8": 0.97}
+# Small files whose content defines the model; the weights are identified by size and mtime,
+# because hashing 90 MB at every start would cost more than the search it serves.
+_DEFINING_FILES = (
+    "config.json",
+    "modules.json",
+    "sentence_bert_config.json",
+    "1_Pooling/config.json",
+    "tokenizer.json",
+)
+_WEIGHTS = "model.safetensors"
+
+Exporter = Callable[[Path, Path, str], dict[str, Any]]
+
+
+class ExportError(Exception):
+    """The model could not be exported; the message says why (for the log, not the user)."""
+
+
+def fingerprint(model_dir: Path, variant: str) -> str:
+    """A short id of the source model, the variant and the recipe: the cache key."""
+    digest = hashlib.sha256(f"recipe={RECIPE};variant={variant}".encode())
+    for name in _DEFINING_FILES:
+        path = model_dir / name
+        digest.update(name.encode())
+        digest.update(path.read_bytes() if path.is_file() else b"-")
+    weights = model_dir / _WEIGHTS
+    st = weights.stat()
+    digest.update(f"{_WEIGHTS}:{st.st_size}:{st.st_mtime_ns}".encode())
+    return digest.hexdigest()[:16]
+
+
+def _versions() -> dict[str, str]:
+    """Library versions an export failure depends on: a new version deserves a new try."""
+    from importlib import metadata
+
+    out = {}
+    for name in ("torch", "transformers", "onnx", "onnxruntime"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = ""
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class ExportCache:
+    """Exported models under `root`, one folder per source model, variant and recipe.
+
+    A folder appears whole or not at all: the export writes into a temporary folder that is
+    renamed into place with its manifest. A lock file keeps two processes (the window and the
+    command line) from exporting the same model at once; the second finds the first's result.
+    """
+
+    root: Path
+
+    def folder(self, model_dir: Path, variant: str) -> Path:
+        return self.root / f"minilm-{variant}-{fingerprint(model_dir, variant)}"
+
+    def find(self, model_dir: Path, variant: str) -> Path | None:
+        """The exported model file, if a complete export is in the cache."""
+        folder = self.folder(model_dir, variant)
+        model = folder / MODEL_FILE
+        if (folder / MANIFEST_FILE).is_file() and model.is_file():
+            return model
+        return None
+
+    def failure(self, model_dir: Path, variant: str) -> str | None:
+        """Why the last export failed, if it failed with the libraries installed now."""
+        marker = self.root / f"{self.folder(model_dir, variant).name}.{FAILED_FILE}"
+        try:
+            raw = json.loads(marker.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(raw, dict) or raw.get("versions") != _versions():
+            return None
+        return str(raw.get("reason", "unknown"))
+
+    def ensure(
+        self,
+        model_dir: Path,
+        variant: str,
+        exporter: Exporter,
+        on_status: Callable[[str], None] | None = None,
+    ) -> Path:
+        """The exported model file, exporting it first if needed. Raises ExportError."""
+        found = self.find(model_dir, variant)
+        if found is not None:
+            return found
+        self.root.mkdir(parents=True, exist_ok=True)
+        final = self.folder(model_dir, variant)
+        with _locked(self.root / ".export.lock"):
+            found = self.find(model_dir, variant)  # another process may have just made it
+            if found is not None:
+                return found
+            tmp = self.root / f".{final.name}.tmp-{os.getpid()}"
+            shutil.rmtree(tmp, ignore_errors=True)
+            tmp.mkdir(parents=True)
+            marker = self.root / f"{final.name}.{FAILED_FILE}"
+            if on_status is not None:
+                on_status("Preparing the fast embedder (first run only)")
+            t0 = time.monotonic()
+            try:
+                info = exporter(model_dir, tmp, variant)
+                if not (tmp / MODEL_FILE).is_file():
+                    raise ExportError(f"the exporter wrote no {MODEL_FILE}")
+            except Exception as exc:
+                shutil.rmtree(tmp, ignore_errors=True)
+                reason = str(exc) or type(exc).__name__
+                _write_json(marker, {"reason": reason, "versions": _versions()})
+                raise ExportError(reason) from exc
+            manifest = {
+                "recipe": RECIPE,
+                "variant": variant,
+                "source": str(model_dir),
+                "seconds": round(time.monotonic() - t0, 2),
+                "versions": _versions(),
+                **info,
+            }
+            _write_json(tmp / MANIFEST_FILE, manifest)
+            shutil.rmtree(final, ignore_errors=True)  # a half folder from an older crash
+            os.replace(tmp, final)
+            with contextlib.suppress(OSError):
+                marker.unlink()
+            log.info(
+                "exported the embedder (%s) to %s in %.1fs", variant, final, time.monotonic() - t0
+            )
+            return final / MODEL_FILE
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Any:
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+# -- the export itself (runs in a child process) ---------------------------------------------
+
+
+def export_in_child(model_dir: Path, out_dir: Path, variant: str) -> dict[str, Any]:
+    """Run export_onnx in a fresh process and return its report; raise ExportError on failure."""
+    ctx = mp.get_context("spawn")  # never fork a process that holds torch, ORT or lance threads
+    report = out_dir / "export-report.json"
+    proc = ctx.Process(
+        target=_child_main,
+        args=(str(model_dir), str(out_dir), variant, str(report)),
+        name="desktop-rag-export",
+        daemon=True,
+    )
+    proc.start()
+    proc.join(EXPORT_TIMEOUT_S)
+    if proc.is_alive():
+        proc.kill()
+        proc.join(5)
+        raise ExportError(f"the export took longer than {EXPORT_TIMEOUT_S:.0f}s")
+    try:
+        result = json.loads(report.read_text(encoding="utf-8"))
+        report.unlink()
+    except (OSError, ValueError):
+        raise ExportError(f"the export process died (exit code {proc.exitcode})") from None
+    if not result.get("ok"):
+        raise ExportError(str(result.get("error", "unknown error")))
+    info = result.get("info", {})
+    return info if isinstance(info, dict) else {}
+
+
+def _child_main(model_dir: str, out_dir: str, variant: str, report: str) -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        info = export_onnx(Path(model_dir), Path(out_dir), variant)
+        _write_json(Path(report), {"ok": True, "info": info})
+    except BaseException as exc:  # report everything; the parent decides
+        _write_json(Path(report), {"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+
+
+_PROBES = [
+    "What is the incubation period of the virus?",
+    "Revenue grew 12% year over year, driven by services.",
+    "a",
+    "The quick brown fox jumps over the lazy dog. " * 40,  # beyond 256 pieces: truncated
+]
+
+
+def export_onnx(model_dir: Path, out_dir: Path, variant: str) -> dict[str, Any]:
+    """Export transformer + mean pooling + normalisation as one ONNX graph, then quantise.
+
+    The graph takes input_ids, attention_mask and token_type_ids and returns unit vectors, so
+    the runtime side needs only a tokenizer and onnxruntime. Quantisation is dynamic (no
+    calibration data, nothing to download): int8 weights per output channel for the weight
+    matrices only; activations times activations (attention scores) stay in float, where
+    int8 costs the most quality for the least speed.
+    """
+    import warnings
+
+    import numpy as np
+    import torch
+    from transformers import AutoModel
+
+    if variant not in MIN_SELF_CHECK_COS:
+        raise ExportError(f"unknown variant {variant!r}")
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    model = AutoModel.from_pretrained(
+        str(model_dir), local_files_only=True, attn_implementation="eager"
+    ).eval()
+
+    class Pooled(torch.nn.Module):
+        def __init__(self, inner: torch.nn.Module) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(
+            self,
+            input_ids: torch.Tensor,
+            attention_mask: torch.Tensor,
+            token_type_ids: torch.Tensor,
+        ) -> torch.Tensor:
+            hidden = self.inner(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+            mean = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(mean, p=2, dim=1)
+
+    pooled = Pooled(model).eval()
+    dummy = torch.ones(2, 16, dtype=torch.long)
+    fp32 = out_dir / "model-fp32.onnx"
+    axes = {0: "batch", 1: "tokens"}
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the tracer's notes on shape-dependent Python code
+        torch.onnx.export(
+            pooled,
+            (dummy, dummy, torch.zeros_like(dummy)),
+            str(fp32),
+            dynamo=False,  # the TorchScript exporter needs no onnxscript and handles BERT well
+            input_names=["input_ids", "attention_mask", "token_type_ids"],
+            output_names=["sentence_embedding"],
+            dynamic_axes={
+                "input_ids": axes,
+                "attention_mask": axes,
+                "token_type_ids": axes,
+                "sentence_embedding": {0: "batch"},
+            },
+            opset_version=17,
+            do_constant_folding=True,
+        )
+    target = out_dir / MODEL_FILE
+    if variant == "int8":
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        logging.getLogger().setLevel(logging.ERROR)  # "consider pre-processing": not for BERT
+        quantize_dynamic(
+            str(fp32),
+            str(target),
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            op_types_to_quantize=["MatMul"],
+            extra_options={"MatMulConstBOnly": True},
+        )
+        fp32.unlink()
+    else:
+        os.replace(fp32, target)
+
+    # Self-check: the exported graph against the PyTorch model it came from, on odd shapes
+    # (a batch with padding, one token, a text past the limit), so a tracing slip shows here.
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    tok.enable_truncation(max_length=256)
+    tok.enable_padding(pad_id=0, pad_token="[PAD]")
+    enc = tok.encode_batch(_PROBES)
+    ids = np.array([e.ids for e in enc], dtype=np.int64)
+    mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
+    with torch.no_grad():
+        ref = pooled(
+            torch.from_numpy(ids), torch.from_numpy(mask), torch.zeros_like(torch.from_numpy(ids))
+        )
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(str(target), providers=["CPUExecutionProvider"])
+    feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+    wanted = {i.name for i in session.get_inputs()}
+    got = session.run(None, {k: v for k, v in feed.items() if k in wanted})[0]
+    single = session.run(
+        None, {k: v[:1, : int(mask[0].sum())] for k, v in feed.items() if k in wanted}
+    )[0]
+    cos = np.sum(got * ref.numpy(), axis=1)
+    worst = float(min(cos.min(), float(np.dot(single[0], ref.numpy()[0]))))
+    if worst < MIN_SELF_CHECK_COS[variant]:
+        raise ExportError(f"the exported model disagrees with PyTorch (cosine {worst:.4f})")
+    return {"self_check_min_cosine": round(worst, 6), "bytes": target.stat().st_size}

@@ -1,0 +1,248 @@
+"""The bundled embedder on ONNX Runtime (int8), with PyTorch as the fallback until it is ready."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from desktop_rag.ingest.batching import embed_by_length
+from desktop_rag.ingest.embed import (
+    BUNDLED_EMBEDDER_DIM,
+    BUNDLED_EMBEDDER_ID,
+    Embedder,
+    SentenceTransformerEmbedder,
+    bundled_model_dir,
+)
+from desktop_rag.ingest.export import ExportCache, Exporter, ExportError, export_in_child
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+log = logging.getLogger(__name__)
+
+MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length, special tokens included
+
+StatusFn = Callable[[str], None]
+
+
+class OnnxEmbedder:
+    """An exported sentence-embedding graph (pooling and normalisation inside) on ONNX Runtime.
+
+    Texts are tokenized once, sorted by token count and run in batches padded only to their own
+    longest text; rows come back in the input order. Sessions are thread-safe, so a search can
+    embed its question while an index run embeds passages.
+    """
+
+    def __init__(
+        self,
+        model_file: Path,
+        tokenizer_json: Path,
+        *,
+        threads: int = 0,
+        batch_size: int = 32,
+        model_id: str = BUNDLED_EMBEDDER_ID,
+        dim: int = BUNDLED_EMBEDDER_DIM,
+    ) -> None:
+        self.model_file = Path(model_file)
+        self._tokenizer_json = Path(tokenizer_json)
+        self._threads = threads
+        self._batch_size = batch_size
+        self._model_id = model_id
+        self._dim = dim
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._inputs: frozenset[str] = frozenset()
+        self._lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        return self._model_id
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    @property
+    def loaded(self) -> bool:
+        return self._session is not None
+
+    def load(self) -> None:
+        with self._lock:
+            if self._session is not None:
+                return
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+
+            options = ort.SessionOptions()
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+            options.intra_op_num_threads = max(0, self._threads)
+            options.inter_op_num_threads = 1
+            options.log_severity_level = 3
+            # Idle pool threads that spin take the cores from what runs next on them: the
+            # vector search after a question's embedding (34 ms instead of 52 at 50k chunks,
+            # embedding 8 ms instead of 12), the reader process and the window.
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            session = ort.InferenceSession(
+                str(self.model_file), options, providers=["CPUExecutionProvider"]
+            )
+            tok = Tokenizer.from_file(str(self._tokenizer_json))
+            tok.no_padding()  # the bundled tokenizer.json pads every text to 128
+            tok.enable_truncation(max_length=MAX_TOKENS)
+            self._inputs = frozenset(i.name for i in session.get_inputs())
+            self._tokenizer = tok
+            self._session = session
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        if not texts:
+            return np.zeros((0, self._dim), dtype=np.float32)
+        self.load()
+        encodings = self._tokenizer.encode_batch(list(texts))
+        lengths = [len(e.ids) for e in encodings]
+        return embed_by_length(encodings, lengths, self._batch_size, self._run, self._dim)
+
+    def embed_query(self, text: str) -> NDArray[np.float32]:
+        return self.embed([text])[0]
+
+    def _run(self, encodings: list[Any]) -> NDArray[np.float32]:
+        width = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(encodings), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, enc in enumerate(encodings):
+            n = len(enc.ids)
+            ids[row, :n] = enc.ids
+            mask[row, :n] = 1
+        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        out = self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
+        return np.asarray(out, dtype=np.float32)
+
+
+class AutoEmbedder:
+    """all-MiniLM-L6-v2 on ONNX Runtime once exported, on PyTorch until then or if that fails.
+
+    Passages are embedded with the int8 export (the bulk of the work, about 3x PyTorch fp32),
+    questions with the fp32 export (one short text, a few ms; identical to PyTorch's vectors).
+    Measured on covid-qa (bench/embed_quality.py): int8 passages with fp32 questions keep
+    recall@5 within 1% of PyTorch fp32 both vector-only and hybrid, where int8 questions too
+    lose 1.1% vector-only; and indexes of int8 and fp32 vectors answer each other's questions
+    as well as their own. So every backend shares one model id and one index.
+
+    The export runs only in prepare(), which the index run calls before embedding and a
+    warm-up may call at start; a search never exports, it uses PyTorch until the export exists.
+    """
+
+    def __init__(
+        self,
+        cache: ExportCache,
+        *,
+        threads: int = 0,
+        variant: str = "int8",
+        query_variant: str = "fp32",
+        batch_size: int = 32,
+        model_dir: Path | None = None,
+        exporter: Exporter = export_in_child,
+        fallback: Callable[[], Embedder] | None = None,
+    ) -> None:
+        self.cache = cache
+        self.variant = variant
+        self.query_variant = query_variant
+        self._variants = tuple(dict.fromkeys([variant, query_variant]))
+        self._threads = threads
+        self._batch_size = batch_size
+        self._model_dir = model_dir
+        self._exporter = exporter
+        self._fallback_factory = fallback or (
+            lambda: SentenceTransformerEmbedder(model_dir, threads=threads)
+        )
+        self._sessions: dict[str, OnnxEmbedder] = {}
+        self._fallback: Embedder | None = None
+        self._looked: set[str] = set()  # variants looked for in the cache
+        self._lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        return BUNDLED_EMBEDDER_ID
+
+    @property
+    def dim(self) -> int:
+        return BUNDLED_EMBEDDER_DIM
+
+    @property
+    def backend(self) -> str:
+        """What embeds passages: 'onnx-int8', 'onnx-fp32', or 'torch' (also before any use)."""
+        return self._name(self.variant)
+
+    @property
+    def query_backend(self) -> str:
+        """What embeds questions, named like `backend`."""
+        return self._name(self.query_variant)
+
+    def _name(self, variant: str) -> str:
+        if variant in self._sessions:
+            return f"onnx-{variant}"
+        return next((f"onnx-{v}" for v in self._variants if v in self._sessions), "torch")
+
+    def prepare(self, on_status: StatusFn | None = None) -> str:
+        """Export (once) and load the fast models; fall back to PyTorch on any failure."""
+        with self._lock:
+            self._looked.update(self._variants)
+            model_dir = self._model_dir or bundled_model_dir()
+            for variant in self._variants:
+                if variant in self._sessions:
+                    continue
+                reason = self.cache.failure(model_dir, variant)
+                if reason is not None:
+                    log.info("not retrying the %s export that failed before: %s", variant, reason)
+                    continue
+                try:
+                    path = self.cache.ensure(model_dir, variant, self._exporter, on_status)
+                except ExportError as exc:
+                    log.warning("exporting the embedder (%s) failed: %s", variant, exc)
+                    continue
+                self._load(variant, path, model_dir)
+            return self.backend
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        return self._for(self.variant).embed(texts)
+
+    def embed_query(self, text: str) -> NDArray[np.float32]:
+        return self._for(self.query_variant).embed_query(text)
+
+    def _for(self, variant: str) -> Embedder:
+        session = self._sessions.get(variant)
+        if session is not None:
+            return session
+        with self._lock:
+            if variant not in self._looked:  # loading a finished export is quick; exporting is not
+                self._looked.add(variant)
+                model_dir = self._model_dir or bundled_model_dir()
+                path = self.cache.find(model_dir, variant)
+                if path is not None:
+                    self._load(variant, path, model_dir)
+            # The other export of the same model is the next best thing; PyTorch the last.
+            for v in (variant, *self._variants):
+                if v in self._sessions:
+                    return self._sessions[v]
+            if self._fallback is None:
+                self._fallback = self._fallback_factory()
+            return self._fallback
+
+    def _load(self, variant: str, path: Path, model_dir: Path) -> None:
+        onnx = OnnxEmbedder(
+            path,
+            model_dir / "tokenizer.json",
+            threads=self._threads,
+            batch_size=self._batch_size,
+        )
+        try:
+            onnx.load()
+        except Exception as exc:  # a damaged file or a missing runtime: keep working on torch
+            log.warning("loading the exported embedder (%s) failed: %s", variant, exc)
+            return
+        self._sessions[variant] = onnx
+        self._fallback = None  # let PyTorch's model go once nothing needs it
+        log.info("embedding with ONNX Runtime (%s) from %s", variant, path)
