@@ -202,6 +202,9 @@ class IngestService:
         quick = [d for d in decisions if d.action != Action.INDEX]
         slow = [d for d in decisions if d.action == Action.INDEX]
         tracker = _Tracker(on_progress, len(slow), sum(d.info.size for d in slow))
+        if on_file is not None:  # so a window can list what waits before it is read
+            for decision in slow:
+                on_file(FileEvent(decision.info.path, Status.QUEUED))
         wrote = False
         for decision in quick:
             self._checkpoint(cancel, pause)
