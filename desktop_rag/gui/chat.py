@@ -8,7 +8,7 @@ import re
 from urllib.parse import quote, unquote
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QKeyEvent, QPalette
+from PySide6.QtGui import QKeyEvent, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -232,12 +232,7 @@ class ChatPane(QWidget):
             f"</table>"
         ]
         if e.sources:
-            links = " &nbsp; ".join(
-                f"<a href='src:{i}:{s.n}'>[{s.n}]&nbsp;{html.escape(os.path.basename(s.path))}"
-                f",&nbsp;p.&nbsp;{s.page}</a>"
-                for s in e.sources
-            )
-            parts.append(f"<p class='muted' style='margin: 6px 8px 0 8px'>Sources: {links}</p>")
+            parts.append(self._sources_html(i, e))
         answer = answer_html(i, e.answer)
         last = self.conversation is not None and i == len(self.conversation.exchanges) - 1
         if not e.answer and not e.error and last and self._busy:
@@ -253,6 +248,22 @@ class ChatPane(QWidget):
         if notes:
             parts.append(f"<p style='margin: 4px 8px 0 8px'>{' &nbsp;·&nbsp; '.join(notes)}</p>")
         return "".join(parts)
+
+    def _sources_html(self, i: int, e: Exchange) -> str:
+        """One line per file: its name, then each numbered passage's page, all clickable."""
+        by_file: dict[str, list[str]] = {}
+        for s in e.sources:
+            link = f"<a href='src:{i}:{s.n}'>[{s.n}]&nbsp;p.&nbsp;{s.page}</a>"
+            by_file.setdefault(s.path, []).append(link)
+        lines = [
+            f"{html.escape(os.path.basename(path))}: {' &nbsp;'.join(links)}"
+            for path, links in by_file.items()
+        ]
+        return (
+            "<p class='muted' style='margin: 6px 8px 0 8px'>Sources<br>"
+            + "<br>".join(lines)
+            + "</p>"
+        )
 
     def _welcome_html(self) -> str:
         q = html.escape(GUIDE_QUESTION)
@@ -272,6 +283,25 @@ class ChatPane(QWidget):
             "</div>"
         )
         return self._page(body)
+
+
+class PlaceholderListView(QListView):
+    """A list that says something useful while it is empty."""
+
+    def __init__(self, placeholder: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.placeholder = placeholder
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        model = self.model()
+        if model is not None and model.rowCount() == 0 and self.placeholder:
+            painter = QPainter(self.viewport())
+            painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
+            area = self.viewport().rect().adjusted(12, 12, -12, -12)
+            flags = Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap
+            painter.drawText(area, int(flags), self.placeholder)
+            painter.end()
 
 
 class ConversationsPane(QWidget):
@@ -298,7 +328,7 @@ class ConversationsPane(QWidget):
         head.addStretch(1)
         head.addWidget(self.new_button)
 
-        self.list = QListView()
+        self.list = PlaceholderListView("Your conversations will be listed here.")
         self.list.setModel(model)
         self.list.setAccessibleName("Conversations")
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QItemSelection, QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import (
+    QItemSelection,
+    QModelIndex,
+    QPoint,
+    QSortFilterProxyModel,
+    Qt,
+    QUrl,
+    Signal,
+)
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -13,6 +22,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QMenu,
     QProgressBar,
     QSizePolicy,
     QToolButton,
@@ -22,8 +32,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_rag.gui.icons import icon, set_icon
-from desktop_rag.gui.models import DocumentsModel, PathRole, SortRole
-from desktop_rag.types import IndexReport, Progress, Status
+from desktop_rag.gui.models import DocumentsModel, PathRole, SortRole, StatusRole
+from desktop_rag.types import FailKind, IndexReport, Progress, Status
 
 
 def fmt_duration(seconds: float | None) -> str:
@@ -59,6 +69,8 @@ class DocumentsPane(QWidget):
     cancel_requested = Signal()
     rescan_requested = Signal()
     document_activated = Signal(str)  # a path, to open in the viewer
+    password_requested = Signal(str)  # a path whose password the user wants to give
+    reindex_requested = Signal(str)  # a path to try again
 
     def __init__(self, model: DocumentsModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -104,6 +116,8 @@ class DocumentsPane(QWidget):
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(DocumentsModel.NAME, Qt.SortOrder.AscendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._on_table_custom_context_menu_requested)
         self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         header = self.table.header()
         header.setStretchLastSection(False)
@@ -130,6 +144,7 @@ class DocumentsPane(QWidget):
         self.summary = QLabel()
         self.summary.setAccessibleName("Library summary")
         self.summary.setWordWrap(True)
+        self.summary.linkActivated.connect(self._on_summary_link_activated)
         self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.progress_label = QLabel()
         self.progress_label.setAccessibleName("Indexing status")
@@ -186,6 +201,7 @@ class DocumentsPane(QWidget):
             self.folders.addItem(item)
             if folder == selected:
                 item.setSelected(True)
+        self.folders.setVisible(bool(folders))
         rows = max(1, min(len(folders), 3))
         row_height = self.folders.sizeHintForRow(0) if folders else self.fontMetrics().height() + 8
         self.folders.setFixedHeight(row_height * rows + 2 * self.folders.frameWidth() + 2)
@@ -215,6 +231,39 @@ class DocumentsPane(QWidget):
         path = index.data(PathRole)
         if path:
             self.document_activated.emit(str(path))
+
+    def _on_summary_link_activated(self, link: str) -> None:
+        """Show the first file that failed, and why."""
+        for r in range(self.proxy.rowCount()):
+            index = self.proxy.index(r, DocumentsModel.NAME)
+            if index.data(StatusRole) == Status.FAILED:
+                self.table.setCurrentIndex(index)
+                self.table.scrollTo(index)
+                self.table.setFocus()
+                return
+
+    def _on_table_custom_context_menu_requested(self, pos: QPoint) -> None:
+        index = self.table.indexAt(pos)
+        path = index.data(PathRole) if index.isValid() else None
+        row = self.model.row_for(str(path)) if path else None
+        if row is None:
+            return
+        menu = QMenu(self)
+        open_action = menu.addAction(icon("document"), "Open")
+        folder_action = menu.addAction(icon("folder"), "Show in folder")
+        password_action = None
+        if row.kind == FailKind.PASSWORD:
+            password_action = menu.addAction("Enter password…")
+        again_action = menu.addAction(icon("rescan"), "Index again")
+        chosen = menu.exec(self.table.viewport().mapToGlobal(pos))
+        if chosen is open_action:
+            self.document_activated.emit(row.path)
+        elif chosen is folder_action:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(os.path.dirname(row.path)))
+        elif chosen is not None and chosen is password_action:
+            self.password_requested.emit(row.path)
+        elif chosen is again_action:
+            self.reindex_requested.emit(row.path)
 
     def _on_model_changed(self, *args: object) -> None:
         self._show_detail()
@@ -298,7 +347,7 @@ class DocumentsPane(QWidget):
         else:
             text = f"{done} document{'s' if done != 1 else ''} · {pages} pages indexed"
             if failed:
-                text += f" · {failed} could not be read"
+                text += f" · <a href='failed'>{failed} could not be read</a>"
             if waiting:
                 text += f" · {waiting} waiting"
         if report is not None and report.cancelled:

@@ -53,12 +53,18 @@ def icon(name: str) -> QIcon:
     app = QGuiApplication.instance()
     palette = QGuiApplication.palette()
     ink = palette.color(QPalette.ColorGroup.Active, QPalette.ColorRole.WindowText)
-    disabled = palette.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.WindowText)
-    if disabled == ink:
-        disabled = QColor(ink)
-        disabled.setAlphaF(0.4)
+    # SVG colours have no alpha here: a disabled icon is the ink blended into the background.
+    disabled = _blend(ink, palette.color(QPalette.ColorRole.Window), 0.4)
     ratio = app.devicePixelRatio() if isinstance(app, QGuiApplication) else 1.0
-    return _icon(name, ink.name(), disabled.name(QColor.NameFormat.HexArgb), max(1.0, ratio))
+    return _icon(name, ink.name(), disabled.name(), max(1.0, ratio))
+
+
+def _blend(fg: QColor, bg: QColor, amount: float) -> QColor:
+    return QColor(
+        round(fg.red() * amount + bg.red() * (1 - amount)),
+        round(fg.green() * amount + bg.green() * (1 - amount)),
+        round(fg.blue() * amount + bg.blue() * (1 - amount)),
+    )
 
 
 def set_icon(target: Any, name: str) -> None:

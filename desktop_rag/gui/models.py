@@ -42,6 +42,7 @@ class DocumentRow:
     pages: int = 0
     chunks: int = 0
     error: str = ""
+    kind: str = ""  # FailKind of a failure, when the index says it
 
     @property
     def name(self) -> str:
@@ -51,7 +52,7 @@ class DocumentRow:
     def status_text(self) -> str:
         text = STATUS_TEXT.get(Status(self.status), self.status.title())
         if self.error:
-            return f"{text}: {self.name} {self.error}"
+            return f"{text}: {self.error}"
         return text
 
 
@@ -153,7 +154,9 @@ class DocumentsModel(QAbstractTableModel):
             if row is not None and row.status not in keep_unknown:
                 self._remove(path)
         for rec in records:
-            self._upsert(DocumentRow(rec.path, rec.status, rec.pages, rec.chunks, rec.error))
+            self._upsert(
+                DocumentRow(rec.path, rec.status, rec.pages, rec.chunks, rec.error, rec.error_kind)
+            )
 
     def apply(self, event: FileEvent) -> None:
         if event.status == "removed":
@@ -162,7 +165,8 @@ class DocumentsModel(QAbstractTableModel):
         old = self.row_for(event.path)
         pages = event.pages or (old.pages if old and event.status != Status.INDEXED else 0)
         chunks = event.chunks if event.status == Status.INDEXED else (old.chunks if old else 0)
-        self._upsert(DocumentRow(event.path, event.status, pages, chunks, event.error))
+        kind = old.kind if old and old.error == event.error else ""
+        self._upsert(DocumentRow(event.path, event.status, pages, chunks, event.error, kind))
 
     def settle(self) -> None:
         """After a run ends (or is cancelled) nothing is 'indexing' any more."""

@@ -429,6 +429,14 @@ class Session(QObject):
         except OSError as exc:
             self.notice.emit(f"Settings could not be saved: {user_message(exc)}")
 
+    def set_password(self, path: str, password: str) -> None:
+        """Use this password for one file (kept in memory only, never saved), and retry it."""
+        app = self.app
+        if app is None:
+            return
+        app.ingest.passwords = {**app.ingest.passwords, path: password}
+        self.reindex([path])
+
     def import_files(self, paths: Sequence[str]) -> None:
         """Copy PDFs into the library folder (the originals are only read), then index them."""
         library = self.library_dir

@@ -33,7 +33,7 @@ class SettingsDialog(QDialog):
     def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings")
-        self.setMinimumWidth(560)
+        self.setMinimumWidth(680)
         self._original = settings
         self.removed_folders: list[str] = []
 
@@ -41,7 +41,10 @@ class SettingsDialog(QDialog):
         self.folders.setAccessibleName("Watched folders")
         for folder in settings.folders:
             self.folders.addItem(folder)
-        self.folders.setMinimumHeight(90)
+            self.folders.item(self.folders.count() - 1).setToolTip(folder)
+        self.folders.setFixedHeight(self.fontMetrics().lineSpacing() * 5 + 12)
+        self.folders.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.folders.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         add = QPushButton("Add…")
         set_icon(add, "folder-add")
         add.setAccessibleName("Add folder")

@@ -6,7 +6,7 @@ import os
 import re
 
 from PySide6.QtCore import QModelIndex, QPointF, Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QIcon
 from PySide6.QtPdf import QPdfDocument, QPdfSearchModel
 from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import (
@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_rag.gui.icons import set_icon
+from desktop_rag.gui.icons import icon, set_icon
 from desktop_rag.gui.models import SourcesModel
 from desktop_rag.types import Source
 
@@ -43,6 +43,12 @@ def search_candidates(passage: str) -> list[str]:
     if len(words) > SNIPPET_WORDS:
         out += [" ".join(words[:SNIPPET_WORDS]), " ".join(words[-SNIPPET_WORDS:])]
     return out
+
+
+def readable(text: str) -> str:
+    """A passage as prose: the PDF's line breaks joined, its paragraph breaks kept."""
+    paragraphs = re.split(r"\n\s*\n", text.strip())
+    return "\n\n".join(" ".join(p.split()) for p in paragraphs)
 
 
 def _tool(name: str, text: str, tip: str) -> QToolButton:
@@ -77,6 +83,9 @@ class SourcePane(QWidget):
         self.heading = QLabel()
         self.heading.setAccessibleName("Page shown")
         self.heading.setTextFormat(Qt.TextFormat.PlainText)
+        font = self.heading.font()
+        font.setBold(True)
+        self.heading.setFont(font)
         self.heading.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.prev_button = _tool("previous", "Previous page", "Previous page")
         self.next_button = _tool("next", "Next page", "Next page")
@@ -87,7 +96,7 @@ class SourcePane(QWidget):
         )
         self.open_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         bar = QHBoxLayout()
-        bar.addWidget(self.heading, 1)
+        bar.addStretch(1)
         for b in (
             self.prev_button,
             self.next_button,
@@ -111,17 +120,28 @@ class SourcePane(QWidget):
         self.passage.setAccessibleName("Cited passage")
         self.passage.setOpenLinks(False)
 
-        self.placeholder = QLabel(
+        self.placeholder = QWidget()
+        self.placeholder.setAccessibleName("No page shown")
+        mark = QLabel()
+        mark.setPixmap(icon("document").pixmap(48, 48, QIcon.Mode.Disabled))
+        mark.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        hint = QLabel(
             "Click a source, or a number like [1] in an answer, to see the page it came from."
         )
-        self.placeholder.setWordWrap(True)
-        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.placeholder.setAccessibleName("No page shown")
-        self.placeholder.setMargin(24)
+        hint.setWordWrap(True)
+        hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        hint.setEnabled(False)
+        empty = QVBoxLayout(self.placeholder)
+        empty.setContentsMargins(24, 24, 24, 24)
+        empty.addStretch(1)
+        empty.addWidget(mark)
+        empty.addWidget(hint)
+        empty.addStretch(1)
 
         viewer = QWidget()
         viewer_layout = QVBoxLayout(viewer)
         viewer_layout.setContentsMargins(0, 0, 0, 0)
+        viewer_layout.addWidget(self.heading)
         viewer_layout.addLayout(bar)
         self.split = QSplitter(Qt.Orientation.Vertical)
         self.split.setObjectName("sourceSplit")
@@ -169,7 +189,7 @@ class SourcePane(QWidget):
         row = self.model.row_of(source.n)
         if row >= 0:
             self.list.setCurrentIndex(self.model.index(row))
-        self.passage.setPlainText(source.text)
+        self.passage.setPlainText(readable(source.text))
         self.stack.setCurrentIndex(1)
         if not self._load(source.path):
             return False

@@ -18,7 +18,9 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
+    QInputDialog,
     QLabel,
+    QLineEdit,
     QMainWindow,
     QMessageBox,
     QSplitter,
@@ -208,6 +210,8 @@ class MainWindow(QMainWindow):
         self.documents.cancel_requested.connect(s.cancel_indexing)
         self.documents.rescan_requested.connect(self._on_documents_rescan_requested)
         self.documents.document_activated.connect(self._on_documents_document_activated)
+        self.documents.password_requested.connect(self._on_documents_password_requested)
+        self.documents.reindex_requested.connect(self._on_documents_reindex_requested)
 
         self.conversations.selected.connect(self._on_conversations_selected)
         self.conversations.new_requested.connect(self.new_conversation)
@@ -374,6 +378,19 @@ class MainWindow(QMainWindow):
 
     def _on_documents_document_activated(self, path: str) -> None:
         self.sources.show_file(path)
+
+    def _on_documents_password_requested(self, path: str) -> None:
+        password, ok = QInputDialog.getText(
+            self,
+            "Password",
+            f"Password for {os.path.basename(path)}\n(used to read it now; not saved):",
+            QLineEdit.EchoMode.Password,
+        )
+        if ok and password:
+            self.session.set_password(path, password)
+
+    def _on_documents_reindex_requested(self, path: str) -> None:
+        self.session.reindex([path])
 
     # -- models --------------------------------------------------------------------------------
 

@@ -195,6 +195,15 @@ class IngestService:
     ) -> None:
         known = self.store.documents()
         todo = plan(files, folders, known)
+        # A password given since the last run makes a password failure worth another try.
+        unlocked = [
+            d
+            for d in todo.unchanged
+            if d.error_kind == FailKind.PASSWORD and d.path in self.passwords
+        ]
+        for doc in unlocked:
+            todo.unchanged.remove(doc)
+            todo.candidates.append(files[doc.path])
         report.unchanged = len(todo.unchanged)
         # Hashing is only worth it when there is something to recognise.
         hasher = sha256_file if known else (lambda _path: "")

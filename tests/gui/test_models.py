@@ -26,7 +26,7 @@ def test_documents_model(qapp, qtmodeltester):
     assert three is not None and (three.pages, three.chunks) == (4, 9)
     assert model.counts() == {"indexed": 1, "failed": 1}
     index = model.index(model.paths().index("/a/two.pdf"), DocumentsModel.STATUS)
-    assert index.data() == "Failed: two.pdf is empty."
+    assert index.data() == "Failed: is empty."
     assert index.data(PathRole) == "/a/two.pdf"
 
     model.apply(FileEvent("/a/four.pdf", "indexing"))

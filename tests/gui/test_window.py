@@ -427,3 +427,28 @@ def test_double_clicking_a_document_opens_it(open_window):
     window = open_window()
     window.documents.document_activated.emit(str(window.session.library_dir / GUIDE_NAME))
     assert window.sources.current_page == 1 and window.sources.stack.currentIndex() == 1
+
+
+def test_a_password_protected_file_can_be_unlocked(open_window, tmp_path, qtbot, monkeypatch):
+    from PySide6.QtWidgets import QInputDialog
+
+    from tests.pdfgen import encrypt_pdf
+
+    folder = tmp_path / "locked"
+    plain = make_pdf(tmp_path / "plain.pdf", ["The vault code is kept in the blue binder."])
+    folder.mkdir()
+    encrypt_pdf(plain, folder / "vault.pdf", "s3cret")
+    window = open_window()
+    window.session.add_folder(str(folder))
+    qtbot.waitUntil(lambda: "vault.pdf" in _names(window, "failed"), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not window.session.indexing, timeout=WAIT_MS)
+    row = window.documents_model.row_for(str(folder / "vault.pdf"))
+    assert row is not None and row.kind == "password"
+
+    window.documents.summary.linkActivated.emit("failed")  # "1 could not be read"
+    assert window.documents.table.currentIndex().data() == "vault.pdf"
+    assert "password" in window.documents.detail.text()
+
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("s3cret", True))
+    window._on_documents_password_requested(str(folder / "vault.pdf"))
+    qtbot.waitUntil(lambda: "vault.pdf" in _names(window, "indexed"), timeout=WAIT_MS)
