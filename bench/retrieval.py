@@ -37,9 +37,7 @@ def load_questions(corpus: Path, limit: int = 0) -> list[dict[str, object]]:
     return rows[:limit] if limit else rows
 
 
-def score(
-    ranked: list[tuple[str, int]], gold_pdf: str, gold_page: int
-) -> tuple[bool, bool, float]:
+def score(ranked: list[tuple[str, int]], gold_pdf: str, gold_page: int) -> tuple[bool, bool, float]:
     """(hit@1, hit@5, reciprocal rank within 10) for one question."""
     rr = 0.0
     for rank, (path, page) in enumerate(ranked[:10], start=1):

@@ -58,7 +58,7 @@ def indexed(tmp_path_factory):
 
 
 def test_index_json_contract_and_exit_code(indexed):
-    lib, data, result = indexed
+    _lib, _data, result = indexed
     assert result.returncode == 1, result.stderr  # one file failed
     report = json.loads(result.stdout)
     for key in ("indexed", "unchanged", "removed", "failed", "pages", "chunks", "seconds"):
@@ -70,8 +70,9 @@ def test_index_json_contract_and_exit_code(indexed):
 
 def test_search_finds_the_right_page(indexed):
     _, data, _ = indexed
-    result = cli("search", "which volcano in Sicily erupts often", "-k", "3", "--json",
-                 data_dir=data)
+    result = cli(
+        "search", "which volcano in Sicily erupts often", "-k", "3", "--json", data_dir=data
+    )
     assert result.returncode == 0, result.stderr
     hits = json.loads(result.stdout)["hits"]
     assert {"path", "page", "score", "text"} <= set(hits[0])
@@ -123,9 +124,7 @@ def test_remove_and_usage_errors(indexed, tmp_path):
 def test_covid_qa_known_questions_find_their_page(corpus, tmp_path):
     """Real articles written by others: the gold page is in the top 5 for most questions."""
     pdf_dir = corpus / "covid-qa" / "pdf"
-    questions = [
-        json.loads(line) for line in (corpus / "covid-qa" / "questions.jsonl").open()
-    ]
+    questions = [json.loads(line) for line in (corpus / "covid-qa" / "questions.jsonl").open()]
     docs = sorted({q["pdf"] for q in questions})[:8]
     lib = tmp_path / "covid"
     lib.mkdir()
