@@ -1,4 +1,4 @@
-"""The Library pane: watched folders, every file with its status, and indexing progress."""
+"""The Documents pane: watched folders, every file with its status, and indexing progress."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ class DocumentsPane(QWidget):
         self._paused = False
         self.running = False
 
-        title = QLabel("<b>Library</b>")
+        title = QLabel("<b>Documents</b>")
         self.add_button = _tool("folder-add", "Add folder…", "Watch a folder of PDFs (Ctrl+O)")
         self.remove_button = _tool("folder-remove", "Remove", "Stop watching the selected folder")
         self.remove_button.setEnabled(False)

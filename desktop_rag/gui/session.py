@@ -175,6 +175,7 @@ class Session(QObject):
 
     def _on_open_returned(self, result: Any) -> None:
         first, app, records = result
+        log.info("library open with %d documents", len(records))
         self._adopt(app, records)
         if first:
             self.first_start.emit()

@@ -194,10 +194,10 @@ class MainWindow(QMainWindow):
         s.notice.connect(self._on_session_notice)
         s.closed.connect(self._on_session_closed)
 
-        self.new_action.triggered.connect(self.new_conversation)
+        self.new_action.triggered.connect(self._on_new_action_triggered)
         self.add_folder_action.triggered.connect(self._on_add_folder_action_triggered)
         self.add_files_action.triggered.connect(self._on_add_files_action_triggered)
-        self.settings_action.triggered.connect(self.open_settings)
+        self.settings_action.triggered.connect(self._on_settings_action_triggered)
         self.quit_action.triggered.connect(self.close)
         self.stop_action.triggered.connect(s.stop_answer)
         self.copy_action.triggered.connect(self._on_copy_action_triggered)
@@ -214,10 +214,10 @@ class MainWindow(QMainWindow):
         self.documents.reindex_requested.connect(self._on_documents_reindex_requested)
 
         self.conversations.selected.connect(self._on_conversations_selected)
-        self.conversations.new_requested.connect(self.new_conversation)
+        self.conversations.new_requested.connect(self._on_conversations_new_requested)
         self.conversations.delete_requested.connect(self._on_conversations_delete_requested)
 
-        self.chat.question_submitted.connect(self.ask)
+        self.chat.question_submitted.connect(self._on_chat_question_submitted)
         self.chat.stop_requested.connect(s.stop_answer)
         self.chat.source_clicked.connect(self._on_chat_source_clicked)
         self.chat.copied.connect(self._on_chat_copied)
@@ -327,7 +327,7 @@ class MainWindow(QMainWindow):
         if report.failed and not report.cancelled:
             n = len(report.failed)
             self.statusBar().showMessage(
-                f"{n} file{'s' if n != 1 else ''} could not be indexed; see the Library.", 10000
+                f"{n} file{'s' if n != 1 else ''} could not be indexed; see Documents.", 10000
             )
 
     def _on_session_index_failed(self, message: str) -> None:
@@ -426,6 +426,12 @@ class MainWindow(QMainWindow):
         if items and self.current is None:
             self.show_conversation(items[0])
 
+    def _on_new_action_triggered(self) -> None:
+        self.new_conversation()
+
+    def _on_conversations_new_requested(self) -> None:
+        self.new_conversation()
+
     def new_conversation(self) -> None:
         self.current = None
         self.conversations.select("")
@@ -458,6 +464,9 @@ class MainWindow(QMainWindow):
             self.new_conversation()
 
     # -- asking --------------------------------------------------------------------------------
+
+    def _on_chat_question_submitted(self, question: str) -> None:
+        self.ask(question)
 
     def ask(self, question: str) -> None:
         if self.asking is not None:
@@ -545,6 +554,9 @@ class MainWindow(QMainWindow):
         self.chat.copy_answer(-1)
 
     # -- settings, help, notices ---------------------------------------------------------------
+
+    def _on_settings_action_triggered(self) -> None:
+        self.open_settings()
 
     def open_settings(self) -> None:
         dialog = SettingsDialog(self.session.settings, self)
