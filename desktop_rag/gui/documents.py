@@ -10,6 +10,7 @@ from PySide6.QtCore import (
     QPoint,
     QSortFilterProxyModel,
     Qt,
+    QTimer,
     QUrl,
     Signal,
 )
@@ -179,7 +180,12 @@ class DocumentsPane(QWidget):
         self.filter.textChanged.connect(self._on_filter_text_changed)
         self.table.selectionModel().selectionChanged.connect(self._on_table_selection_changed)
         self.table.doubleClicked.connect(self._on_table_double_clicked)
+        self._summary_timer = QTimer(self)
+        self._summary_timer.setSingleShot(True)
+        self._summary_timer.setInterval(100)
+        self._summary_timer.timeout.connect(self._on_summary_timer_timeout)
         model.dataChanged.connect(self._on_model_changed)
+        model.modelReset.connect(self._on_model_changed)
         model.rowsInserted.connect(self._on_model_changed)
         model.rowsRemoved.connect(self._on_model_changed)
         self.set_idle()
@@ -266,6 +272,11 @@ class DocumentsPane(QWidget):
             self.reindex_requested.emit(row.path)
 
     def _on_model_changed(self, *args: object) -> None:
+        # Coalesced: a burst of row changes redraws the summary once.
+        if not self._summary_timer.isActive():
+            self._summary_timer.start()
+
+    def _on_summary_timer_timeout(self) -> None:
         self._show_detail()
         if not self.running:
             self.set_idle()

@@ -35,6 +35,9 @@ STATUS_TEXT = {
 STATUS_ORDER = {Status.FAILED: 0, Status.INDEXING: 1, Status.QUEUED: 2, Status.INDEXED: 3}
 
 
+BULK_ROWS = 200  # more changes than this at once: reset the model instead
+
+
 @dataclass(slots=True)
 class DocumentRow:
     path: str
@@ -54,6 +57,10 @@ class DocumentRow:
         if self.error:
             return f"{text}: {self.error}"
         return text
+
+
+def _row(rec: DocumentRecord) -> DocumentRow:
+    return DocumentRow(rec.path, rec.status, rec.pages, rec.chunks, rec.error, rec.error_kind)
 
 
 class DocumentsModel(QAbstractTableModel):
@@ -146,17 +153,29 @@ class DocumentsModel(QAbstractTableModel):
     # -- writing -------------------------------------------------------------------------------
 
     def set_records(self, records: Sequence[DocumentRecord]) -> None:
-        """Make the rows match the index; rows in progress that it does not know yet stay."""
+        """Make the rows match the index; rows in progress that it does not know yet stay.
+
+        Small differences update rows in place (selection and scroll survive); a large one
+        (a first load, a folder removed) resets the model once instead of row by row.
+        """
         wanted = {r.path: r for r in records}
         keep_unknown = {Status.QUEUED, Status.INDEXING}
-        for path in [p for p in self._by_path if p not in wanted]:
-            row = self.row_for(path)
-            if row is not None and row.status not in keep_unknown:
-                self._remove(path)
+        doomed = [
+            r.path for r in self._rows if r.path not in wanted and r.status not in keep_unknown
+        ]
+        new = [r for r in records if r.path not in self._by_path]
+        if len(doomed) + len(new) > BULK_ROWS:
+            gone = set(doomed)
+            kept = [r for r in self._rows if r.path not in wanted and r.path not in gone]
+            self.beginResetModel()
+            self._rows = [_row(r) for r in records] + kept
+            self._by_path = {r.path: i for i, r in enumerate(self._rows)}
+            self.endResetModel()
+            return
+        for path in doomed:
+            self._remove(path)
         for rec in records:
-            self._upsert(
-                DocumentRow(rec.path, rec.status, rec.pages, rec.chunks, rec.error, rec.error_kind)
-            )
+            self._upsert(_row(rec))
 
     def apply(self, event: FileEvent) -> None:
         if event.status == "removed":

@@ -60,3 +60,19 @@ def test_sources_model(qtmodeltester):
     assert model.index(0).data() == "[1] one.pdf, page 3"
     assert model.row_of(2) == 1 and model.source(1).path == "/a/two.pdf"
     assert model.index(1).data(model.SourceRole).n == 2
+
+
+def test_documents_model_bulk_changes_reset_once(qapp, qtmodeltester):
+    model = DocumentsModel()
+    qtmodeltester.check(model, force_py=True)
+    resets = []
+    model.modelReset.connect(lambda: resets.append(1))
+    many = [_record(f"/big/{i:05d}.pdf") for i in range(1000)]
+    model.set_records(many)
+    assert model.rowCount() == 1000 and resets == [1]
+    model.apply(FileEvent("/new/working.pdf", "indexing"))
+    model.set_records(many[:10])  # a folder of 990 removed, in one go
+    assert resets == [1, 1] and model.rowCount() == 11
+    assert model.row_for("/new/working.pdf") is not None, "work in progress stays"
+    model.set_records(many[:9])  # one more: in place, no reset
+    assert resets == [1, 1] and model.rowCount() == 10

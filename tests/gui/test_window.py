@@ -7,8 +7,8 @@ import os
 import time
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication
 
 from desktop_rag.config import Settings
 from desktop_rag.gui.models import DocumentsModel
@@ -270,7 +270,25 @@ def test_dropping_files_folders_and_a_model(open_window, tmp_path, library_dir, 
     make_pdf(folder / "owl.pdf", ["Owls turn their heads far around."])
     model = tmp_path / "tiny.gguf"
     model.write_bytes(b"GGUF" + b"\0" * 32)
-    window.drop_paths([str(elsewhere), str(folder), str(model)])
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in (elsewhere, folder, model)])
+    enter = QDragEnterEvent(
+        QPointF(50, 50),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    window.dragEnterEvent(enter)
+    assert enter.isAccepted()
+    drop = QDropEvent(
+        QPointF(50, 50),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    window.dropEvent(drop)
     qtbot.waitUntil(lambda: {"heron.pdf", "owl.pdf"} <= _names(window, "indexed"), timeout=WAIT_MS)
     assert (library_dir / "heron.pdf").is_file(), "a dropped file is copied into the library"
     assert elsewhere.exists() and (elsewhere.read_bytes(), elsewhere.stat().st_mtime_ns) == before
