@@ -67,6 +67,7 @@ class MainWindow(QMainWindow):
         self.current: Conversation | None = None
         self.asking: Exchange | None = None
         self._asking_conv: Conversation | None = None
+        self._deleted: set[str] = set()  # never saved again, even by an answer finishing
         self._closing = False
         self._closed = False
         self.clean_exit = True
@@ -458,6 +459,7 @@ class MainWindow(QMainWindow):
     def _on_conversations_delete_requested(self, conv_id: str) -> None:
         if self._asking_conv is not None and self._asking_conv.id == conv_id:
             self.session.stop_answer()
+        self._deleted.add(conv_id)
         self.conversations_model.remove(conv_id)
         self.session.delete_conversation(conv_id)
         if self.current is not None and self.current.id == conv_id:
@@ -491,9 +493,11 @@ class MainWindow(QMainWindow):
         exchange = self.asking
         if exchange is None:
             return
+        shown = self._asking_conv is self.current
         if isinstance(event, SourcesEvent):
             exchange.sources = list(event.sources)
-            self.sources_model.set_sources(exchange.sources)
+            if shown:
+                self.sources_model.set_sources(exchange.sources)
             if self.session.model_status[0] != ModelState.READY:
                 self.chat.set_status("Loading the answer model…")
             else:
@@ -503,14 +507,15 @@ class MainWindow(QMainWindow):
             if not exchange.answer:
                 self.chat.set_status("Writing the answer…")
             exchange.answer += event.text
-            if self._asking_conv is self.current:
+            if shown:
                 self.chat.schedule_redraw()
         elif isinstance(event, DoneEvent):
             exchange.answer = event.answer or exchange.answer
             exchange.cited = list(event.cited)
             exchange.grounded = event.grounded
             exchange.stopped = event.cancelled
-            self.sources_model.set_sources(exchange.sources, exchange.cited)
+            if shown:
+                self.sources_model.set_sources(exchange.sources, exchange.cited)
 
     def _on_session_answer_failed(self, message: str) -> None:
         if self.asking is not None:
@@ -525,7 +530,7 @@ class MainWindow(QMainWindow):
         self._asking_conv = None
         self.stop_action.setEnabled(False)
         self.chat.set_busy(False)
-        if conv is not None:
+        if conv is not None and conv.id not in self._deleted:
             self.session.save_conversation(conv)
         self.chat.redraw()
 
@@ -626,8 +631,9 @@ class MainWindow(QMainWindow):
             return
         self._closing = True
         self.save_layout()
-        if self._asking_conv is not None:
-            self.session.save_conversation(self._asking_conv)  # the partial answer, at least
+        conv = self._asking_conv
+        if conv is not None and conv.id not in self._deleted:
+            self.session.save_conversation(conv)  # the partial answer, at least
         self.hide()
         self.session.shutdown()
 

@@ -470,3 +470,21 @@ def test_a_password_protected_file_can_be_unlocked(open_window, tmp_path, qtbot,
     monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("s3cret", True))
     window._on_documents_password_requested(str(folder / "vault.pdf"))
     qtbot.waitUntil(lambda: "vault.pdf" in _names(window, "indexed"), timeout=WAIT_MS)
+
+
+def test_deleting_the_conversation_being_answered_stops_it_for_good(open_window, qtbot):
+    window = open_window(
+        answer_factory=lambda app: FakeAnswerService(app, delay_s=0.2, answer="word " * 200)
+    )
+    tokens = []
+    window.session.answer_event.connect(
+        lambda e: tokens.append(e) if isinstance(e, TokenEvent) else None
+    )
+    window.chat.ask("How do I add my own documents?")
+    qtbot.waitUntil(lambda: len(tokens) >= 1, timeout=WAIT_MS)
+    conv_id = window.current.id
+    with qtbot.waitSignal(window.session.answer_finished, timeout=WAIT_MS):
+        window.conversations.delete_requested.emit(conv_id)
+    qtbot.waitUntil(lambda: not window.session.lanes.busy("save"), timeout=WAIT_MS)
+    assert window.conversations_model.rowCount() == 0 and window.current is None
+    assert not (window.session.settings.conversations_path / f"{conv_id}.json").exists()
