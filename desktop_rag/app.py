@@ -3,28 +3,105 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass
+import os
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from desktop_rag.config import Settings
+from desktop_rag.errors import IndexDamagedError, IndexMismatchError
+from desktop_rag.ingest import rebuild
 from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, bundled_tokenizer
 from desktop_rag.ingest.embed import Embedder, SentenceTransformerEmbedder
-from desktop_rag.ingest.pipeline import IngestService
+from desktop_rag.ingest.pipeline import IngestService, ProgressFn
 from desktop_rag.query.retrieve import Retriever
 from desktop_rag.store.lance import SCHEMA_VERSION, IndexMeta, LanceStore
+from desktop_rag.types import IndexReport
 
 log = logging.getLogger(__name__)
 
 
 @dataclass
 class App:
-    """The core services, shared by every front end."""
+    """The core services, shared by every front end.
+
+    `stale` is set when the index on disk was built differently: it still answers (by text
+    alone if its vectors came from another embedder) until `rebuild` replaces it. `notices`
+    are things the user must be told, such as a damaged index having been reset.
+    """
 
     settings: Settings
     embedder: Embedder
     store: LanceStore
     ingest: IngestService
     retriever: Retriever
+    meta: IndexMeta
+    stale: IndexMismatchError | None = None
+    needs_reindex: bool = False
+    notices: list[str] = field(default_factory=list)
+
+    def roots(self) -> list[str]:
+        """What was indexed before (files and folders that still exist)."""
+        return [r for r in rebuild.load_roots(self.settings.data_path) if os.path.exists(r)]
+
+    def index(
+        self,
+        paths: Sequence[str],
+        on_progress: ProgressFn | None = None,
+        cancel: threading.Event | None = None,
+        **kwargs: object,
+    ) -> IndexReport:
+        """Index paths and remember them as roots, for rebuilding after damage."""
+        if self.stale is not None:
+            raise self.stale
+        report = self.ingest.index(paths, on_progress, cancel, **kwargs)  # type: ignore[arg-type]
+        if not report.cancelled:
+            rebuild.add_roots(self.settings.data_path, paths)
+        rebuild.record_speed(self.settings.data_path, report.pages, report.seconds)
+        self.needs_reindex = False
+        return report
+
+    def remove(self, paths: Sequence[str]) -> list[str]:
+        removed = self.ingest.remove(paths)
+        rebuild.remove_roots(self.settings.data_path, paths)
+        return removed
+
+    def rebuild_estimate_s(self) -> float:
+        pages = sum(d.pages for d in self.store.documents())
+        return rebuild.estimate_seconds(self.settings.data_path, pages)
+
+    def rebuild(
+        self,
+        paths: Sequence[str] = (),
+        on_progress: ProgressFn | None = None,
+        cancel: threading.Event | None = None,
+    ) -> IndexReport:
+        """Build a new index beside the old one (which keeps answering), then swap it in."""
+        old_paths = [d.path for d in self.store.documents()]
+        sources = sorted({*self.roots(), *paths, *(p for p in old_paths if os.path.exists(p))})
+        target = rebuild.next_path(self.settings.index_path)
+        store = LanceStore(target, self.meta).open()
+        ingest = IngestService(
+            store,
+            self.embedder,
+            self.ingest.tokenizer_factory,
+            self.ingest.params,
+            isolate=self.ingest.isolate,
+        )
+        report = ingest.index(sources, on_progress, cancel)
+        if report.cancelled:
+            return report  # the old index stays; the next rebuild resumes into the same folder
+        rebuild.swap_in(self.settings.index_path)
+        rebuild.add_roots(self.settings.data_path, sources)
+        self._use(LanceStore(self.settings.index_path, self.meta).open())
+        self.stale = None
+        return report
+
+    def _use(self, store: LanceStore) -> None:
+        self.store = store
+        self.ingest.store = store
+        self.retriever.store = store
+        self.retriever.text_only = False
 
 
 def default_embedder(settings: Settings) -> Embedder:
@@ -39,11 +116,38 @@ def build_app(
     params: ChunkParams | None = None,
     isolate: bool = True,
 ) -> App:
-    """Open the index under settings.data_path and wire ingest and retrieval over it."""
+    """Open the index under settings.data_path and wire ingest and retrieval over it.
+
+    A damaged index is moved aside and started afresh (needs_reindex tells the caller to
+    index the roots again); an outdated one is opened as built and marked stale.
+    """
     embedder = embedder or default_embedder(settings)
     params = params or ChunkParams()
     meta = IndexMeta(SCHEMA_VERSION, embedder.model_id, embedder.dim, params.to_json())
-    store = LanceStore(settings.index_path, meta).open()
+    notices: list[str] = []
+    stale: IndexMismatchError | None = None
+    needs_reindex = False
+    path = settings.index_path
+    try:
+        store = LanceStore(path, meta).open()
+    except IndexMismatchError as exc:
+        stale = exc
+        store = LanceStore.open_as_built(path)
+        notices.append(str(exc))
+    except IndexDamagedError as exc:
+        log.warning("%s", exc)
+        rebuild.quarantine(path)
+        store = LanceStore(path, meta).open()
+        needs_reindex = True
+        notices.append(
+            f"{exc} It was moved aside and a new index is being built from your documents. "
+            "Your files were not touched."
+        )
     ingest = IngestService(store, embedder, tokenizer or bundled_tokenizer, params, isolate=isolate)
     retriever = Retriever(store, embedder)
-    return App(settings, embedder, store, ingest, retriever)
+    if stale is not None and (store.meta.embedder_id, store.meta.dim) != (
+        meta.embedder_id,
+        meta.dim,
+    ):
+        retriever.text_only = True  # its vectors mean nothing to this embedder
+    return App(settings, embedder, store, ingest, retriever, meta, stale, needs_reindex, notices)

@@ -61,6 +61,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("index", parents=[common], help="index files and folders, then exit")
     p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument(
+        "--rebuild",
+        action="store_true",
+        help="rebuild the whole index (after a change of embedder, chunking or format); the "
+        "old index keeps answering until the new one is complete",
+    )
 
     p = sub.add_parser(
         "watch", parents=[common], help="index, then keep watching for changes (no window)"
@@ -168,7 +174,16 @@ def _print_hits(hits: Sequence[Hit], out: TextIO) -> None:
 def _cmd_index(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     printer = ProgressPrinter(err)
     try:
-        report = app.ingest.index(args.paths, on_progress=printer)
+        if args.rebuild or app.stale is not None:
+            if not args.rebuild:
+                assert app.stale is not None
+                minutes = app.rebuild_estimate_s() / 60
+                raise UsageError(
+                    f"{app.stale} A rebuild should take about {max(1, round(minutes))} minute(s)."
+                )
+            report = app.rebuild(args.paths, on_progress=printer)
+        else:
+            report = app.index([*args.paths, *_pending_roots(app)], on_progress=printer)
     finally:
         printer.finish()
     if args.json:
@@ -244,7 +259,7 @@ def _cmd_watch(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> 
             if pending:
                 printer = ProgressPrinter(err)
                 try:
-                    report = reindex(app.ingest, pending, printer, stop)
+                    report = reindex(app, pending, printer, stop)
                 finally:
                     printer.finish()
                 if report.cancelled:
@@ -269,6 +284,23 @@ def _cmd_watch(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> 
     if not args.json:
         print("Stopped watching; everything indexed so far is kept.", file=err)
     return EXIT_FAILED if failed else EXIT_OK
+
+
+def _pending_roots(app: App) -> list[str]:
+    """After the index was reset (it was damaged), everything indexed before comes back."""
+    return app.roots() if app.needs_reindex else []
+
+
+def _recover(app: App, err: TextIO) -> None:
+    """Tell the user what happened to the index, and rebuild a reset one before going on."""
+    for notice in app.notices:
+        print(f"desktop-rag: {notice}", file=err)
+    if app.needs_reindex and app.roots():
+        printer = ProgressPrinter(err)
+        try:
+            app.index(app.roots(), on_progress=printer)
+        finally:
+            printer.finish()
 
 
 def _cmd_search(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -317,7 +349,7 @@ def _cmd_status(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
 
 
 def _cmd_remove(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    removed = app.ingest.remove(args.paths)
+    removed = app.remove(args.paths)
     if args.json:
         json.dump({"removed": removed}, out)
         out.write("\n")
@@ -376,6 +408,12 @@ def run_core(
         settings = Settings.load()
         settings.data_dir = ""  # the environment (set from --data-dir) decides
         app = app_factory() if app_factory else build_app(settings)
+        if command is not _cmd_index:
+            _recover(app, err)
+        else:
+            for notice in app.notices:
+                if app.stale is None:
+                    print(f"desktop-rag: {notice}", file=err)
         return command(app, args, out, err)
     except UsageError as exc:
         print(f"desktop-rag: {user_message(exc)}", file=err)

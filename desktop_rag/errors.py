@@ -18,6 +18,14 @@ class StoreError(DesktopRagError):
 class IndexMismatchError(StoreError):
     """The index was built by another schema, embedder or chunking: it needs a rebuild."""
 
+    def __init__(self, message: str, found: object = None) -> None:
+        super().__init__(message)
+        self.found = found  # the IndexMeta on disk
+
+
+class IndexDamagedError(StoreError):
+    """The index files cannot be read; the index is rebuilt from the documents."""
+
 
 class ModelError(DesktopRagError):
     """A model file is missing, unreadable, not a GGUF, or too large for this machine."""

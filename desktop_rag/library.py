@@ -6,7 +6,6 @@ import hashlib
 import logging
 import os
 import shutil
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
@@ -143,14 +142,3 @@ def copy_into(paths: Iterable[str], library: Path) -> list[Copied]:
         os.replace(tmp, dest)
         out.append(Copied(str(src), str(dest)))
     return out
-
-
-def discard_index(settings: Settings) -> Path | None:
-    """Move the index aside (it is derived data) so a fresh one can be built; returns where
-    it went, for the caller to delete once the new index is open."""
-    index = settings.index_path
-    if not index.exists():
-        return None
-    aside = index.with_name(f"{index.name}.old-{int(time.time())}")
-    os.replace(index, aside)
-    return aside

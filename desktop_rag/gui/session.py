@@ -13,7 +13,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -22,7 +22,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop_rag.config import Settings, default_library_dir
 from desktop_rag.conversations import Conversation, ConversationStore
-from desktop_rag.errors import IndexMismatchError, user_message
+from desktop_rag.errors import user_message
 from desktop_rag.gui.workers import Job, Lanes
 from desktop_rag.types import AnswerEvent, FileEvent, IndexReport, Progress, Turn
 
@@ -70,6 +70,17 @@ def default_app_factory(settings: Settings) -> App:
 
 def default_answer_factory(app: App) -> AnswerService | None:
     return getattr(app, "answer", None)
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """What opening the library found, gathered off the GUI thread."""
+
+    first: bool
+    app: App
+    records: list[Any]
+    roots: list[str]  # to index again after a damaged index was reset
+    estimate_s: float  # how long a rebuild would take, when one is needed
 
 
 class Session(QObject):
@@ -156,14 +167,17 @@ class Session(QObject):
         """Open the library in the background: first-start set-up, the index, the models."""
         settings, library, factory = self.settings, self.library_dir, self._app_factory
 
-        def open_library(job: Job) -> tuple[bool, App, list[Any]]:
+        def open_library(job: Job) -> Opened:
             from desktop_rag.library import first_start
 
             first = first_start(settings, library)
             if first and self._save:
                 settings.save()
             app = factory(settings)
-            return first, app, app.store.documents()
+            # A damaged index was reset: what was indexed before comes back.
+            roots = app.roots() if app.needs_reindex else []
+            estimate = app.rebuild_estimate_s() if app.stale is not None else 0.0
+            return Opened(first, app, app.store.documents(), roots, estimate)
 
         self.lanes.run(
             LOAD,
@@ -173,53 +187,51 @@ class Session(QObject):
             name="open library",
         )
 
-    def _on_open_returned(self, result: Any) -> None:
-        first, app, records = result
-        log.info("library open with %d documents", len(records))
-        self._adopt(app, records)
-        if first:
+    def _on_open_returned(self, opened: Opened) -> None:
+        app = opened.app
+        log.info("library open with %d documents", len(opened.records))
+        self.app = app
+        self.answer = self._answer_factory(app)
+        self.opened.emit(opened.records)
+        self.folders_changed.emit(self.folders)
+        for text in app.notices:
+            if app.stale is None:  # a stale index gets its own question below
+                self.notice.emit(text)
+        if self._watch:
+            self._start_watcher()
+        if app.stale is not None:
+            minutes = max(1, round(opened.estimate_s / 60))
+            self.needs_rebuild.emit(
+                f"{app.stale}\n\nA rebuild should take about {minutes} minute"
+                f"{'s' if minutes != 1 else ''}; the current index keeps answering meanwhile."
+            )
+        else:
+            self.reindex([*self.folders, *opened.roots])
+        self._warm_up()
+        if opened.first:
             self.first_start.emit()
 
     def _on_open_errored(self, exc: BaseException) -> None:
-        if isinstance(exc, IndexMismatchError):
-            self.needs_rebuild.emit(user_message(exc))
-        else:
-            log.error("cannot open the library: %s", exc)
-            self.open_failed.emit(user_message(exc))
+        log.error("cannot open the library: %s", exc)
+        self.open_failed.emit(user_message(exc))
 
-    def _adopt(self, app: App, records: list[Any]) -> None:
-        self.app = app
-        self.answer = self._answer_factory(app)
-        self.opened.emit(records)
-        self.folders_changed.emit(self.folders)
-        if self._watch:
-            self._start_watcher()
-        self.reindex(self.folders)
-        self._warm_up()
+    @property
+    def needs_rebuilding(self) -> bool:
+        return self.app is not None and self.app.stale is not None
 
     def rebuild(self) -> None:
-        """Set the old index aside, open a fresh one and index every folder into it."""
-        settings, factory = self.settings, self._app_factory
+        """Build a new index beside the old one (which keeps answering), then swap it in."""
+        app, folders = self.app, self.folders
+        if app is None or self._index_job is not None:
+            self.notice.emit("Wait for the current indexing to finish, then rebuild.")
+            return
 
-        def fresh(job: Job) -> tuple[bool, App, list[Any]]:
-            from desktop_rag.library import discard_index
-
-            old = discard_index(settings)
-            app = factory(settings)
-            if old is not None:
-                import shutil
-
-                shutil.rmtree(old, ignore_errors=True)  # derived data, now replaced
-            return False, app, []
+        def run(job: Job) -> tuple[IndexReport, list[Any]]:
+            report = app.rebuild(folders, job.report, job.cancel)
+            return report, app.store.documents()
 
         self.notice.emit("Rebuilding the index from your documents…")
-        self.lanes.run(
-            LOAD,
-            fresh,
-            on_returned=self._on_open_returned,
-            on_errored=self._on_open_errored,
-            name="rebuild",
-        )
+        self._start_index_job(run, "rebuild")
 
     def _warm_up(self) -> None:
         app, answer = self.app, self.answer
@@ -316,15 +328,21 @@ class Session(QObject):
         self._pending_roots.clear()
         if app is None or not roots or self._closing:
             return
+        if app.stale is not None:
+            self.notice.emit("The index must be rebuilt before changes can be indexed.")
+            return
         from desktop_rag.ingest.watch import reindex
 
         def run(job: Job) -> tuple[IndexReport, list[Any]]:
             report = reindex(
-                app.ingest, roots, job.report, job.cancel, pause=job.pause, on_file=job.report
+                app, roots, job.report, job.cancel, pause=job.pause, on_file=job.report
             )
             return report, app.store.documents()
 
-        job = Job(run, "index")
+        self._start_index_job(run, "index")
+
+    def _start_index_job(self, run: Callable[[Job], object], name: str) -> None:
+        job = Job(run, name)
         if self._paused:
             job.pause.set()
         job.signals.progress.connect(self._on_index_job_progress)
@@ -406,7 +424,7 @@ class Session(QObject):
             return
 
         def drop(job: Job) -> list[Any]:
-            app.ingest.remove([folder])
+            app.remove([folder])
             return app.store.documents()
 
         self.lanes.run(

@@ -127,6 +127,7 @@ class MainWindow(QMainWindow):
         self.add_folder_action = self._action("Add &folder…", "folder-add", "Ctrl+O")
         self.add_files_action = self._action("Add &PDFs…", "document", "Ctrl+Shift+O")
         self.settings_action = self._action("&Settings…", "settings", "Ctrl+,")
+        self.rebuild_action = self._action("&Rebuild index…", "rescan", None)
         self.quit_action = self._action("&Quit", "", QKeySequence.StandardKey.Quit)
         if self.quit_action.shortcut().isEmpty():
             self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
@@ -141,6 +142,7 @@ class MainWindow(QMainWindow):
         file_menu.addActions([self.add_folder_action, self.add_files_action])
         file_menu.addSeparator()
         file_menu.addAction(self.settings_action)
+        file_menu.addAction(self.rebuild_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
         chat_menu = menu.addMenu("&Chat")
@@ -200,6 +202,7 @@ class MainWindow(QMainWindow):
         self.add_files_action.triggered.connect(self._on_add_files_action_triggered)
         self.settings_action.triggered.connect(self._on_settings_action_triggered)
         self.quit_action.triggered.connect(self.close)
+        self.rebuild_action.triggered.connect(self._on_rebuild_action_triggered)
         self.stop_action.triggered.connect(s.stop_answer)
         self.copy_action.triggered.connect(self._on_copy_action_triggered)
         self.guide_action.triggered.connect(self._on_guide_action_triggered)
@@ -275,17 +278,28 @@ class MainWindow(QMainWindow):
 
     def _on_session_needs_rebuild(self, message: str) -> None:
         self.library_label.setText("Library: needs rebuilding")
+        self._ask_rebuild(message)
+
+    def _on_rebuild_action_triggered(self) -> None:
+        self._ask_rebuild(
+            "The index is built again from every watched folder, beside the current one, "
+            "which keeps answering until the new one is complete."
+        )
+
+    def _ask_rebuild(self, message: str) -> None:
         answer = QMessageBox.question(
             self,
             "Rebuild the index?",
-            f"{message}\n\nRebuild now? Every document is read again, which can take a while "
-            "for a large library. Your files are not touched.",
+            f"{message}\n\nRebuild now? Your files are not touched.",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
         )
         if answer == QMessageBox.StandardButton.Yes:
             self.session.rebuild()
-        else:
-            self.statusBar().showMessage("The index was not rebuilt; questions cannot be answered.")
+        elif self.session.needs_rebuilding:
+            self.statusBar().showMessage(
+                "The index was not rebuilt: it answers as it was built, and changes to your "
+                "documents wait for a rebuild (File > Rebuild index)."
+            )
 
     def _on_session_first_start(self) -> None:
         self.chat.set_first_start(True)
@@ -349,6 +363,8 @@ class MainWindow(QMainWindow):
         text = f"Library: {done} document{'s' if done != 1 else ''}, {pages} pages"
         if self.session.indexing:
             text += " (indexing)"
+        elif self.session.needs_rebuilding:
+            text += " (needs rebuilding)"
         self.library_label.setText(text)
 
     def _on_add_folder_action_triggered(self) -> None:

@@ -16,10 +16,12 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class JobSignals(QObject):
@@ -96,9 +98,9 @@ class Lanes(QObject):
     def run(
         self,
         lane: str,
-        fn: Callable[[Job], object],
+        fn: Callable[[Job], T],
         *,
-        on_returned: Callable[[object], None] | None = None,
+        on_returned: Callable[[T], None] | None = None,
         on_errored: Callable[[BaseException], None] | None = None,
         on_progress: Callable[[object], None] | None = None,
         on_yielded: Callable[[object], None] | None = None,

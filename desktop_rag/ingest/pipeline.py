@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from desktop_rag import faults
 from desktop_rag.errors import Cancelled, UsageError
 from desktop_rag.ingest import sandbox
 from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, chunk_pages, rechunk_ids
@@ -124,7 +125,7 @@ class IngestService:
     ) -> None:
         self.store = store
         self.embedder = embedder
-        self._tokenizer_factory = tokenizer
+        self.tokenizer_factory = tokenizer
         self._tokenizer: TokenOffsets | None = None
         self.params = params or ChunkParams()
         self.isolate = isolate
@@ -136,7 +137,7 @@ class IngestService:
     @property
     def tokenizer(self) -> TokenOffsets:
         if self._tokenizer is None:
-            self._tokenizer = self._tokenizer_factory()
+            self._tokenizer = self.tokenizer_factory()
         return self._tokenizer
 
     # -- public ------------------------------------------------------------------------------
@@ -193,6 +194,9 @@ class IngestService:
         pause: threading.Event | None,
         on_file: FileFn | None,
     ) -> None:
+        repaired = self.store.repair()
+        if repaired:
+            log.warning("re-indexing %d file(s) left half-written by a crash", len(repaired))
         known = self.store.documents()
         todo = plan(files, folders, known)
         # A password given since the last run makes a password failure worth another try.
@@ -224,6 +228,7 @@ class IngestService:
             for decision, outcome in self._extract(slow, cancel):
                 self._checkpoint(cancel, pause)
                 info = decision.info
+                faults.reached("extracted")
                 tracker.emit("indexing", info.path, force=True)
                 if isinstance(outcome, ExtractError):
                     self._failed(info, outcome.kind, str(outcome), pending, report, on_file)
@@ -255,6 +260,7 @@ class IngestService:
             wrote = True
         if wrote:
             tracker.emit("optimizing", force=True, message="Tidying the index")
+            faults.reached("optimize")
             self.store.optimize()
         tracker.emit("done", force=True)
 
@@ -319,6 +325,7 @@ class IngestService:
             self._checkpoint(cancel, pause)
             batch = chunks[start : start + EMBED_BATCH]
             vectors.append(self.embedder.embed([c.text for c in batch]))
+            faults.reached("embedded")
             tracker.chunks += len(batch)
             tracker.emit("indexing", info.path)
         tracker.pages += len(extracted.pages)
@@ -378,6 +385,7 @@ class IngestService:
         )
 
     def _flush(self, pending: _Pending) -> None:
+        faults.reached("flush")
         vectors = np.concatenate(pending.vectors) if pending.vectors else None
         self.store.commit(
             pending.documents,

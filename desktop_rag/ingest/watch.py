@@ -14,14 +14,15 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
 from desktop_rag.ingest.scan import is_candidate, is_under, normalize
 
 if TYPE_CHECKING:
-    from desktop_rag.ingest.pipeline import FileFn, IngestService, ProgressFn
+    from desktop_rag.ingest.pipeline import FileFn, ProgressFn
+    from desktop_rag.store.lance import LanceStore
     from desktop_rag.types import IndexReport
 
 log = logging.getLogger(__name__)
@@ -234,8 +235,26 @@ class Watcher:
         return Change(roots, tuple(sorted(ready)))
 
 
+class Indexer(Protocol):
+    """What `reindex` needs. The App fits (it records the roots for a rebuild after damage,
+    and refuses to write into an index that needs rebuilding); so does an IngestService."""
+
+    @property
+    def store(self) -> LanceStore: ...
+
+    def index(
+        self,
+        paths: Sequence[str],
+        on_progress: ProgressFn | None = None,
+        cancel: threading.Event | None = None,
+        **kwargs: Any,
+    ) -> IndexReport: ...
+
+    def remove(self, paths: Sequence[str]) -> list[str]: ...
+
+
 def reindex(
-    ingest: IngestService,
+    indexer: Indexer,
     roots: Sequence[str],
     on_progress: ProgressFn | None = None,
     cancel: threading.Event | None = None,
@@ -248,14 +267,14 @@ def reindex(
     from desktop_rag.types import IndexReport
 
     present = [r for r in roots if os.path.exists(r)]
-    gone_files = [r for r in roots if not os.path.exists(r) and not _was_folder(ingest, r)]
+    gone_files = [r for r in roots if not os.path.exists(r) and not _was_folder(indexer, r)]
     report = (
-        ingest.index(present, on_progress, cancel, pause=pause, on_file=on_file)
+        indexer.index(present, on_progress, cancel, pause=pause, on_file=on_file)
         if present
         else IndexReport()
     )
     if gone_files and not report.cancelled:
-        removed = ingest.remove(gone_files)
+        removed = indexer.remove(gone_files)
         report.removed += len(removed)
         if on_file is not None:
             from desktop_rag.types import FileEvent
@@ -265,6 +284,6 @@ def reindex(
     return report
 
 
-def _was_folder(ingest: IngestService, root: str) -> bool:
+def _was_folder(indexer: Indexer, root: str) -> bool:
     """Whether the index holds documents under `root` as a folder (not the file itself)."""
-    return any(is_under(d.path, root) and d.path != root for d in ingest.store.documents())
+    return any(is_under(d.path, root) and d.path != root for d in indexer.store.documents())

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from enum import StrEnum
 
+from desktop_rag.errors import StoreError
 from desktop_rag.ingest.embed import Embedder
 from desktop_rag.store.lance import LanceStore
 from desktop_rag.types import Hit
@@ -52,18 +53,34 @@ class Retriever:
         self.embedder = embedder
         self.mode = mode
         self.candidates = candidates
+        # Set while answering from an index whose vectors came from another embedder.
+        self.text_only = False
 
     def search(self, query: str, k: int = 5, mode: Mode | None = None) -> list[Hit]:
-        mode = mode or self.mode
+        mode = Mode.TEXT if self.text_only else (mode or self.mode)
         query = query.strip()
         if not query or k <= 0:
             return []
         n = max(k, self.candidates)
         rankings: list[list[Hit]] = []
+        errors: list[Exception] = []
         if mode in (Mode.HYBRID, Mode.VECTOR):
-            rankings.append(self.store.vector_search(self.embedder.embed_query(query), n))
+            try:
+                rankings.append(self.store.vector_search(self.embedder.embed_query(query), n))
+            except Exception as exc:  # one damaged side must not take the other down
+                log.warning("vector search failed: %s", exc)
+                errors.append(exc)
         if mode in (Mode.HYBRID, Mode.TEXT):
-            rankings.append(self.store.text_search(query, n))
+            try:
+                rankings.append(self.store.text_search(query, n))
+            except Exception as exc:
+                log.warning("full-text search failed: %s", exc)
+                errors.append(exc)
+        if not rankings and errors:
+            raise StoreError(
+                f"The index could not be searched ({errors[0]}). Restart Desktop RAG to "
+                "check and rebuild it; your files are not touched."
+            ) from errors[0]
         if len(rankings) == 1:
             return rankings[0][:k]
         return fuse(rankings)[:k]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import logging
@@ -18,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
-from desktop_rag.errors import BusyError, IndexMismatchError, StoreError
+from desktop_rag import faults
+from desktop_rag.errors import BusyError, IndexDamagedError, IndexMismatchError, StoreError
 from desktop_rag.types import Chunk, DocumentRecord, Hit, Status
 
 if TYPE_CHECKING:
@@ -105,8 +107,12 @@ class LanceStore:
 
     # -- opening -----------------------------------------------------------------------------
 
-    def open(self) -> LanceStore:
-        """Open or create the index; raise IndexMismatchError if it was built differently."""
+    def open(self, verify: bool = True) -> LanceStore:
+        """Open or create the index.
+
+        Raises IndexMismatchError if it was built differently (embedder, chunking, format),
+        IndexDamagedError if its files cannot be read, StoreError if the folder is unusable.
+        """
         import lancedb
 
         try:
@@ -114,17 +120,30 @@ class LanceStore:
         except OSError as exc:
             raise StoreError(f"Cannot create the index folder {self.path}: {exc}") from exc
         on_disk = self.read_meta()
+        has_tables = any((self.path / f"{t}.lance").exists() for t in (DOCUMENTS, CHUNKS))
+        if on_disk is None and has_tables:
+            raise IndexDamagedError(f"The index in {self.path} has lost its metadata file.")
         if on_disk is not None and on_disk != self.meta:
             changes = "; ".join(self.meta.differences(on_disk))
             raise IndexMismatchError(
-                f"The index in {self.path} was built differently ({changes}). It must be "
-                "rebuilt from your documents: run `desktop-rag index --rebuild` or accept the "
-                "rebuild in the window. Your files are not touched."
+                f"The index in {self.path} was built differently ({changes}), so it must be "
+                "rebuilt from your documents: run `desktop-rag index --rebuild PATH...` or "
+                "accept the rebuild in the window. Your files are not touched.",
+                found=on_disk,
             )
         try:
             # Readers in other processes see new commits at once (a cheap manifest check).
             self._db = lancedb.connect(self.path, read_consistency_interval=timedelta(0))
             existing = set(self._db.list_tables().tables)
+            unlisted = [
+                t
+                for t in (DOCUMENTS, CHUNKS)
+                if t not in existing and (self.path / f"{t}.lance").exists()
+            ]
+            if unlisted:  # its folder is there but LanceDB cannot read a version of it
+                raise IndexDamagedError(
+                    f"The index in {self.path} is damaged (table {unlisted[0]} is unreadable)."
+                )
             if DOCUMENTS in existing:
                 self._docs = self._db.open_table(DOCUMENTS)
             else:
@@ -133,16 +152,33 @@ class LanceStore:
                 self._chunks = self._db.open_table(CHUNKS)
             else:
                 self._chunks = self._db.create_table(CHUNKS, schema=chunks_schema(self.meta.dim))
-        except IndexMismatchError:
-            raise
+            if any(int(t.version) < 1 for t in (self._docs, self._chunks)):
+                # LanceDB reads garbled manifests as an empty version 0, never a real one.
+                raise IndexDamagedError(
+                    f"The index in {self.path} is damaged (its version files are unreadable)."
+                )
+            if verify:
+                # Reads every row of the small table and one column of the large one: a
+                # missing or garbled data file shows up here rather than mid-search.
+                self.documents()
+                self.chunk_counts()
+        except OSError as exc:
+            if exc.errno in (errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EROFS):
+                raise StoreError(f"The index in {self.path} cannot be used: {exc}") from exc
+            raise IndexDamagedError(f"The index in {self.path} is damaged ({exc}).") from exc
         except Exception as exc:
-            raise StoreError(
-                f"The index in {self.path} cannot be opened ({exc}). It is derived data: "
-                "delete that folder to rebuild it from your documents."
-            ) from exc
+            raise IndexDamagedError(f"The index in {self.path} is damaged ({exc}).") from exc
         if on_disk is None:
             self.write_meta()
         return self
+
+    @classmethod
+    def open_as_built(cls, path: Path) -> LanceStore:
+        """Open an index with the metadata it was built with (to read an outdated index)."""
+        meta = cls(path, IndexMeta(0, "", 0, {})).read_meta()
+        if meta is None:
+            raise IndexDamagedError(f"The index in {path} has lost its metadata file.")
+        return cls(path, meta).open()
 
     def read_meta(self) -> IndexMeta | None:
         try:
@@ -156,7 +192,9 @@ class LanceStore:
         except FileNotFoundError:
             return None
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise StoreError(f"The index metadata in {self.path} is damaged ({exc}).") from exc
+            raise IndexDamagedError(
+                f"The index metadata in {self.path} is damaged ({exc})."
+            ) from exc
 
     def write_meta(self) -> None:
         tmp = self.path / (META_FILE + ".tmp")
@@ -220,20 +258,54 @@ class LanceStore:
         if not terms or k <= 0:
             return []
         self._ensure_fts_index()
-        try:
-            table = (
-                self._chunks.search(_match(terms), query_type="fts")
-                .select([*_CHUNK_COLUMNS, "_score"])
-                .limit(k)
-                .to_arrow()
-            )
-        except Exception as exc:  # a damaged or missing FTS index must not break vector search
-            log.warning("full-text search failed: %s", exc)
-            return []
+        table = (
+            self._chunks.search(_match(terms), query_type="fts")
+            .select([*_CHUNK_COLUMNS, "_score"])
+            .limit(k)
+            .to_arrow()
+        )
         return [
             Hit(**{c: row[c] for c in _CHUNK_COLUMNS}, score=float(row["_score"]))
             for row in table.to_pylist()
         ]
+
+    def chunk_counts(self) -> dict[str, int]:
+        """Chunks per document id, as stored (one column read, no vectors)."""
+        table = self._chunks.search().select(["doc_id"]).limit(None).to_arrow()
+        grouped = table.group_by("doc_id").aggregate([("doc_id", "count")])
+        return dict(
+            zip(grouped["doc_id"].to_pylist(), grouped["doc_id_count"].to_pylist(), strict=True)
+        )
+
+    def repair(self) -> list[str]:
+        """Make the two tables agree after a crash; returns the paths that must be re-indexed.
+
+        Each table commits atomically, but not both together: a crash between a document's
+        chunk commit and its row commit leaves chunks without a row, or a row whose count
+        disagrees. Such chunks are dropped and the row forgotten, so the next reconcile
+        indexes the file again. Nothing on disk outside the index is touched.
+        """
+        counts = self.chunk_counts()
+        docs = {d.doc_id: d for d in self.documents()}
+        orphans = [
+            doc_id
+            for doc_id in counts
+            if doc_id not in docs or docs[doc_id].status != Status.INDEXED
+        ]
+        wrong = [
+            d
+            for d in docs.values()
+            if d.status == Status.INDEXED and counts.get(d.doc_id, 0) != d.chunks
+        ]
+        if not orphans and not wrong:
+            return []
+        log.warning(
+            "repairing the index: %d orphaned chunk sets, %d documents with the wrong count",
+            len(orphans),
+            len(wrong),
+        )
+        self.commit([], [], None, replace_doc_ids=orphans, remove_doc_ids=[d.doc_id for d in wrong])
+        return sorted(d.path for d in wrong) + sorted(docs[o].path for o in orphans if o in docs)
 
     def stats(self) -> dict[str, Any]:
         docs = self.documents()
@@ -284,6 +356,7 @@ class LanceStore:
                             f"doc_id IN ({_sql_list(doomed)})"
                         )
                     merge.execute(data)
+                faults.reached("between-commits")
                 doc_rows = pa.Table.from_pylist(
                     [asdict(d) for d in documents], schema=documents_schema()
                 )

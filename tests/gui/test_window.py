@@ -427,9 +427,14 @@ def test_rebuild_is_asked_for_when_the_index_was_built_differently(
         QMessageBox, "question", lambda *a, **k: asked.append(a) or QMessageBox.StandardButton.Yes
     )
     window = open_window(app_factory=other_embedder, wait=False)
-    qtbot.waitUntil(lambda: _names(window, "indexed") == {GUIDE_NAME}, timeout=WAIT_MS)
-    assert asked and "rebuilt" in asked[0][2]
-    assert not any(p.name.startswith("index.old") for p in Settings().data_path.iterdir())
+    qtbot.waitUntil(lambda: bool(asked), timeout=WAIT_MS)
+    assert "rebuil" in asked[0][2]
+    qtbot.waitUntil(lambda: not window.session.needs_rebuilding, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not window.session.indexing, timeout=WAIT_MS)
+    assert _names(window, "indexed") == {GUIDE_NAME}
+    app = window.session.app
+    assert app.store.meta.dim == 32 and not app.retriever.text_only
+    assert app.retriever.search("add my own documents", 1)[0].path.endswith(GUIDE_NAME)
 
 
 def test_the_guide_opens_from_the_help_menu(open_window):
@@ -486,3 +491,18 @@ def test_deleting_the_conversation_being_answered_stops_it_for_good(open_window,
     qtbot.waitUntil(lambda: not window.session.lanes.busy("save"), timeout=WAIT_MS)
     assert window.conversations_model.rowCount() == 0 and window.current is None
     assert not (window.session.settings.conversations_path / f"{conv_id}.json").exists()
+
+
+def test_a_damaged_index_is_reset_and_filled_again(open_window, animal_pdfs, qtbot):
+    window = open_window()
+    window.session.add_folder(str(animal_pdfs))
+    _wait_indexed(window, qtbot, 4)
+    index = window.session.settings.index_path
+    assert close(qtbot, window)
+    (index / "meta.json").write_text("{not json")
+
+    notices: list[str] = []
+    again = open_window(wait=False)
+    again.session.notice.connect(notices.append)
+    _wait_indexed(again, qtbot, 4)
+    assert any("moved aside" in n for n in notices), notices

@@ -58,7 +58,7 @@ def indexed(tmp_path_factory):
 
 
 def test_index_json_contract_and_exit_code(indexed):
-    _lib, _data, result = indexed
+    _, _, result = indexed
     assert result.returncode == 1, result.stderr  # one file failed
     report = json.loads(result.stdout)
     for key in ("indexed", "unchanged", "removed", "failed", "pages", "chunks", "seconds"):

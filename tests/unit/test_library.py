@@ -13,7 +13,6 @@ from desktop_rag.library import (
     bundled_guide,
     classify_drop,
     copy_into,
-    discard_index,
     first_start,
 )
 from desktop_rag.types import Source
@@ -81,14 +80,6 @@ def test_copy_into_copies_and_never_touches_the_original(tmp_path):
     assert Path(clash[0].dest).name == "a (2).pdf"
     assert (src.read_bytes(), src.stat().st_mtime_ns) == before
     assert sorted(p.name for p in library.iterdir()) == ["a (2).pdf", "a.pdf"]
-
-
-def test_discard_index_moves_it_aside(tmp_path):
-    settings = Settings(data_dir=str(tmp_path))
-    assert discard_index(settings) is None
-    settings.index_path.mkdir(parents=True)
-    aside = discard_index(settings)
-    assert aside is not None and aside.is_dir() and not settings.index_path.exists()
 
 
 def test_conversations_round_trip_and_skip_damaged_files(tmp_path):

@@ -127,17 +127,17 @@ def test_reindex_follows_watched_changes_end_to_end(tmp_path, animal_pdfs):
     changes: queue.Queue[Change] = queue.Queue()
     with Watcher(changes.put, quiet_s=0.3, poll_s=0.05) as watcher:
         watcher.set_roots([str(animal_pdfs)])
-        report = reindex(app.ingest, [str(animal_pdfs)])
+        report = reindex(app, [str(animal_pdfs)])
         assert report.indexed == 3
         calls = emb.texts_embedded
 
         (animal_pdfs / "zebra.pdf").rename(animal_pdfs / "stripes.pdf")
-        report = reindex(app.ingest, _next(changes).roots)
+        report = reindex(app, _next(changes).roots)
         assert report.renamed == 1 and emb.texts_embedded == calls
 
         make_pdf(animal_pdfs / "new.pdf", ["Koalas sleep up to twenty hours a day."])
         events = []
-        report = reindex(app.ingest, _next(changes).roots, on_file=events.append)
+        report = reindex(app, _next(changes).roots, on_file=events.append)
         assert report.indexed == 1
         assert [e.status for e in events if e.path.endswith("new.pdf")] == [
             "queued",
@@ -146,7 +146,7 @@ def test_reindex_follows_watched_changes_end_to_end(tmp_path, animal_pdfs):
         ]
 
         (animal_pdfs / "penguin.pdf").unlink()
-        report = reindex(app.ingest, _next(changes).roots)
+        report = reindex(app, _next(changes).roots)
         assert report.removed == 1
     names = sorted(os.path.basename(d.path) for d in app.store.documents())
     assert names == ["new.pdf", "octopus.pdf", "stripes.pdf"]
@@ -155,11 +155,11 @@ def test_reindex_follows_watched_changes_end_to_end(tmp_path, animal_pdfs):
 def test_reindex_drops_a_vanished_file_root_but_keeps_a_vanished_folder(tmp_path, animal_pdfs):
     app = _app(tmp_path, HashEmbedder())
     single = make_pdf(tmp_path / "single.pdf", ["A single watched file about herons."])
-    reindex(app.ingest, [str(animal_pdfs), str(single)])
+    reindex(app, [str(animal_pdfs), str(single)])
     assert len(app.store.documents()) == 4
     single.unlink()
     moved = tmp_path / "elsewhere"
     animal_pdfs.rename(moved)  # like an unplugged drive: its documents stay answerable
-    report = reindex(app.ingest, [str(animal_pdfs), str(single)])
+    report = reindex(app, [str(animal_pdfs), str(single)])
     assert report.removed == 1
     assert len(app.store.documents()) == 3

@@ -1,0 +1,193 @@
+"""kill -9 during indexing, at many points: the next start finishes the job, nothing duplicated.
+
+The real CLI, real embedder and real LanceDB on disk. Deterministic kill points go through
+desktop_rag.faults (the process SIGKILLs itself at a named point); random ones are a plain
+SIGKILL from outside after a random delay.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from desktop_rag.ingest.chunk import ChunkParams
+from desktop_rag.ingest.embed import BUNDLED_EMBEDDER_DIM, BUNDLED_EMBEDDER_ID
+from desktop_rag.store.lance import SCHEMA_VERSION, IndexMeta, LanceStore
+from tests.pdfgen import make_pdf
+
+pytestmark = pytest.mark.slow
+
+TOPICS = [
+    "rivers",
+    "glaciers",
+    "deserts",
+    "forests",
+    "islands",
+    "mountains",
+    "caves",
+    "lakes",
+    "volcanoes",
+    "reefs",
+    "tundra",
+    "canyons",
+]
+
+
+def _env(kill_at: str = "") -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("DESKTOP_RAG_DATA_DIR", None)
+    env.pop("DESKTOP_RAG_KILL_AT", None)
+    if kill_at:
+        env["DESKTOP_RAG_KILL_AT"] = kill_at
+    return env
+
+
+def _index(lib: Path, data: Path, kill_at: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "desktop_rag", "index", str(lib), "--json", "--data-dir", str(data)],
+        capture_output=True,
+        text=True,
+        env=_env(kill_at),
+        timeout=900,
+    )
+
+
+def _open(data: Path) -> LanceStore:
+    meta = IndexMeta(
+        SCHEMA_VERSION, BUNDLED_EMBEDDER_ID, BUNDLED_EMBEDDER_DIM, ChunkParams().to_json()
+    )
+    return LanceStore(data / "index", meta).open()
+
+
+def _snapshot(data: Path) -> dict[str, tuple[int, str]]:
+    """chunk_id -> (page, text) of everything stored; asserts no chunk id appears twice."""
+    store = _open(data)
+    rows = store._chunks.search().select(["chunk_id", "page", "text"]).limit(None).to_arrow()
+    ids = rows["chunk_id"].to_pylist()
+    assert len(ids) == len(set(ids)), "duplicated chunks"
+    return dict(
+        zip(ids, zip(rows["page"].to_pylist(), rows["text"].to_pylist(), strict=True), strict=True)
+    )
+
+
+def _consistent(data: Path) -> set[str]:
+    """Every indexed document has exactly its chunks; returns the indexed paths."""
+    store = _open(data)
+    counts = store.chunk_counts()
+    indexed = set()
+    for doc in store.documents():
+        if doc.status == "indexed":
+            assert counts.get(doc.doc_id, 0) == doc.chunks, f"half-written {doc.path}"
+            indexed.add(doc.path)
+    return indexed
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory):
+    root = tmp_path_factory.mktemp("crash")
+    lib = root / "lib"
+    for i, topic in enumerate(TOPICS):
+        pages = [
+            f"Chapter {p} about {topic}. "
+            + " ".join(
+                f"The {topic} of region {i}-{p}-{s} hold fact number {i * 100 + p * 10 + s}."
+                for s in range(40)
+            )
+            for p in range(1, 4)
+        ]
+        make_pdf(lib / f"{i:02d} {topic}.pdf", pages)
+    reference = root / "reference"
+    result = _index(lib, reference)
+    assert result.returncode == 0, result.stderr
+    return lib, _snapshot(reference)
+
+
+def _spawned() -> set[int]:
+    """Pids of multiprocessing children (the PDF reader runs as one) of this checkout's
+    Python: other checkouts on the same machine run their own readers meanwhile."""
+    out = set()
+    for p in psutil.process_iter(["cmdline"]):
+        cmdline = p.info["cmdline"] or []
+        if cmdline and cmdline[0] == sys.executable and "spawn_main" in " ".join(cmdline):
+            out.add(p.pid)
+    return out
+
+
+def _no_stray_readers(before: set[int]) -> None:
+    """A killed indexer's reader process notices its parent is gone and exits by itself."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        strays = _spawned() - before
+        if not strays:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"reader processes outlived the killed indexer: {strays}")
+
+
+@pytest.mark.parametrize(
+    "kill_at",
+    [
+        "extracted:1",
+        "extracted:6",
+        "embedded:1",
+        "embedded:9",
+        "flush:1",
+        "flush:2",
+        "between-commits:1",
+        "between-commits:2",
+        "optimize:1",
+    ],
+)
+def test_kill_at_a_point_then_restart(library, tmp_path, kill_at):
+    lib, reference = library
+    data = tmp_path / "data"
+    before = _spawned()
+    killed = _index(lib, data, kill_at)
+    assert killed.returncode == -signal.SIGKILL, (killed.returncode, killed.stderr[-2000:])
+    _no_stray_readers(before)
+    kept = _consistent(data) if (data / "index").exists() else set()
+    resumed = _index(lib, data)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    # What was committed before the kill is not indexed again.
+    report = json.loads(resumed.stdout)
+    assert report["unchanged"] >= len(kept)
+    assert report["indexed"] <= len(TOPICS) - len(kept)
+    assert _consistent(data) == {str(p) for p in lib.glob("*.pdf")}
+    assert _snapshot(data) == reference
+
+
+def test_random_kills_then_restart(library, tmp_path):
+    lib, reference = library
+    data = tmp_path / "data"
+    rng = random.Random(20261130)
+    before = _spawned()
+    kills = 0
+    for _ in range(6):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "desktop_rag", "index", str(lib), "--data-dir", str(data)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=_env(),
+        )
+        time.sleep(rng.uniform(2.0, 9.0))
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            kills += 1
+        proc.wait(60)
+        if (data / "index").exists():
+            _consistent(data)
+            _snapshot(data)
+    assert kills >= 3, "the library indexed too fast to be killed; make it bigger"
+    resumed = _index(lib, data)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert _snapshot(data) == reference
+    _no_stray_readers(before)
