@@ -52,6 +52,7 @@ class AnswerService(Protocol):
 
 AppFactory = Callable[[Settings], "App"]
 AnswerFactory = Callable[["App"], AnswerService | None]
+ModelSwap = Callable[["App", Settings], None]
 
 
 class ModelState(StrEnum):
@@ -70,6 +71,21 @@ def default_app_factory(settings: Settings) -> App:
 
 def default_answer_factory(app: App) -> AnswerService | None:
     return getattr(app, "answer", None)
+
+
+def default_model_swap(app: App, settings: Settings) -> None:
+    """Give the app's answer service a model built for the settings; free the old one.
+    Runs on a worker: closing a model and opening the next are not instant."""
+    from desktop_rag import app as core
+
+    answer = getattr(app, "answer", None)
+    make = getattr(core, "default_llm", None)
+    if answer is None or make is None or not hasattr(answer, "llm"):
+        return
+    old, answer.llm = answer.llm, make(settings)
+    close = getattr(old, "close", None)
+    if close is not None:
+        close()
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +131,7 @@ class Session(QObject):
         *,
         app_factory: AppFactory | None = None,
         answer_factory: AnswerFactory | None = None,
+        model_swap: ModelSwap | None = None,
         library_dir: Path | None = None,
         watch: bool = True,
         save_settings: bool = True,
@@ -131,6 +148,8 @@ class Session(QObject):
         self.model_status = (ModelState.WAITING, "")
         self._app_factory = app_factory or default_app_factory
         self._answer_factory = answer_factory or default_answer_factory
+        self._model_swap = model_swap or default_model_swap
+        self._reload_pending = False
         self._watch = watch
         self._save = save_settings
         self._watcher: Watcher | None = None
@@ -276,6 +295,10 @@ class Session(QObject):
 
     @property
     def model_name(self) -> str:
+        llm = getattr(self.answer, "llm", None)
+        name = getattr(llm, "name", "")
+        if isinstance(name, str) and name:
+            return name
         if self.settings.model_path:
             return os.path.basename(self.settings.model_path)
         return "Gemma 3 270M (built in)"
@@ -512,16 +535,28 @@ class Session(QObject):
         self.reload_model()
 
     def reload_model(self) -> None:
-        """Build the answer service again for the current settings and load its model."""
-        app = self.app
+        """Give the answer service a model for the current settings, and load it.
+
+        Never under a running answer (it holds the old model): that waits for it to end.
+        """
+        app, answer, settings, swap = self.app, self.answer, self.settings, self._model_swap
         if app is None:
             return
-        self.answer = self._answer_factory(app)
-        if self.answer is None:
+        if self._answer_job is not None:
+            self._reload_pending = True
+            return
+        self._reload_pending = False
+        if answer is None:
             self._set_model(ModelState.MISSING, "No answer model is available in this build.")
             return
         self._set_model(ModelState.WAITING, "")
-        self._load_model(self.answer)
+        self.lanes.run(
+            LOAD,
+            lambda job: swap(app, settings),
+            on_errored=lambda e: self._set_model(ModelState.FAILED, user_message(e)),
+            name="swap model",
+        )
+        self._load_model(answer)
 
     # -- answering ------------------------------------------------------------------------------
 
@@ -558,6 +593,8 @@ class Session(QObject):
     def _on_answer_job_finished(self) -> None:
         self._answer_job = None
         self.answer_finished.emit()
+        if self._reload_pending and not self._closing:
+            self.reload_model()
 
     # -- conversations (small files, but still off the GUI thread, in order) ------------------
 

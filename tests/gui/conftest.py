@@ -106,11 +106,13 @@ def open_window(qtbot, library_dir):
         *,
         wait: bool = True,
         settings: Settings | None = None,
+        model_swap: Callable | None = None,
     ):
         session = Session(
             settings or Settings.load(),
             app_factory=app_factory,
             answer_factory=answer_factory,
+            model_swap=model_swap,
             library_dir=library_dir,
         )
         window = MainWindow(session, quit_on_close=False)

@@ -506,3 +506,27 @@ def test_a_damaged_index_is_reset_and_filled_again(open_window, animal_pdfs, qtb
     again.session.notice.connect(notices.append)
     _wait_indexed(again, qtbot, 4)
     assert any("moved aside" in n for n in notices), notices
+
+
+def test_a_new_model_waits_for_the_running_answer_then_loads(open_window, qtbot, tmp_path):
+    swaps: list[str] = []
+    window = open_window(
+        answer_factory=lambda app: FakeAnswerService(app, delay_s=0.2, answer="word " * 200),
+        model_swap=lambda app, settings: swaps.append(settings.model_path),
+    )
+    qtbot.waitUntil(lambda: window.model_label.text() == "Answers: ready", timeout=WAIT_MS)
+    tokens = []
+    window.session.answer_event.connect(
+        lambda e: tokens.append(e) if isinstance(e, TokenEvent) else None
+    )
+    window.chat.ask("How do I add my own documents?")
+    qtbot.waitUntil(lambda: len(tokens) >= 1, timeout=WAIT_MS)
+    model = tmp_path / "other.gguf"
+    model.write_bytes(b"GGUF" + b"\0" * 32)
+    window.drop_paths([str(model)])
+    qtbot.wait(300)  # the answer goes on with the old model meanwhile (not the assertion)
+    assert swaps == [] and window.session.answering
+    with qtbot.waitSignal(window.session.answer_finished, timeout=WAIT_MS):
+        window.session.stop_answer()
+    qtbot.waitUntil(lambda: swaps == [str(model)], timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.model_label.text() == "Answers: ready", timeout=WAIT_MS)
