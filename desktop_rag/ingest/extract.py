@@ -165,7 +165,7 @@ def _pdfium_pages(path: str, password: str | None) -> list[Page]:
             page = doc[index]
             textpage = page.get_textpage()
             try:
-                pages.append(Page(index + 1, clean_text(textpage.get_text_bounded())))
+                pages.append(Page(index + 1, clean_text(textpage.get_text_range())))
             finally:
                 textpage.close()
                 page.close()

@@ -194,18 +194,24 @@ class Sandbox:
                 if self._conn.poll(min(left, 0.2)):
                     return _from_wire(self._conn.recv())
             except (EOFError, OSError):
-                code = self._proc.exitcode if self._proc is not None else None
+                code = None
+                if self._proc is not None:
+                    self._proc.join(2)
+                    code = self._proc.exitcode
                 log.warning("the reader process died on %s (exit code %s)", job.path, code)
                 self._kill()
-                return ExtractError(FailKind.MEMORY, _crash_message(code, self.memory_mb))
+                return _crash_error(code, self.memory_mb)
 
 
-def _crash_message(code: int | None, memory_mb: int) -> str:
-    if code is not None and code < 0 and -code == 9:
-        return _memory_message(memory_mb)
-    return (
+def _crash_error(code: int | None, memory_mb: int) -> ExtractError:
+    # Killed (OOM killer), aborted (a failed allocation in C++), or a Python error while
+    # sending the result: with a memory limit in force these mean the limit was hit.
+    if code in (-9, -6, 1):
+        return ExtractError(FailKind.MEMORY, _memory_message(memory_mb))
+    return ExtractError(
+        FailKind.CORRUPT,
         "made the PDF reader crash, so it was skipped to protect the rest of your library. "
-        "It is probably damaged; try opening and re-saving it in a PDF viewer."
+        "It is probably damaged; try opening and re-saving it in a PDF viewer.",
     )
 
 
