@@ -23,10 +23,14 @@ class TokenOffsets(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class ChunkParams:
-    """Chunk size and overlap in word pieces; part of the index metadata."""
+    """Chunk size and overlap in word pieces; part of the index metadata.
 
-    max_tokens: int = 200
-    overlap: int = 40
+    128 pieces, the length all-MiniLM-L6-v2 was trained on, beat 200 on covid-qa (page-level
+    recall@5 0.787 against 0.769 hybrid, 0.697 against 0.654 vector-only; bench/retrieval.py).
+    """
+
+    max_tokens: int = 128
+    overlap: int = 24
     model_limit: int = 256  # the embedder truncates beyond this, special tokens included
 
     def __post_init__(self) -> None:

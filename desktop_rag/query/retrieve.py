@@ -14,7 +14,12 @@ from desktop_rag.types import Hit
 
 log = logging.getLogger(__name__)
 
-RRF_K = 60  # the constant from Cormack et al. (2009); damps the head of each ranking
+# Measured on covid-qa (bench/retrieval.py, 1,379 questions, 128-piece chunks): k=10 with
+# BM25 weighted twice the vectors gave recall@5 0.830 against 0.816 for BM25 alone, 0.697
+# for vectors alone and 0.787 for the textbook k=60 with equal weights.
+RRF_K = 10
+VECTOR_WEIGHT = 0.5
+TEXT_WEIGHT = 1.0
 
 
 class Mode(StrEnum):
@@ -23,13 +28,18 @@ class Mode(StrEnum):
     TEXT = "text"
 
 
-def fuse(rankings: Sequence[Sequence[Hit]], k: int = RRF_K) -> list[Hit]:
-    """Reciprocal rank fusion: score = sum over rankings of 1 / (k + rank), rank from 1."""
+def fuse(
+    rankings: Sequence[Sequence[Hit]],
+    k: int = RRF_K,
+    weights: Sequence[float] | None = None,
+) -> list[Hit]:
+    """Weighted reciprocal rank fusion: score = sum of weight / (k + rank), rank from 1."""
     scores: dict[str, float] = {}
     best: dict[str, Hit] = {}
-    for ranking in rankings:
+    weights = weights or [1.0] * len(rankings)
+    for ranking, weight in zip(rankings, weights, strict=True):
         for rank, hit in enumerate(ranking, start=1):
-            scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + 1.0 / (k + rank)
+            scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + weight / (k + rank)
             seen = best.get(hit.chunk_id)
             if seen is None or hit.similarity > seen.similarity:
                 best[hit.chunk_id] = hit
@@ -63,16 +73,19 @@ class Retriever:
             return []
         n = max(k, self.candidates)
         rankings: list[list[Hit]] = []
+        weights: list[float] = []
         errors: list[Exception] = []
         if mode in (Mode.HYBRID, Mode.VECTOR):
             try:
                 rankings.append(self.store.vector_search(self.embedder.embed_query(query), n))
+                weights.append(VECTOR_WEIGHT)
             except Exception as exc:  # one damaged side must not take the other down
                 log.warning("vector search failed: %s", exc)
                 errors.append(exc)
         if mode in (Mode.HYBRID, Mode.TEXT):
             try:
                 rankings.append(self.store.text_search(query, n))
+                weights.append(TEXT_WEIGHT)
             except Exception as exc:
                 log.warning("full-text search failed: %s", exc)
                 errors.append(exc)
@@ -83,4 +96,4 @@ class Retriever:
             ) from errors[0]
         if len(rankings) == 1:
             return rankings[0][:k]
-        return fuse(rankings)[:k]
+        return fuse(rankings, weights=weights)[:k]

@@ -25,6 +25,12 @@ def test_scores_are_reciprocal_ranks():
     assert scores["b"] == 1 / (RRF_K + 2) + 1 / (RRF_K + 1)
 
 
+def test_weights_scale_each_ranking():
+    fused = fuse([[_hit("a")], [_hit("b")]], weights=[0.5, 1.0])
+    assert [h.chunk_id for h in fused] == ["b", "a"]
+    assert fused[1].score == 0.5 / (RRF_K + 1)
+
+
 def test_keeps_the_vector_similarity_of_a_hit():
     fused = fuse([[_hit("a", 0.8)], [_hit("a", 0.0)]])
     assert fused[0].similarity == 0.8
