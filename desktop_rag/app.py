@@ -136,8 +136,10 @@ def build_app(
         notices.append(str(exc))
     except IndexDamagedError as exc:
         log.warning("%s", exc)
-        rebuild.quarantine(path)
-        store = LanceStore(path, meta).open()
+        fresh = LanceStore(path, meta)
+        with fresh.writer(wait_s=60):
+            rebuild.quarantine(path)
+        store = fresh.open()
         needs_reindex = True
         notices.append(
             f"{exc} It was moved aside and a new index is being built from your documents. "

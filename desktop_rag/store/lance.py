@@ -112,7 +112,19 @@ class LanceStore:
 
         Raises IndexMismatchError if it was built differently (embedder, chunking, format),
         IndexDamagedError if its files cannot be read, StoreError if the folder is unusable.
+        Creating, and judging an index damaged, happen under the writer lock, so an index
+        another process is creating at this moment is never mistaken for a damaged one.
         """
+        tables = self.path / f"{CHUNKS}.lance", self.path / f"{DOCUMENTS}.lance"
+        if all(t.exists() for t in tables) and (self.path / META_FILE).exists():
+            try:
+                return self._open(verify)
+            except IndexDamagedError:
+                pass  # look again, with no writer half-way through
+        with self.writer(wait_s=60):
+            return self._open(verify)
+
+    def _open(self, verify: bool) -> LanceStore:
         import lancedb
 
         try:
@@ -147,11 +159,15 @@ class LanceStore:
             if DOCUMENTS in existing:
                 self._docs = self._db.open_table(DOCUMENTS)
             else:
-                self._docs = self._db.create_table(DOCUMENTS, schema=documents_schema())
+                self._docs = self._db.create_table(
+                    DOCUMENTS, schema=documents_schema(), exist_ok=True
+                )
             if CHUNKS in existing:
                 self._chunks = self._db.open_table(CHUNKS)
             else:
-                self._chunks = self._db.create_table(CHUNKS, schema=chunks_schema(self.meta.dim))
+                self._chunks = self._db.create_table(
+                    CHUNKS, schema=chunks_schema(self.meta.dim), exist_ok=True
+                )
             if any(int(t.version) < 1 for t in (self._docs, self._chunks)):
                 # LanceDB reads garbled manifests as an empty version 0, never a real one.
                 raise IndexDamagedError(
@@ -405,7 +421,9 @@ class LanceStore:
     @contextmanager
     def writer(self, wait_s: float = 0.0) -> Iterator[None]:
         """Hold the index for writing against other processes (LanceDB wants one writer)."""
-        lock_path = self.path / "writer.lock"
+        # Beside the index, not in it: a damaged index is moved aside under this lock.
+        lock_path = self.path.with_name(self.path.name + ".lock")
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             deadline = time.monotonic() + wait_s
