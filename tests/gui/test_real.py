@@ -96,3 +96,28 @@ def test_sigterm_while_indexing_exits_cleanly(tmp_path, animal_pdfs):
         timeout=120,
     )
     assert status.returncode == 0, status.stderr
+
+
+def test_the_real_model_streams_an_answer_with_its_sources(open_window, animal_pdfs, qtbot):
+    """Everything real: embedder, index, the bundled GGUF through llama.cpp, the viewer."""
+    window = open_window(app_factory=None, answer_factory=None, wait=False)
+    qtbot.waitUntil(lambda: window.session.app is not None, timeout=REAL_MS)
+    if window.session.answer is None:
+        pytest.skip("the answer service is not in this branch yet (app.answer)")
+    window.session.add_folder(str(animal_pdfs))
+    _wait_indexed(window, qtbot, 4, REAL_MS)
+    qtbot.waitUntil(lambda: window.model_label.text() == "Answers: ready", timeout=REAL_MS)
+
+    events = _ask(window, qtbot, "Why is octopus blood blue?")
+    kinds = [type(e).__name__ for e in events]
+    assert kinds[0] == "SourcesEvent" and kinds[-1] == "DoneEvent", kinds
+    assert kinds.count("TokenEvent") >= 2, "the answer streamed"
+    exchange = window.current.exchanges[0]
+    assert exchange.answer and not exchange.error
+    octopus = [s for s in exchange.sources if s.path.endswith("octopus.pdf") and s.page == 2]
+    assert octopus, exchange.sources
+    shown = " ".join(window.chat.view.toPlainText().split())
+    assert " ".join(exchange.answer.split()) in shown
+    window.chat.view.anchorClicked.emit(QUrl(f"src:0:{octopus[0].n}"))
+    qtbot.waitUntil(lambda: window.sources.current_page == 2, timeout=10_000)
+    assert window.sources.matched
