@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from desktop_rag import __version__
 from desktop_rag.errors import DesktopRagError, UsageError, user_message
-from desktop_rag.types import Hit, Progress
+from desktop_rag.types import Hit, IndexReport, Progress
 
 if TYPE_CHECKING:
     from desktop_rag.app import App
@@ -67,6 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="rebuild the whole index (after a change of embedder, chunking or format); the "
         "old index keeps answering until the new one is complete",
     )
+
+    p = sub.add_parser(
+        "watch", parents=[common], help="index, then keep watching for changes (no window)"
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH")
 
     p = sub.add_parser("search", parents=[common], help="show the best passages for a query")
     p.add_argument("query", metavar="QUERY", help="the query, or - to read one per line")
@@ -215,6 +220,87 @@ def _cmd_index(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> 
     return EXIT_FAILED if report.failed else EXIT_OK
 
 
+def _print_report(report: IndexReport, args: argparse.Namespace, out: TextIO) -> None:
+    if args.json:
+        json.dump(report.to_json(), out)
+        out.write("\n")
+        out.flush()
+        return
+    parts = [f"{report.indexed} indexed", f"{report.unchanged} unchanged"]
+    if report.renamed:
+        parts.append(f"{report.renamed} renamed")
+    parts.append(f"{report.removed} removed")
+    parts.append(f"{len(report.failed)} failed")
+    print(
+        f"{', '.join(parts)}; {report.pages} pages, {report.chunks} chunks "
+        f"in {report.seconds:.1f} s",
+        file=out,
+        flush=True,
+    )
+    for f in report.failed:
+        print(f"  failed: {f.path}: {f.reason}", file=out, flush=True)
+
+
+def _cmd_watch(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Index, then reconcile whatever changes, until Ctrl+C or SIGTERM; `--json` prints one
+    index report per line, one line per pass."""
+    import queue
+    import signal
+    import threading
+
+    from desktop_rag.ingest.scan import normalize
+    from desktop_rag.ingest.watch import Change, Watcher, reindex
+
+    roots = [normalize(p) for p in args.paths]
+    missing = [r for r in roots if not os.path.exists(r)]
+    if missing:
+        raise UsageError(f"Not found: {', '.join(missing)}. Check the path and try again.")
+    stop = threading.Event()
+    changes: queue.Queue[Change] = queue.Queue()
+
+    def on_signal(signum: int, frame: object) -> None:
+        stop.set()
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    watcher = Watcher(changes.put)
+    failed = False
+    try:
+        watcher.start()
+        watcher.set_roots(roots)
+        for root, why in watcher.errors.items():
+            print(f"desktop-rag: {root} {why}; it is indexed but not watched.", file=err)
+        pending: list[str] = roots
+        while not stop.is_set():
+            if pending:
+                printer = ProgressPrinter(err)
+                try:
+                    report = reindex(app, pending, printer, stop)
+                finally:
+                    printer.finish()
+                if report.cancelled:
+                    break
+                _print_report(report, args, out)
+                failed = failed or bool(report.failed)
+                if not args.json:
+                    print("Watching for changes; Ctrl+C stops.", file=err, flush=True)
+            try:
+                change = changes.get(timeout=0.2)
+            except queue.Empty:
+                pending = []
+                continue
+            batch = set(change.roots)
+            while not changes.empty():  # fold changes that arrived meanwhile into one pass
+                batch.update(changes.get_nowait().roots)
+            pending = sorted(batch)
+    finally:
+        watcher.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if not args.json:
+        print("Stopped watching; everything indexed so far is kept.", file=err)
+    return EXIT_FAILED if failed else EXIT_OK
+
+
 def _pending_roots(app: App) -> list[str]:
     """After the index was reset (it was damaged), everything indexed before comes back."""
     return app.roots() if app.needs_reindex else []
@@ -348,6 +434,7 @@ def _cmd_remove(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
 
 _COMMANDS: dict[str, Callable[[App, argparse.Namespace, TextIO, TextIO], int]] = {
     "index": _cmd_index,
+    "watch": _cmd_watch,
     "search": _cmd_search,
     "ask": _cmd_ask,
     "status": _cmd_status,
@@ -368,8 +455,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     logs.setup(verbose=args.verbose)
     if args.command is None:
-        parser.print_help(sys.stderr)
-        return EXIT_USAGE
+        from desktop_rag.gui.main import main as open_window
+
+        return open_window()
     return run_core(args, _COMMANDS[args.command], sys.stdout, sys.stderr)
 
 

@@ -9,6 +9,9 @@ import pytest
 
 from tests.pdfgen import make_pdf
 
+# Windows in tests are offscreen, however pytest is started (make test sets it too).
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = (REPO / ".." / "shared" / "corpus").resolve()
 

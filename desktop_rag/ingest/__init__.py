@@ -1,0 +1,1 @@
+"""Indexing: scan, extract, chunk, embed, store, and watch folders."""

@@ -199,6 +199,15 @@ class IngestService:
             log.warning("re-indexing %d file(s) left half-written by a crash", len(repaired))
         known = self.store.documents()
         todo = plan(files, folders, known)
+        # A password given since the last run makes a password failure worth another try.
+        unlocked = [
+            d
+            for d in todo.unchanged
+            if d.error_kind == FailKind.PASSWORD and d.path in self.passwords
+        ]
+        for doc in unlocked:
+            todo.unchanged.remove(doc)
+            todo.candidates.append(files[doc.path])
         report.unchanged = len(todo.unchanged)
         # Hashing is only worth it when there is something to recognise.
         hasher = sha256_file if known else (lambda _path: "")
@@ -206,6 +215,9 @@ class IngestService:
         quick = [d for d in decisions if d.action != Action.INDEX]
         slow = [d for d in decisions if d.action == Action.INDEX]
         tracker = _Tracker(on_progress, len(slow), sum(d.info.size for d in slow))
+        if on_file is not None:  # so a window can list what waits before it is read
+            for decision in slow:
+                on_file(FileEvent(decision.info.path, Status.QUEUED))
         if slow and isinstance(self.embedder, Preparable):
             # A one-time export of the fast embedder happens here, in the indexing worker.
             self.embedder.prepare(lambda text: tracker.emit("preparing", force=True, message=text))

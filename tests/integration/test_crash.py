@@ -112,10 +112,12 @@ def library(tmp_path_factory):
 
 
 def _spawned() -> set[int]:
-    """Pids of multiprocessing children (the PDF reader runs as one)."""
+    """Pids of multiprocessing children (the PDF reader runs as one) of this checkout's
+    Python: other checkouts on the same machine run their own readers meanwhile."""
     out = set()
     for p in psutil.process_iter(["cmdline"]):
-        if "spawn_main" in " ".join(p.info["cmdline"] or []):
+        cmdline = p.info["cmdline"] or []
+        if cmdline and cmdline[0] == sys.executable and "spawn_main" in " ".join(cmdline):
             out.add(p.pid)
     return out
 

@@ -152,3 +152,21 @@ def test_text_and_vector_modes(tmp_path, animal_pdfs):
         assert hits and hits[0].path.endswith("octopus.pdf") and hits[0].page == 2
     # Punctuation in a question never breaks the full-text query.
     assert app.retriever.search('what\'s "blue" (blood)? AND OR: -x', k=2, mode=Mode.TEXT)
+
+
+def test_a_password_given_later_retries_the_file(tmp_path):
+    from tests.pdfgen import encrypt_pdf
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    plain = make_pdf(tmp_path / "plain.pdf", ["The vault code is kept in the blue binder."])
+    locked = encrypt_pdf(plain, folder / "vault.pdf", "s3cret")
+    app = _app(tmp_path)
+    report = app.ingest.index([str(folder)])
+    assert [f.kind for f in report.failed] == ["password"]
+    again = app.ingest.index([str(folder)])
+    assert (again.indexed, again.unchanged, again.failed) == (0, 1, []), "not retried for nothing"
+    app.ingest.passwords = {str(locked): "s3cret"}
+    unlocked = app.ingest.index([str(folder)])
+    assert unlocked.indexed == 1 and unlocked.failed == []
+    assert app.retriever.search("vault code binder", k=1)[0].path == str(locked)

@@ -1,0 +1,132 @@
+"""Conversations kept across restarts: one JSON file each, written atomically."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from desktop_rag.types import Source, Turn
+
+log = logging.getLogger(__name__)
+
+TITLE_CHARS = 60
+
+
+@dataclass(slots=True)
+class Exchange:
+    """One question, the sources shown for it and the answer (partial if it was stopped)."""
+
+    question: str
+    answer: str = ""
+    sources: list[Source] = field(default_factory=list)
+    cited: list[int] = field(default_factory=list)
+    asked_at: float = field(default_factory=time.time)
+    grounded: bool = True
+    stopped: bool = False
+    error: str = ""
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.answer) and not self.stopped and not self.error
+
+    def source(self, n: int) -> Source | None:
+        return next((s for s in self.sources if s.n == n), None)
+
+
+@dataclass(slots=True)
+class Conversation:
+    id: str = field(default_factory=lambda: uuid.uuid4().hex[:16])
+    title: str = ""
+    created: float = field(default_factory=time.time)
+    updated: float = field(default_factory=time.time)
+    exchanges: list[Exchange] = field(default_factory=list)
+
+    def history(self) -> list[Turn]:
+        """The finished exchanges, for follow-up questions."""
+        return [Turn(e.question, e.answer) for e in self.exchanges if e.complete]
+
+    def add(self, question: str) -> Exchange:
+        exchange = Exchange(question)
+        self.exchanges.append(exchange)
+        if not self.title:
+            self.title = title_for(question)
+        self.updated = time.time()
+        return exchange
+
+
+def title_for(question: str) -> str:
+    text = " ".join(question.split())
+    if len(text) <= TITLE_CHARS:
+        return text
+    return text[:TITLE_CHARS].rsplit(" ", 1)[0] + "…"
+
+
+def _to_json(conv: Conversation) -> dict[str, Any]:
+    return asdict(conv)
+
+
+def _from_json(raw: dict[str, Any]) -> Conversation:
+    exchanges = []
+    for e in raw.get("exchanges", []):
+        sources = [Source(**s) for s in e.get("sources", [])]
+        exchanges.append(
+            Exchange(
+                question=str(e["question"]),
+                answer=str(e.get("answer", "")),
+                sources=sources,
+                cited=[int(n) for n in e.get("cited", [])],
+                asked_at=float(e.get("asked_at", 0.0)),
+                grounded=bool(e.get("grounded", True)),
+                stopped=bool(e.get("stopped", False)),
+                error=str(e.get("error", "")),
+            )
+        )
+    return Conversation(
+        id=str(raw["id"]),
+        title=str(raw.get("title", "")),
+        created=float(raw.get("created", 0.0)),
+        updated=float(raw.get("updated", 0.0)),
+        exchanges=exchanges,
+    )
+
+
+class ConversationStore:
+    """A folder of `<id>.json` files; a damaged file is skipped and left for the user."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder)
+
+    def _path(self, conv_id: str) -> Path:
+        return self.folder / f"{conv_id}.json"
+
+    def load_all(self) -> list[Conversation]:
+        """Every conversation, the most recently used first."""
+        out = []
+        try:
+            files = sorted(self.folder.glob("*.json"))
+        except OSError:
+            return []
+        for path in files:
+            try:
+                out.append(_from_json(json.loads(path.read_text(encoding="utf-8"))))
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                log.warning("skipping damaged conversation %s: %s", path, exc)
+        out.sort(key=lambda c: c.updated, reverse=True)
+        return out
+
+    def save(self, conv: Conversation) -> None:
+        """Write atomically: a crash leaves the old file or the new one, never half of one."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path = self._path(conv.id)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(_to_json(conv), ensure_ascii=False, indent=1), encoding="utf-8")
+        os.replace(tmp, path)
+
+    def delete(self, conv_id: str) -> None:
+        self._path(conv_id).unlink(missing_ok=True)

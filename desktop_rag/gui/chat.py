@@ -1,0 +1,363 @@
+"""The chat pane: the conversation as it streams, [n] links to sources, and the question box."""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+from urllib.parse import quote, unquote
+
+from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QKeyEvent, QPainter, QPaintEvent, QPalette
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListView,
+    QMenu,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_rag.conversations import Conversation, Exchange
+from desktop_rag.gui.icons import icon, set_icon
+from desktop_rag.gui.models import ConversationsModel
+from desktop_rag.library import GUIDE_QUESTION
+
+_CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+
+
+class QuestionEdit(QPlainTextEdit):
+    """Enter sends, Shift+Enter starts a new line."""
+
+    submitted = Signal()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not (
+            event.modifiers() & Qt.KeyboardModifier.ShiftModifier
+        ):
+            self.submitted.emit()
+            return
+        super().keyPressEvent(event)
+
+
+def _text_html(text: str) -> str:
+    return html.escape(text).replace("\n", "<br>")
+
+
+def answer_html(exchange_index: int, text: str) -> str:
+    """The answer as HTML, each [n] (or [n, m]) a link to its source."""
+    out = []
+    last = 0
+    for m in _CITE.finditer(text):
+        out.append(_text_html(text[last : m.start()]))
+        links = [
+            f'<a href="cite:{exchange_index}:{n.strip()}">{n.strip()}</a>'
+            for n in m.group(1).split(",")
+        ]
+        out.append("[" + ", ".join(links) + "]")
+        last = m.end()
+    out.append(_text_html(text[last:]))
+    return "".join(out)
+
+
+class ChatPane(QWidget):
+    """Shows one conversation; emits what the user wants, the window runs it."""
+
+    question_submitted = Signal(str)
+    stop_requested = Signal()
+    source_clicked = Signal(int, int)  # exchange index, source number
+    new_requested = Signal()
+    copied = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.conversation: Conversation | None = None
+        self._busy = False
+        self._status = ""
+        self._first_start = False
+
+        self.view = QTextBrowser()
+        self.view.setOpenLinks(False)
+        self.view.setAccessibleName("Conversation")
+        self.view.anchorClicked.connect(self._on_view_anchor_clicked)
+
+        self.status = QLabel()
+        self.status.setAccessibleName("Answer status")
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+
+        self.question = QuestionEdit()
+        self.question.setPlaceholderText("Ask a question about your documents…")
+        self.question.setToolTip("Enter sends the question; Shift+Enter starts a new line")
+        self.question.setAccessibleName("Question")
+        self.question.setTabChangesFocus(True)
+        self.question.setFixedHeight(self.question.fontMetrics().lineSpacing() * 3 + 16)
+        self.question.submitted.connect(self._on_question_submitted)
+
+        self.send_button = QPushButton("Ask")
+        set_icon(self.send_button, "send")
+        self.send_button.setAccessibleName("Ask")
+        self.send_button.setToolTip("Send the question (Enter)")
+        self.send_button.clicked.connect(self._on_question_submitted)
+        self.stop_button = QPushButton("Stop")
+        set_icon(self.stop_button, "stop")
+        self.stop_button.setAccessibleName("Stop answering")
+        self.stop_button.setToolTip("Stop the answer (Esc)")
+        self.stop_button.clicked.connect(self.stop_requested)
+        self.stop_button.hide()
+
+        ask_row = QHBoxLayout()
+        ask_row.addWidget(self.question, 1)
+        buttons = QVBoxLayout()
+        buttons.addWidget(self.send_button)
+        buttons.addWidget(self.stop_button)
+        buttons.addStretch(1)
+        ask_row.addLayout(buttons)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.status)
+        layout.addLayout(ask_row)
+
+        self._redraw_timer = QTimer(self)
+        self._redraw_timer.setSingleShot(True)
+        self._redraw_timer.setInterval(50)  # streaming redraws at most 20 times a second
+        self._redraw_timer.timeout.connect(self.redraw)
+        self.redraw()
+
+    # -- state ---------------------------------------------------------------------------------
+
+    def show_conversation(self, conversation: Conversation | None) -> None:
+        self.conversation = conversation
+        self.redraw()
+
+    def set_first_start(self, first: bool) -> None:
+        self._first_start = first
+        self.redraw()
+
+    def set_busy(self, busy: bool) -> None:
+        self._busy = busy
+        self.send_button.setVisible(not busy)
+        self.stop_button.setVisible(busy)
+        if not busy:
+            self.set_status("")
+
+    def set_status(self, text: str) -> None:
+        self._status = text
+        self.status.setText(text)
+        self.status.setVisible(bool(text))
+
+    def schedule_redraw(self) -> None:
+        if not self._redraw_timer.isActive():
+            self._redraw_timer.start()
+
+    # -- input ---------------------------------------------------------------------------------
+
+    def _on_question_submitted(self) -> None:
+        text = self.question.toPlainText().strip()
+        if not text or self._busy:
+            return
+        self.question.clear()
+        self.question_submitted.emit(text)
+
+    def ask(self, text: str) -> None:
+        """Put a question in the box and send it (the welcome hint's link does this)."""
+        self.question.setPlainText(text)
+        self._on_question_submitted()
+
+    def _on_view_anchor_clicked(self, url: QUrl) -> None:
+        scheme, _, rest = url.toString().partition(":")
+        if scheme in ("cite", "src"):
+            i, _, n = rest.partition(":")
+            self.source_clicked.emit(int(i), int(n))
+        elif scheme == "copy":
+            self.copy_answer(int(rest))
+        elif scheme == "ask":
+            self.ask(unquote(rest))
+
+    def copy_answer(self, index: int = -1) -> None:
+        conv = self.conversation
+        if conv is None or not conv.exchanges:
+            return
+        exchange = conv.exchanges[index]
+        if exchange.answer:
+            self.copied.emit(exchange.answer)
+
+    # -- drawing -------------------------------------------------------------------------------
+
+    def redraw(self) -> None:
+        bar = self.view.verticalScrollBar()
+        at_bottom = bar.value() >= bar.maximum() - 4
+        conv = self.conversation
+        if conv is None or not conv.exchanges:
+            self.view.setHtml(self._welcome_html())
+            return
+        body = [self._exchange_html(i, e) for i, e in enumerate(conv.exchanges)]
+        self.view.setHtml(self._page("".join(body)))
+        if at_bottom:
+            bar.setValue(bar.maximum())
+
+    def _colors(self) -> dict[str, str]:
+        pal = self.palette()
+        return {
+            "text": pal.color(QPalette.ColorRole.Text).name(),
+            "muted": pal.color(QPalette.ColorRole.PlaceholderText).name(),
+            "bubble": pal.color(QPalette.ColorRole.AlternateBase).name(),
+            "link": pal.color(QPalette.ColorRole.Link).name(),
+            "warn": "#c0392b"
+            if pal.color(QPalette.ColorRole.Base).lightness() > 128
+            else "#ff8a80",
+        }
+
+    def _page(self, body: str) -> str:
+        c = self._colors()
+        return (
+            f"<html><head><style>"
+            f"a {{ color: {c['link']}; text-decoration: none; }}"
+            f".muted {{ color: {c['muted']}; }}"
+            f".warn {{ color: {c['warn']}; }}"
+            f"</style></head><body style='color: {c['text']}'>{body}</body></html>"
+        )
+
+    def _exchange_html(self, i: int, e: Exchange) -> str:
+        c = self._colors()
+        parts = [
+            f"<table width='100%' cellpadding='8' cellspacing='0' style='margin-top: 10px;'"
+            f" bgcolor='{c['bubble']}'><tr><td><b>You</b><br>{_text_html(e.question)}</td></tr>"
+            f"</table>"
+        ]
+        if e.sources:
+            parts.append(self._sources_html(i, e))
+        answer = answer_html(i, e.answer)
+        last = self.conversation is not None and i == len(self.conversation.exchanges) - 1
+        if not e.answer and not e.error and last and self._busy:
+            answer = f"<span class='muted'>{html.escape(self._status or 'Thinking…')}</span>"
+        parts.append(f"<p style='margin: 8px 8px 0 8px'>{answer}</p>")
+        notes = []
+        if e.error:
+            notes.append(f"<span class='warn'>{_text_html(e.error)}</span>")
+        if e.stopped:
+            notes.append("<span class='muted'>Stopped.</span>")
+        if e.answer and not (last and self._busy):
+            notes.append(f"<a href='copy:{i}'>Copy answer</a>")
+        if notes:
+            parts.append(f"<p style='margin: 4px 8px 0 8px'>{' &nbsp;·&nbsp; '.join(notes)}</p>")
+        return "".join(parts)
+
+    def _sources_html(self, i: int, e: Exchange) -> str:
+        """One line per file: its name, then each numbered passage's page, all clickable."""
+        by_file: dict[str, list[str]] = {}
+        for s in e.sources:
+            link = f"<a href='src:{i}:{s.n}'>[{s.n}]&nbsp;p.&nbsp;{s.page}</a>"
+            by_file.setdefault(s.path, []).append(link)
+        lines = [
+            f"{html.escape(os.path.basename(path))}: {' &nbsp;'.join(links)}"
+            for path, links in by_file.items()
+        ]
+        return (
+            "<p class='muted' style='margin: 6px 8px 0 8px'>Sources<br>"
+            + "<br>".join(lines)
+            + "</p>"
+        )
+
+    def _welcome_html(self) -> str:
+        q = html.escape(GUIDE_QUESTION)
+        intro = (
+            "<p>Your library starts with the Desktop RAG user guide. Ask it something:</p>"
+            if self._first_start
+            else "<p>Ask anything about the PDFs in your library. For example:</p>"
+        )
+        body = (
+            "<div style='margin: 24px;'>"
+            "<h2>Ask your documents</h2>"
+            f"{intro}"
+            f"<p style='margin-left: 12px'><a href='ask:{quote(GUIDE_QUESTION)}'>{q}</a></p>"
+            "<p class='muted'>Add documents by dropping PDFs or folders on this window, or with "
+            "<i>Add folder</i> (Ctrl+O). Answers cite their sources as [1], [2]…: click one to "
+            "see the page. Everything stays on this computer.</p>"
+            "</div>"
+        )
+        return self._page(body)
+
+
+class PlaceholderListView(QListView):
+    """A list that says something useful while it is empty."""
+
+    def __init__(self, placeholder: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.placeholder = placeholder
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        model = self.model()
+        if model is not None and model.rowCount() == 0 and self.placeholder:
+            painter = QPainter(self.viewport())
+            painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
+            area = self.viewport().rect().adjusted(12, 12, -12, -12)
+            flags = Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap
+            painter.drawText(area, int(flags), self.placeholder)
+            painter.end()
+
+
+class ConversationsPane(QWidget):
+    """The list of conversations, newest first."""
+
+    selected = Signal(str)  # conversation id
+    new_requested = Signal()
+    delete_requested = Signal(str)
+
+    def __init__(self, model: ConversationsModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        title = QLabel("<b>Conversations</b>")
+        self.new_button = QToolButton()
+        set_icon(self.new_button, "new-chat")
+        self.new_button.setText("New")
+        self.new_button.setToolTip("Start a new conversation (Ctrl+N)")
+        self.new_button.setAccessibleName("New conversation")
+        self.new_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.new_button.setAutoRaise(True)
+        self.new_button.clicked.connect(self.new_requested)
+        head = QHBoxLayout()
+        head.addWidget(title)
+        head.addStretch(1)
+        head.addWidget(self.new_button)
+
+        self.list = PlaceholderListView("Your conversations will be listed here.")
+        self.list.setModel(model)
+        self.list.setAccessibleName("Conversations")
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.list.customContextMenuRequested.connect(self._on_list_custom_context_menu_requested)
+        self.list.selectionModel().currentChanged.connect(self._on_list_current_changed)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.addLayout(head)
+        layout.addWidget(self.list, 1)
+
+    def select(self, conv_id: str) -> None:
+        row = self.model.row_of(conv_id)
+        if row >= 0:
+            self.list.setCurrentIndex(self.model.index(row))
+        else:
+            self.list.clearSelection()
+            self.list.setCurrentIndex(QModelIndex())
+
+    def _on_list_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if current.isValid():
+            self.selected.emit(str(current.data(ConversationsModel.IdRole)))
+
+    def _on_list_custom_context_menu_requested(self, pos: QPoint) -> None:
+        index = self.list.indexAt(pos)  # pos is in the viewport's coordinates
+        if not index.isValid():
+            return
+        menu = QMenu(self)
+        delete = menu.addAction(icon("delete"), "Delete conversation")
+        if menu.exec(self.list.viewport().mapToGlobal(pos)) is delete:
+            self.delete_requested.emit(str(index.data(ConversationsModel.IdRole)))

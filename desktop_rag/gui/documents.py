@@ -1,0 +1,375 @@
+"""The Documents pane: watched folders, every file with its status, and indexing progress."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import (
+    QItemSelection,
+    QModelIndex,
+    QPoint,
+    QSortFilterProxyModel,
+    Qt,
+    QTimer,
+    QUrl,
+    Signal,
+)
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QProgressBar,
+    QSizePolicy,
+    QToolButton,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_rag.gui.icons import icon, set_icon
+from desktop_rag.gui.models import DocumentsModel, PathRole, SortRole, StatusRole
+from desktop_rag.types import FailKind, IndexReport, Progress, Status
+
+
+def fmt_duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "estimating…"
+    seconds = int(seconds + 0.5)
+    if seconds < 60:
+        return f"{seconds} s"
+    m, s = divmod(seconds, 60)
+    if m < 60:
+        return f"{m} min {s:02d} s"
+    h, m = divmod(m, 60)
+    return f"{h} h {m:02d} min"
+
+
+def _tool(name: str, text: str, tip: str) -> QToolButton:
+    button = QToolButton()
+    set_icon(button, name)
+    button.setText(text)
+    button.setToolTip(tip)
+    button.setAccessibleName(text)
+    button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+    button.setAutoRaise(True)
+    return button
+
+
+class DocumentsPane(QWidget):
+    """Shows the library; asks the window to act (the window talks to the session)."""
+
+    add_folder_requested = Signal()
+    remove_folder_requested = Signal(str)
+    pause_requested = Signal(bool)
+    cancel_requested = Signal()
+    rescan_requested = Signal()
+    document_activated = Signal(str)  # a path, to open in the viewer
+    password_requested = Signal(str)  # a path whose password the user wants to give
+    reindex_requested = Signal(str)  # a path to try again
+
+    def __init__(self, model: DocumentsModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self._paused = False
+        self.running = False
+
+        title = QLabel("<b>Documents</b>")
+        self.add_button = _tool("folder-add", "Add folder…", "Watch a folder of PDFs (Ctrl+O)")
+        self.remove_button = _tool("folder-remove", "Remove", "Stop watching the selected folder")
+        self.remove_button.setEnabled(False)
+        head = QHBoxLayout()
+        head.addWidget(title)
+        head.addStretch(1)
+        head.addWidget(self.add_button)
+        head.addWidget(self.remove_button)
+
+        self.folders = QListWidget()
+        self.folders.setAccessibleName("Watched folders")
+        self.folders.setSizeAdjustPolicy(QListWidget.SizeAdjustPolicy.AdjustToContents)
+        self.folders.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.folders.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.folders.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter files")
+        self.filter.setAccessibleName("Filter files")
+        self.filter.setClearButtonEnabled(True)
+
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(model)
+        self.proxy.setSortRole(SortRole)
+        self.proxy.setFilterKeyColumn(DocumentsModel.NAME)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.proxy.setDynamicSortFilter(True)
+
+        self.table = QTreeView()
+        self.table.setAccessibleName("Documents")
+        self.table.setModel(self.proxy)
+        self.table.setRootIsDecorated(False)
+        self.table.setUniformRowHeights(True)
+        self.table.setAlternatingRowColors(True)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(DocumentsModel.NAME, Qt.SortOrder.AscendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._on_table_custom_context_menu_requested)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        header = self.table.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(DocumentsModel.NAME, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(DocumentsModel.STATUS, QHeaderView.ResizeMode.Interactive)
+        numbers = self.fontMetrics().horizontalAdvance("Chunks") + 24  # room for the sort mark
+        for col in (DocumentsModel.PAGES, DocumentsModel.CHUNKS):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Fixed)
+            header.resizeSection(col, numbers)
+        header.setMinimumSectionSize(40)
+        header.resizeSection(DocumentsModel.STATUS, 96)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+        self.detail = QLabel()
+        self.detail.setWordWrap(True)
+        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.detail.setAccessibleName("Selected file")
+        self.detail.hide()
+
+        self.progress = QProgressBar()
+        self.progress.setAccessibleName("Indexing progress")
+        self.progress.setTextVisible(False)
+        self.progress.setMaximumHeight(12)
+        self.summary = QLabel()
+        self.summary.setAccessibleName("Library summary")
+        self.summary.setWordWrap(True)
+        self.summary.linkActivated.connect(self._on_summary_link_activated)
+        self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.progress_label = QLabel()
+        self.progress_label.setAccessibleName("Indexing status")
+        self.progress_label.setWordWrap(True)
+        self.progress_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.pause_button = _tool("pause", "Pause", "Pause indexing")
+        self.cancel_button = _tool("cancel", "Cancel", "Stop indexing; what is done is kept")
+        self.rescan_button = _tool("rescan", "Rescan", "Check the watched folders for changes")
+        bar_row = QHBoxLayout()
+        bar_row.addWidget(self.progress, 1)
+        bar_row.addWidget(self.summary, 1)
+        bar_row.addWidget(self.pause_button)
+        bar_row.addWidget(self.cancel_button)
+        bar_row.addWidget(self.rescan_button)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.addLayout(head)
+        layout.addWidget(self.folders)
+        layout.addWidget(self.filter)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.detail)
+        layout.addLayout(bar_row)
+        layout.addWidget(self.progress_label)
+
+        self.add_button.clicked.connect(self.add_folder_requested)
+        self.remove_button.clicked.connect(self._on_remove_button_clicked)
+        self.pause_button.clicked.connect(self._on_pause_button_clicked)
+        self.cancel_button.clicked.connect(self.cancel_requested)
+        self.rescan_button.clicked.connect(self.rescan_requested)
+        self.folders.itemSelectionChanged.connect(self._on_folders_item_selection_changed)
+        self.filter.textChanged.connect(self._on_filter_text_changed)
+        self.table.selectionModel().selectionChanged.connect(self._on_table_selection_changed)
+        self.table.doubleClicked.connect(self._on_table_double_clicked)
+        self._summary_timer = QTimer(self)
+        self._summary_timer.setSingleShot(True)
+        self._summary_timer.setInterval(100)
+        self._summary_timer.timeout.connect(self._on_summary_timer_timeout)
+        model.dataChanged.connect(self._on_model_changed)
+        model.modelReset.connect(self._on_model_changed)
+        model.rowsInserted.connect(self._on_model_changed)
+        model.rowsRemoved.connect(self._on_model_changed)
+        self.set_idle()
+
+    # -- folders -------------------------------------------------------------------------------
+
+    def set_folders(self, folders: list[str], problems: dict[str, str] | None = None) -> None:
+        problems = problems or {}
+        selected = self.selected_folder()
+        self.folders.clear()
+        for folder in folders:
+            item = QListWidgetItem(icon("status-failed" if folder in problems else "folder"), "")
+            name = os.path.basename(folder.rstrip(os.sep)) or folder
+            item.setText(f"{name}   {_home(os.path.dirname(folder))}")
+            tip = folder + (f"\n{problems[folder]}" if folder in problems else "")
+            item.setToolTip(tip)
+            item.setData(Qt.ItemDataRole.UserRole, folder)
+            item.setData(Qt.ItemDataRole.AccessibleTextRole, f"Folder {folder}")
+            self.folders.addItem(item)
+            if folder == selected:
+                item.setSelected(True)
+        self.folders.setVisible(bool(folders))
+        rows = max(1, min(len(folders), 3))
+        row_height = self.folders.sizeHintForRow(0) if folders else self.fontMetrics().height() + 8
+        self.folders.setFixedHeight(row_height * rows + 2 * self.folders.frameWidth() + 2)
+        self.remove_button.setEnabled(self.selected_folder() is not None)
+
+    def selected_folder(self) -> str | None:
+        items = self.folders.selectedItems()
+        return str(items[0].data(Qt.ItemDataRole.UserRole)) if items else None
+
+    def _on_remove_button_clicked(self) -> None:
+        folder = self.selected_folder()
+        if folder:
+            self.remove_folder_requested.emit(folder)
+
+    def _on_folders_item_selection_changed(self) -> None:
+        self.remove_button.setEnabled(self.selected_folder() is not None)
+
+    # -- files ---------------------------------------------------------------------------------
+
+    def _on_filter_text_changed(self, text: str) -> None:
+        self.proxy.setFilterFixedString(text)
+
+    def _on_table_selection_changed(self, selected: QItemSelection, _old: QItemSelection) -> None:
+        self._show_detail()
+
+    def _on_table_double_clicked(self, index: QModelIndex) -> None:
+        path = index.data(PathRole)
+        if path:
+            self.document_activated.emit(str(path))
+
+    def _on_summary_link_activated(self, link: str) -> None:
+        """Show the first file that failed, and why."""
+        for r in range(self.proxy.rowCount()):
+            index = self.proxy.index(r, DocumentsModel.NAME)
+            if index.data(StatusRole) == Status.FAILED:
+                self.table.setCurrentIndex(index)
+                self.table.scrollTo(index)
+                self.table.setFocus()
+                return
+
+    def _on_table_custom_context_menu_requested(self, pos: QPoint) -> None:
+        index = self.table.indexAt(pos)
+        path = index.data(PathRole) if index.isValid() else None
+        row = self.model.row_for(str(path)) if path else None
+        if row is None:
+            return
+        menu = QMenu(self)
+        open_action = menu.addAction(icon("document"), "Open")
+        folder_action = menu.addAction(icon("folder"), "Show in folder")
+        password_action = None
+        if row.kind == FailKind.PASSWORD:
+            password_action = menu.addAction("Enter password…")
+        again_action = menu.addAction(icon("rescan"), "Index again")
+        chosen = menu.exec(self.table.viewport().mapToGlobal(pos))
+        if chosen is open_action:
+            self.document_activated.emit(row.path)
+        elif chosen is folder_action:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(os.path.dirname(row.path)))
+        elif chosen is not None and chosen is password_action:
+            self.password_requested.emit(row.path)
+        elif chosen is again_action:
+            self.reindex_requested.emit(row.path)
+
+    def _on_model_changed(self, *args: object) -> None:
+        # Coalesced: a burst of row changes redraws the summary once.
+        if not self._summary_timer.isActive():
+            self._summary_timer.start()
+
+    def _on_summary_timer_timeout(self) -> None:
+        self._show_detail()
+        if not self.running:
+            self.set_idle()
+
+    def _show_detail(self) -> None:
+        rows = self.table.selectionModel().selectedRows()
+        row = self.model.row_for(str(rows[0].data(PathRole))) if rows else None
+        if row is None or not row.error:
+            self.detail.hide()
+            return
+        self.detail.setText(f"<b>{_esc(row.name)}</b> {_esc(row.error)}")
+        self.detail.show()
+
+    # -- progress ------------------------------------------------------------------------------
+
+    def set_running(self) -> None:
+        self.running = True
+        self.progress.show()
+        self.progress_label.show()
+        self.summary.hide()
+        self.progress.setRange(0, 0)  # busy until the first count arrives
+        self.pause_button.show()
+        self.cancel_button.show()
+        self.rescan_button.hide()
+        self.progress_label.setText("Looking for changes…")
+
+    def set_progress(self, p: Progress) -> None:
+        if not self.running:
+            self.set_running()
+        if p.files_total:
+            self.progress.setRange(0, p.files_total)
+            self.progress.setValue(p.files_done)
+            name = os.path.basename(p.current)
+            text = f"{p.files_done} of {p.files_total} files · {p.pages_done} pages"
+            if p.stage == "indexing" and p.eta_s is not None:
+                text += f" · about {fmt_duration(p.eta_s)} left"
+            if name and p.stage == "indexing":
+                text += f"\n{name}"
+            elif p.message:
+                text += f"\n{p.message}"
+        else:
+            self.progress.setRange(0, 0)
+            text = p.message or p.stage.capitalize()
+        if self._paused:
+            text = "Paused · " + text
+        self.progress_label.setText(text)
+        self.progress.setAccessibleDescription(text)
+
+    def set_paused(self, paused: bool) -> None:
+        self._paused = paused
+        set_icon(self.pause_button, "resume" if paused else "pause")
+        self.pause_button.setText("Resume" if paused else "Pause")
+        self.pause_button.setAccessibleName(self.pause_button.text())
+        self.pause_button.setToolTip("Carry on indexing" if paused else "Pause indexing")
+        text = self.progress_label.text()
+        if paused and not text.startswith("Paused"):
+            self.progress_label.setText("Paused · " + text)
+        elif not paused and text.startswith("Paused · "):
+            self.progress_label.setText(text.removeprefix("Paused · "))
+
+    def _on_pause_button_clicked(self) -> None:
+        self.pause_requested.emit(not self._paused)
+
+    def set_idle(self, report: IndexReport | None = None) -> None:
+        self.running = False
+        self.progress.hide()
+        self.progress_label.hide()
+        self.summary.show()
+        self.pause_button.hide()
+        self.cancel_button.hide()
+        self.rescan_button.show()
+        counts = self.model.counts()
+        pages, _chunks = self.model.totals()
+        done = counts.get(Status.INDEXED, 0)
+        failed = counts.get(Status.FAILED, 0)
+        waiting = counts.get(Status.QUEUED, 0) + counts.get(Status.INDEXING, 0)
+        if not self.model.rowCount():
+            text = "No documents yet. Drop PDFs or a folder on this window, or add a folder."
+        else:
+            text = f"{done} document{'s' if done != 1 else ''} · {pages} pages indexed"
+            if failed:
+                text += f" · <a href='failed'>{failed} could not be read</a>"
+            if waiting:
+                text += f" · {waiting} waiting"
+        if report is not None and report.cancelled:
+            text = "Indexing cancelled; what was done is kept. " + text
+        self.summary.setText(text)
+
+
+def _home(path: str) -> str:
+    home = os.path.expanduser("~")
+    return "~" + path[len(home) :] if path == home or path.startswith(home + os.sep) else path
+
+
+def _esc(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,336 @@
+"""Item models for the views: documents with their status, conversations, an answer's sources."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+)
+from PySide6.QtGui import QIcon
+
+from desktop_rag.conversations import Conversation
+from desktop_rag.types import DocumentRecord, FileEvent, Source, Status
+
+Index = QModelIndex | QPersistentModelIndex
+PathRole = Qt.ItemDataRole.UserRole + 1
+StatusRole = Qt.ItemDataRole.UserRole + 2
+SortRole = Qt.ItemDataRole.UserRole + 3
+
+STATUS_TEXT = {
+    Status.QUEUED: "Queued",
+    Status.INDEXING: "Indexing…",
+    Status.INDEXED: "Indexed",
+    Status.FAILED: "Failed",
+}
+# Sorting by status puts what needs attention first.
+STATUS_ORDER = {Status.FAILED: 0, Status.INDEXING: 1, Status.QUEUED: 2, Status.INDEXED: 3}
+
+
+BULK_ROWS = 200  # more changes than this at once: reset the model instead
+
+
+@dataclass(slots=True)
+class DocumentRow:
+    path: str
+    status: str
+    pages: int = 0
+    chunks: int = 0
+    error: str = ""
+    kind: str = ""  # FailKind of a failure, when the index says it
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(self.path)
+
+    @property
+    def status_text(self) -> str:
+        text = STATUS_TEXT.get(Status(self.status), self.status.title())
+        if self.error:
+            return f"{text}: {self.error}"
+        return text
+
+
+def _row(rec: DocumentRecord) -> DocumentRow:
+    return DocumentRow(rec.path, rec.status, rec.pages, rec.chunks, rec.error, rec.error_kind)
+
+
+class DocumentsModel(QAbstractTableModel):
+    """Every file the index knows or is working on; rows keyed by path, updated in place."""
+
+    NAME, STATUS, PAGES, CHUNKS = range(4)
+    HEADERS = ("Name", "Status", "Pages", "Chunks")
+
+    def __init__(self, icons: dict[str, QIcon] | None = None, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._rows: list[DocumentRow] = []
+        self._by_path: dict[str, int] = {}
+        self._icons = icons or {}
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.HEADERS):
+            if role == Qt.ItemDataRole.DisplayRole:
+                return self.HEADERS[section]
+            if role == Qt.ItemDataRole.TextAlignmentRole and section >= self.PAGES:
+                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        row = self._rows[index.row()]
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == self.NAME:
+                return row.name
+            if col == self.STATUS:
+                return row.status_text
+            if col == self.PAGES:
+                return str(row.pages) if row.pages else ""
+            if col == self.CHUNKS:
+                return str(row.chunks) if row.chunks else ""
+        elif role == Qt.ItemDataRole.ToolTipRole:
+            tip = row.path
+            if row.error:
+                tip += f"\n\n{row.name} {row.error}"
+            return tip
+        elif role == Qt.ItemDataRole.DecorationRole and col == self.NAME:
+            return self._icons.get(row.status)
+        elif role == Qt.ItemDataRole.TextAlignmentRole and col >= self.PAGES:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        elif role == Qt.ItemDataRole.AccessibleTextRole:
+            return f"{row.name}, {row.status_text}"
+        elif role == PathRole:
+            return row.path
+        elif role == StatusRole:
+            return row.status
+        elif role == SortRole:
+            if col == self.NAME:
+                return row.name.lower()
+            if col == self.STATUS:
+                return STATUS_ORDER.get(Status(row.status), 9)
+            if col == self.PAGES:
+                return row.pages
+            return row.chunks
+        return None
+
+    def row_for(self, path: str) -> DocumentRow | None:
+        i = self._by_path.get(path)
+        return self._rows[i] if i is not None else None
+
+    def paths(self) -> list[str]:
+        return [r.path for r in self._rows]
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for row in self._rows:
+            out[row.status] = out.get(row.status, 0) + 1
+        return out
+
+    def totals(self) -> tuple[int, int]:
+        """Pages and chunks of the indexed documents."""
+        done = [r for r in self._rows if r.status == Status.INDEXED]
+        return sum(r.pages for r in done), sum(r.chunks for r in done)
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def set_records(self, records: Sequence[DocumentRecord]) -> None:
+        """Make the rows match the index; rows in progress that it does not know yet stay.
+
+        Small differences update rows in place (selection and scroll survive); a large one
+        (a first load, a folder removed) resets the model once instead of row by row.
+        """
+        wanted = {r.path: r for r in records}
+        keep_unknown = {Status.QUEUED, Status.INDEXING}
+        doomed = [
+            r.path for r in self._rows if r.path not in wanted and r.status not in keep_unknown
+        ]
+        new = [r for r in records if r.path not in self._by_path]
+        if len(doomed) + len(new) > BULK_ROWS:
+            gone = set(doomed)
+            kept = [r for r in self._rows if r.path not in wanted and r.path not in gone]
+            self.beginResetModel()
+            self._rows = [_row(r) for r in records] + kept
+            self._by_path = {r.path: i for i, r in enumerate(self._rows)}
+            self.endResetModel()
+            return
+        for path in doomed:
+            self._remove(path)
+        for rec in records:
+            self._upsert(_row(rec))
+
+    def apply(self, event: FileEvent) -> None:
+        if event.status == "removed":
+            self._remove(event.path)
+            return
+        old = self.row_for(event.path)
+        pages = event.pages or (old.pages if old and event.status != Status.INDEXED else 0)
+        chunks = event.chunks if event.status == Status.INDEXED else (old.chunks if old else 0)
+        kind = old.kind if old and old.error == event.error else ""
+        self._upsert(DocumentRow(event.path, event.status, pages, chunks, event.error, kind))
+
+    def settle(self) -> None:
+        """After a run ends (or is cancelled) nothing is 'indexing' any more."""
+        for i, row in enumerate(self._rows):
+            if row.status == Status.INDEXING:
+                row.status = Status.QUEUED
+                self._changed(i)
+
+    def drop_under(self, folder: str) -> None:
+        prefix = folder.rstrip(os.sep) + os.sep
+        for path in [p for p in self._by_path if p.startswith(prefix)]:
+            self._remove(path)
+
+    def _upsert(self, row: DocumentRow) -> None:
+        i = self._by_path.get(row.path)
+        if i is None:
+            n = len(self._rows)
+            self.beginInsertRows(QModelIndex(), n, n)
+            self._rows.append(row)
+            self._by_path[row.path] = n
+            self.endInsertRows()
+        elif self._rows[i] != row:
+            self._rows[i] = row
+            self._changed(i)
+
+    def _changed(self, i: int) -> None:
+        self.dataChanged.emit(self.index(i, 0), self.index(i, len(self.HEADERS) - 1))
+
+    def _remove(self, path: str) -> None:
+        i = self._by_path.get(path)
+        if i is None:
+            return
+        self.beginRemoveRows(QModelIndex(), i, i)
+        del self._rows[i]
+        self._by_path = {r.path: n for n, r in enumerate(self._rows)}
+        self.endRemoveRows()
+
+
+class ConversationsModel(QAbstractListModel):
+    """Conversations, most recent first."""
+
+    IdRole = Qt.ItemDataRole.UserRole + 1
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._items: list[Conversation] = []
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._items)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._items):
+            return None
+        conv = self._items[index.row()]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            return conv.title or "New conversation"
+        if role == Qt.ItemDataRole.ToolTipRole:
+            when = time.strftime("%d %b %Y, %H:%M", time.localtime(conv.updated))
+            n = len(conv.exchanges)
+            return (
+                f"{conv.title or 'New conversation'}\n{n} question{'s' if n != 1 else ''}, {when}"
+            )
+        if role == self.IdRole:
+            return conv.id
+        return None
+
+    def set_conversations(self, items: Iterable[Conversation]) -> None:
+        self.beginResetModel()
+        self._items = list(items)
+        self.endResetModel()
+
+    def conversation(self, row: int) -> Conversation | None:
+        return self._items[row] if 0 <= row < len(self._items) else None
+
+    def row_of(self, conv_id: str) -> int:
+        return next((i for i, c in enumerate(self._items) if c.id == conv_id), -1)
+
+    def upsert(self, conv: Conversation) -> None:
+        """Show it first (it is the most recent); update its title if it is there."""
+        i = self.row_of(conv.id)
+        if i == 0:
+            self.dataChanged.emit(self.index(0), self.index(0))
+            return
+        if i > 0:
+            self.beginMoveRows(QModelIndex(), i, i, QModelIndex(), 0)
+            self._items.insert(0, self._items.pop(i))
+            self.endMoveRows()
+            self.dataChanged.emit(self.index(0), self.index(0))
+            return
+        self.beginInsertRows(QModelIndex(), 0, 0)
+        self._items.insert(0, conv)
+        self.endInsertRows()
+
+    def remove(self, conv_id: str) -> None:
+        i = self.row_of(conv_id)
+        if i < 0:
+            return
+        self.beginRemoveRows(QModelIndex(), i, i)
+        del self._items[i]
+        self.endRemoveRows()
+
+
+class SourcesModel(QAbstractListModel):
+    """The numbered passages of one answer."""
+
+    SourceRole = Qt.ItemDataRole.UserRole + 1
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._items: list[Source] = []
+        self._cited: set[int] = set()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._items)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._items):
+            return None
+        src = self._items[index.row()]
+        name = os.path.basename(src.path)
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            return f"[{src.n}] {name}, page {src.page}"
+        if role == Qt.ItemDataRole.ToolTipRole:
+            text = " ".join(src.text.split())
+            if len(text) > 300:
+                text = text[:300].rsplit(" ", 1)[0] + " …"
+            return f"{src.path}, page {src.page}\n\n{text}"
+        if role == Qt.ItemDataRole.FontRole and src.n in self._cited:
+            from PySide6.QtGui import QFont
+
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == self.SourceRole:
+            return src
+        return None
+
+    def set_sources(self, sources: Sequence[Source], cited: Iterable[int] = ()) -> None:
+        self.beginResetModel()
+        self._items = list(sources)
+        self._cited = set(cited)
+        self.endResetModel()
+
+    def row_of(self, n: int) -> int:
+        return next((i for i, s in enumerate(self._items) if s.n == n), -1)
+
+    def source(self, row: int) -> Source | None:
+        return self._items[row] if 0 <= row < len(self._items) else None

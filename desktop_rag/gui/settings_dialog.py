@@ -1,0 +1,186 @@
+"""The Settings dialog: watched folders, the model, threads, context size, sources per answer."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QMessageBox,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_rag.config import Settings, default_threads
+from desktop_rag.gui.icons import set_icon
+from desktop_rag.library import is_gguf
+
+
+class SettingsDialog(QDialog):
+    """Edits a copy of the settings; `result_settings()` is read after exec() accepts."""
+
+    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Settings")
+        self.setMinimumWidth(680)
+        self._original = settings
+        self.removed_folders: list[str] = []
+
+        self.folders = QListWidget()
+        self.folders.setAccessibleName("Watched folders")
+        for folder in settings.folders:
+            self.folders.addItem(folder)
+            self.folders.item(self.folders.count() - 1).setToolTip(folder)
+        self.folders.setFixedHeight(self.fontMetrics().lineSpacing() * 5 + 12)
+        self.folders.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.folders.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        add = QPushButton("Add…")
+        set_icon(add, "folder-add")
+        add.setAccessibleName("Add folder")
+        remove = QPushButton("Remove")
+        set_icon(remove, "folder-remove")
+        remove.setAccessibleName("Remove folder")
+        add.clicked.connect(self._on_add_clicked)
+        remove.clicked.connect(self._on_remove_clicked)
+        folder_buttons = QVBoxLayout()
+        folder_buttons.addWidget(add)
+        folder_buttons.addWidget(remove)
+        folder_buttons.addStretch(1)
+        folder_row = QHBoxLayout()
+        folder_row.addWidget(self.folders, 1)
+        folder_row.addLayout(folder_buttons)
+
+        self.model = QLineEdit(settings.model_path)
+        self.model.setPlaceholderText("Built in: Gemma 3 270M")
+        self.model.setAccessibleName("Model file")
+        self.model.setClearButtonEnabled(True)
+        browse = QPushButton("Choose…")
+        browse.setAccessibleName("Choose a model file")
+        browse.clicked.connect(self._on_browse_clicked)
+        builtin = QPushButton("Use built-in")
+        builtin.setAccessibleName("Use the built-in model")
+        builtin.clicked.connect(self.model.clear)
+        model_row = QHBoxLayout()
+        model_row.addWidget(self.model, 1)
+        model_row.addWidget(browse)
+        model_row.addWidget(builtin)
+
+        self.threads = QSpinBox()
+        self.threads.setRange(0, max(64, os.cpu_count() or 1))
+        self.threads.setSpecialValueText(f"Automatic ({default_threads()})")
+        self.threads.setValue(settings.n_threads)
+        self.threads.setAccessibleName("Processor threads")
+
+        self.n_ctx = QSpinBox()
+        self.n_ctx.setRange(512, 131072)
+        self.n_ctx.setSingleStep(1024)
+        self.n_ctx.setSuffix(" tokens")
+        self.n_ctx.setValue(settings.n_ctx)
+        self.n_ctx.setAccessibleName("Context size")
+
+        self.top_k = QSpinBox()
+        self.top_k.setRange(1, 20)
+        self.top_k.setValue(settings.top_k)
+        self.top_k.setAccessibleName("Sources per answer")
+
+        self.error = QLabel()
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet("color: #c0392b;")
+        self.error.hide()
+
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+        form.addRow("Watched folders:", folder_row)
+        form.addRow("Language model (GGUF):", model_row)
+        form.addRow("Processor threads:", self.threads)
+        form.addRow("Context size:", self.n_ctx)
+        form.addRow("Sources per answer:", self.top_k)
+        hint = QLabel(
+            "A larger context lets the model read more sources but needs more memory. "
+            "Removing a folder removes its documents from the index, never from your disk."
+        )
+        hint.setWordWrap(True)
+        hint.setEnabled(False)
+
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(hint)
+        layout.addWidget(self.error)
+        layout.addWidget(self.buttons)
+
+    def _on_add_clicked(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Add a folder of PDFs")
+        if folder and not self.folders.findItems(folder, Qt.MatchFlag.MatchExactly):
+            self.folders.addItem(folder)
+
+    def _on_remove_clicked(self) -> None:
+        for item in self.folders.selectedItems():
+            self.folders.takeItem(self.folders.row(item))
+
+    def _on_browse_clicked(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Choose a GGUF model", "", "GGUF models (*.gguf);;All files (*)"
+        )
+        if path:
+            self.model.setText(path)
+
+    def folder_list(self) -> list[str]:
+        return [self.folders.item(i).text() for i in range(self.folders.count())]
+
+    def result_settings(self) -> Settings:
+        return replace(
+            self._original,
+            folders=self.folder_list(),
+            model_path=self.model.text().strip(),
+            n_threads=self.threads.value(),
+            n_ctx=self.n_ctx.value(),
+            top_k=self.top_k.value(),
+        )
+
+    def validate(self) -> str:
+        """An error message, or "" when the settings can be used."""
+        model = self.model.text().strip()
+        if model and not os.path.isfile(model):
+            return f"The model file {model} does not exist."
+        if model and not is_gguf(model):
+            return f"{model} is not a GGUF model file."
+        return ""
+
+    def accept(self) -> None:
+        problem = self.validate()
+        if problem:
+            self.error.setText(problem)
+            self.error.show()
+            return
+        self.removed_folders = [f for f in self._original.folders if f not in self.folder_list()]
+        if self.removed_folders and not self._confirm_removal():
+            return
+        super().accept()
+
+    def _confirm_removal(self) -> bool:
+        names = "\n".join(self.removed_folders)
+        answer = QMessageBox.question(
+            self,
+            "Remove folders from the library?",
+            f"These folders will no longer be watched, and their documents will be removed "
+            f"from the index (the files on your disk are not touched):\n\n{names}",
+            QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel,
+        )
+        return answer == QMessageBox.StandardButton.Ok

@@ -1,0 +1,662 @@
+"""The main window: library, chat and source panes, menus, shortcuts, drops and the status bar."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt, QTimer
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QGuiApplication,
+    QKeySequence,
+)
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+    QToolBar,
+    QWidget,
+)
+
+from desktop_rag import __version__
+from desktop_rag.config import config_dir
+from desktop_rag.conversations import Conversation, Exchange
+from desktop_rag.gui.chat import ChatPane, ConversationsPane
+from desktop_rag.gui.documents import DocumentsPane
+from desktop_rag.gui.icons import icon, refresh, set_icon
+from desktop_rag.gui.models import ConversationsModel, DocumentsModel, SourcesModel
+from desktop_rag.gui.session import ModelState, Session
+from desktop_rag.gui.settings_dialog import SettingsDialog
+from desktop_rag.gui.viewer import SourcePane
+from desktop_rag.library import GUIDE_NAME, classify_drop
+from desktop_rag.types import DoneEvent, FileEvent, IndexReport, Progress, SourcesEvent, TokenEvent
+
+log = logging.getLogger(__name__)
+
+STATUS_ICONS = ("queued", "indexing", "indexed", "failed")
+
+
+def window_state_file() -> Path:
+    return config_dir() / "window.ini"
+
+
+class MainWindow(QMainWindow):
+    """Wires the panes to the session; keeps only what is on screen (no core decisions)."""
+
+    def __init__(
+        self, session: Session, *, quit_on_close: bool = True, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.session = session
+        self._quit_on_close = quit_on_close
+        self.setWindowTitle("Desktop RAG")
+        self.setWindowIcon(icon("app"))
+        self.setAcceptDrops(True)
+        self.setMinimumSize(760, 480)
+
+        self.current: Conversation | None = None
+        self.asking: Exchange | None = None
+        self._asking_conv: Conversation | None = None
+        self._deleted: set[str] = set()  # never saved again, even by an answer finishing
+        self._closing = False
+        self._closed = False
+        self.clean_exit = True
+
+        status_icons = {s: icon(f"status-{s}") for s in STATUS_ICONS}
+        self.documents_model = DocumentsModel(status_icons, self)
+        self.conversations_model = ConversationsModel(self)
+        self.sources_model = SourcesModel(self)
+
+        self.documents = DocumentsPane(self.documents_model)
+        self.conversations = ConversationsPane(self.conversations_model)
+        self.chat = ChatPane()
+        self.sources = SourcePane(self.sources_model)
+
+        self.left = QSplitter(Qt.Orientation.Vertical)
+        self.left.setObjectName("leftSplit")
+        self.left.addWidget(self.conversations)
+        self.left.addWidget(self.documents)
+        self.left.setStretchFactor(0, 1)
+        self.left.setStretchFactor(1, 3)
+        self.main = QSplitter(Qt.Orientation.Horizontal)
+        self.main.setObjectName("mainSplit")
+        self.main.addWidget(self.left)
+        self.main.addWidget(self.chat)
+        self.main.addWidget(self.sources)
+        self.main.setStretchFactor(0, 2)
+        self.main.setStretchFactor(1, 3)
+        self.main.setStretchFactor(2, 3)
+        self.main.setChildrenCollapsible(False)
+        self.setCentralWidget(self.main)
+
+        self._make_actions()
+        self._make_status_bar()
+        self._connect()
+        self._restore_layout()
+        self.documents.set_folders(session.folders)
+
+    # -- construction --------------------------------------------------------------------------
+
+    def _action(
+        self,
+        text: str,
+        icon_name: str,
+        shortcut: QKeySequence | QKeySequence.StandardKey | str | None,
+    ) -> QAction:
+        action = QAction(text, self)
+        if icon_name:
+            set_icon(action, icon_name)
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.addAction(action)
+        return action
+
+    def _make_actions(self) -> None:
+        self.new_action = self._action("&New conversation", "new-chat", "Ctrl+N")
+        self.add_folder_action = self._action("Add &folder…", "folder-add", "Ctrl+O")
+        self.add_files_action = self._action("Add &PDFs…", "document", "Ctrl+Shift+O")
+        self.settings_action = self._action("&Settings…", "settings", "Ctrl+,")
+        self.rebuild_action = self._action("&Rebuild index…", "rescan", None)
+        self.quit_action = self._action("&Quit", "", QKeySequence.StandardKey.Quit)
+        if self.quit_action.shortcut().isEmpty():
+            self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
+        self.stop_action = self._action("&Stop answering", "stop", "Esc")
+        self.stop_action.setEnabled(False)
+        self.copy_action = self._action("&Copy last answer", "copy", "Ctrl+Shift+C")
+        self.guide_action = self._action("User &guide", "", QKeySequence.StandardKey.HelpContents)
+        self.about_action = self._action("&About Desktop RAG", "", None)
+
+        menu = self.menuBar()
+        file_menu = menu.addMenu("&File")
+        file_menu.addActions([self.add_folder_action, self.add_files_action])
+        file_menu.addSeparator()
+        file_menu.addAction(self.settings_action)
+        file_menu.addAction(self.rebuild_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+        chat_menu = menu.addMenu("&Chat")
+        chat_menu.addActions([self.new_action, self.stop_action, self.copy_action])
+        help_menu = menu.addMenu("&Help")
+        help_menu.addActions([self.guide_action, self.about_action])
+
+        bar = QToolBar("Main")
+        bar.setObjectName("mainToolbar")
+        bar.setMovable(False)
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        bar.addActions([self.new_action, self.add_folder_action, self.add_files_action])
+        bar.addSeparator()
+        bar.addAction(self.settings_action)
+        self.addToolBar(bar)
+
+    def _make_status_bar(self) -> None:
+        self.library_label = QLabel("Opening the library…")
+        self.embedder_label = QLabel()
+        self.model_label = QLabel()
+        for label, name in (
+            (self.library_label, "Library state"),
+            (self.embedder_label, "Search model state"),
+            (self.model_label, "Answer model state"),
+        ):
+            label.setAccessibleName(name)
+            self.statusBar().addPermanentWidget(label)
+        self._on_session_embedder_state(*self.session.embedder_status)
+        self._on_session_model_state(*self.session.model_status)
+
+    def _connect(self) -> None:
+        s = self.session
+        s.opened.connect(self._on_session_opened)
+        s.open_failed.connect(self._on_session_open_failed)
+        s.needs_rebuild.connect(self._on_session_needs_rebuild)
+        s.first_start.connect(self._on_session_first_start)
+        s.folders_changed.connect(self._on_session_folders_changed)
+        s.watch_problems.connect(self._on_session_watch_problems)
+        s.documents_loaded.connect(self._on_session_documents_loaded)
+        s.file_changed.connect(self._on_session_file_changed)
+        s.index_started.connect(self._on_session_index_started)
+        s.index_progress.connect(self._on_session_index_progress)
+        s.index_finished.connect(self._on_session_index_finished)
+        s.index_failed.connect(self._on_session_index_failed)
+        s.paused_changed.connect(self._on_session_paused_changed)
+        s.embedder_state.connect(self._on_session_embedder_state)
+        s.model_state.connect(self._on_session_model_state)
+        s.answer_event.connect(self._on_session_answer_event)
+        s.answer_failed.connect(self._on_session_answer_failed)
+        s.answer_finished.connect(self._on_session_answer_finished)
+        s.conversations_loaded.connect(self._on_session_conversations_loaded)
+        s.notice.connect(self._on_session_notice)
+        s.closed.connect(self._on_session_closed)
+
+        self.new_action.triggered.connect(self._on_new_action_triggered)
+        self.add_folder_action.triggered.connect(self._on_add_folder_action_triggered)
+        self.add_files_action.triggered.connect(self._on_add_files_action_triggered)
+        self.settings_action.triggered.connect(self._on_settings_action_triggered)
+        self.quit_action.triggered.connect(self.close)
+        self.rebuild_action.triggered.connect(self._on_rebuild_action_triggered)
+        self.stop_action.triggered.connect(s.stop_answer)
+        self.copy_action.triggered.connect(self._on_copy_action_triggered)
+        self.guide_action.triggered.connect(self._on_guide_action_triggered)
+        self.about_action.triggered.connect(self._on_about_action_triggered)
+
+        self.documents.add_folder_requested.connect(self._on_add_folder_action_triggered)
+        self.documents.remove_folder_requested.connect(self._on_documents_remove_folder_requested)
+        self.documents.pause_requested.connect(s.set_paused)
+        self.documents.cancel_requested.connect(s.cancel_indexing)
+        self.documents.rescan_requested.connect(self._on_documents_rescan_requested)
+        self.documents.document_activated.connect(self._on_documents_document_activated)
+        self.documents.password_requested.connect(self._on_documents_password_requested)
+        self.documents.reindex_requested.connect(self._on_documents_reindex_requested)
+
+        self.conversations.selected.connect(self._on_conversations_selected)
+        self.conversations.new_requested.connect(self._on_conversations_new_requested)
+        self.conversations.delete_requested.connect(self._on_conversations_delete_requested)
+
+        self.chat.question_submitted.connect(self._on_chat_question_submitted)
+        self.chat.stop_requested.connect(s.stop_answer)
+        self.chat.source_clicked.connect(self._on_chat_source_clicked)
+        self.chat.copied.connect(self._on_chat_copied)
+
+    def start(self) -> None:
+        """Open the library and the conversations in the background."""
+        self.session.load_conversations()
+        self.session.start()
+
+    # -- layout memory -------------------------------------------------------------------------
+
+    def _layout_store(self) -> QSettings:
+        return QSettings(str(window_state_file()), QSettings.Format.IniFormat)
+
+    def _restore_layout(self) -> None:
+        store = self._layout_store()
+        geometry = store.value("geometry")
+        if isinstance(geometry, QByteArray) and self.restoreGeometry(geometry):
+            pass
+        else:
+            screen = QGuiApplication.primaryScreen()
+            size = screen.availableSize() if screen else None
+            if size is not None:
+                self.resize(min(1400, int(size.width() * 0.9)), min(860, int(size.height() * 0.9)))
+            self.main.setSizes([420, 600, 440])
+            self.left.setSizes([170, 530])
+        state = store.value("state")
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+        for splitter in (self.main, self.left, self.sources.split):
+            value = store.value(f"splitters/{splitter.objectName()}")
+            if isinstance(value, QByteArray):
+                splitter.restoreState(value)
+
+    def save_layout(self) -> None:
+        store = self._layout_store()
+        store.setValue("geometry", self.saveGeometry())
+        store.setValue("state", self.saveState())
+        for splitter in (self.main, self.left, self.sources.split):
+            store.setValue(f"splitters/{splitter.objectName()}", splitter.saveState())
+        store.sync()
+
+    # -- library -------------------------------------------------------------------------------
+
+    def _on_session_opened(self, records: list) -> None:
+        self.documents_model.set_records(records)
+        self.documents.set_idle()
+        self._update_library_label()
+
+    def _on_session_open_failed(self, message: str) -> None:
+        self.library_label.setText("Library: cannot be opened")
+        self.statusBar().showMessage(message)
+        QMessageBox.warning(self, "The library cannot be opened", message)
+
+    def _on_session_needs_rebuild(self, message: str) -> None:
+        self.library_label.setText("Library: needs rebuilding")
+        self._ask_rebuild(message)
+
+    def _on_rebuild_action_triggered(self) -> None:
+        self._ask_rebuild(
+            "The index is built again from every watched folder, beside the current one, "
+            "which keeps answering until the new one is complete."
+        )
+
+    def _ask_rebuild(self, message: str) -> None:
+        answer = QMessageBox.question(
+            self,
+            "Rebuild the index?",
+            f"{message}\n\nRebuild now? Your files are not touched.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            self.session.rebuild()
+        elif self.session.needs_rebuilding:
+            self.statusBar().showMessage(
+                "The index was not rebuilt: it answers as it was built, and changes to your "
+                "documents wait for a rebuild (File > Rebuild index)."
+            )
+
+    def _on_session_first_start(self) -> None:
+        self.chat.set_first_start(True)
+        self.statusBar().showMessage(
+            f"Welcome! Your library folder is {self.session.library_dir}; "
+            "the user guide in it is being indexed.",
+            15000,
+        )
+
+    def _on_session_folders_changed(self, folders: list[str]) -> None:
+        self.documents.set_folders(folders, self.session.watch_errors)
+
+    def _on_session_watch_problems(self, problems: dict[str, str]) -> None:
+        self.documents.set_folders(self.session.folders, problems)
+
+    def _on_session_documents_loaded(self, records: list) -> None:
+        self.documents_model.set_records(records)
+        self._update_library_label()
+
+    def _on_session_file_changed(self, event: FileEvent) -> None:
+        self.documents_model.apply(event)
+
+    def _on_session_index_started(self) -> None:
+        self.documents.set_running()
+        self.documents.set_paused(self.session.paused)
+        self._update_library_label()
+
+    def _on_session_index_progress(self, progress: Progress) -> None:
+        self.documents.set_progress(progress)
+        if progress.files_total:
+            self.library_label.setText(
+                f"Indexing {progress.files_done} of {progress.files_total} files"
+            )
+
+    def _on_session_index_finished(self, report: IndexReport) -> None:
+        self.documents_model.settle()
+        if not self.session.indexing:
+            self.documents.set_idle(report)
+        self._update_library_label()
+        if report.failed and not report.cancelled:
+            n = len(report.failed)
+            self.statusBar().showMessage(
+                f"{n} file{'s' if n != 1 else ''} could not be indexed; see Documents.", 10000
+            )
+
+    def _on_session_index_failed(self, message: str) -> None:
+        self.documents_model.settle()
+        self.documents.set_idle()
+        self.statusBar().showMessage(f"Indexing stopped: {message}")
+        self._update_library_label()
+
+    def _on_session_paused_changed(self, paused: bool) -> None:
+        self.documents.set_paused(paused)
+
+    def _update_library_label(self) -> None:
+        if self.session.app is None:
+            return
+        counts = self.documents_model.counts()
+        done = counts.get("indexed", 0)
+        pages, _ = self.documents_model.totals()
+        text = f"Library: {done} document{'s' if done != 1 else ''}, {pages} pages"
+        if self.session.indexing:
+            text += " (indexing)"
+        elif self.session.needs_rebuilding:
+            text += " (needs rebuilding)"
+        self.library_label.setText(text)
+
+    def _on_add_folder_action_triggered(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Add a folder of PDFs to watch")
+        if folder:
+            self.session.add_folder(folder)
+
+    def _on_add_files_action_triggered(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(
+            self, "Add PDFs (they are copied into your library)", "", "PDF files (*.pdf)"
+        )
+        if paths:
+            self.session.import_files(paths)
+
+    def _on_documents_remove_folder_requested(self, folder: str) -> None:
+        answer = QMessageBox.question(
+            self,
+            "Stop watching this folder?",
+            f"{folder}\n\nIts documents will be removed from the index. The files on your "
+            "disk are not touched.",
+            QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel,
+        )
+        if answer == QMessageBox.StandardButton.Ok:
+            self.session.remove_folder(folder)
+
+    def _on_documents_rescan_requested(self) -> None:
+        self.session.reindex()
+
+    def _on_documents_document_activated(self, path: str) -> None:
+        self.sources.show_file(path)
+
+    def _on_documents_password_requested(self, path: str) -> None:
+        password, ok = QInputDialog.getText(
+            self,
+            "Password",
+            f"Password for {os.path.basename(path)}\n(used to read it now; not saved):",
+            QLineEdit.EchoMode.Password,
+        )
+        if ok and password:
+            self.session.set_password(path, password)
+
+    def _on_documents_reindex_requested(self, path: str) -> None:
+        self.session.reindex([path])
+
+    # -- models --------------------------------------------------------------------------------
+
+    def _on_session_embedder_state(self, state: str, detail: str) -> None:
+        text = {
+            ModelState.WAITING: "Search: waiting",
+            ModelState.LOADING: "Search: loading…",
+            ModelState.READY: "Search: ready",
+            ModelState.FAILED: "Search: failed",
+            ModelState.MISSING: "Search: missing",
+        }[ModelState(state)]
+        self.embedder_label.setText(text)
+        self.embedder_label.setToolTip(detail or "The model that finds passages (MiniLM)")
+
+    def _on_session_model_state(self, state: str, detail: str) -> None:
+        name = self.session.model_name
+        text = {
+            ModelState.WAITING: "Answers: waiting",
+            ModelState.LOADING: "Answers: loading…",
+            ModelState.READY: "Answers: ready",
+            ModelState.FAILED: "Answers: failed",
+            ModelState.MISSING: "Answers: unavailable",
+        }[ModelState(state)]
+        self.model_label.setText(text)
+        self.model_label.setToolTip(f"{name}\n{detail}" if detail else name)
+        if state == ModelState.FAILED:
+            self.statusBar().showMessage(f"The answer model could not be loaded: {detail}")
+
+    # -- conversations -------------------------------------------------------------------------
+
+    def _on_session_conversations_loaded(self, items: list[Conversation]) -> None:
+        self.conversations_model.set_conversations(items)
+        if items and self.current is None:
+            self.show_conversation(items[0])
+
+    def _on_new_action_triggered(self) -> None:
+        self.new_conversation()
+
+    def _on_conversations_new_requested(self) -> None:
+        self.new_conversation()
+
+    def new_conversation(self) -> None:
+        self.current = None
+        self.conversations.select("")
+        self.chat.show_conversation(None)
+        self.sources.clear()
+        self.chat.question.setFocus()
+
+    def show_conversation(self, conv: Conversation) -> None:
+        self.current = conv
+        self.conversations.select(conv.id)
+        self.chat.show_conversation(conv)
+        if conv.exchanges:
+            last = conv.exchanges[-1]
+            self.sources_model.set_sources(last.sources, last.cited)
+        else:
+            self.sources.clear()
+
+    def _on_conversations_selected(self, conv_id: str) -> None:
+        row = self.conversations_model.row_of(conv_id)
+        conv = self.conversations_model.conversation(row)
+        if conv is not None and conv is not self.current:
+            self.show_conversation(conv)
+
+    def _on_conversations_delete_requested(self, conv_id: str) -> None:
+        if self._asking_conv is not None and self._asking_conv.id == conv_id:
+            self.session.stop_answer()
+        self._deleted.add(conv_id)
+        self.conversations_model.remove(conv_id)
+        self.session.delete_conversation(conv_id)
+        if self.current is not None and self.current.id == conv_id:
+            self.new_conversation()
+
+    # -- asking --------------------------------------------------------------------------------
+
+    def _on_chat_question_submitted(self, question: str) -> None:
+        self.ask(question)
+
+    def ask(self, question: str) -> None:
+        if self.asking is not None:
+            self.statusBar().showMessage("Wait for the answer to finish, or stop it (Esc).", 5000)
+            return
+        conv = self.current or Conversation()
+        self.current = conv
+        history = conv.history()
+        self.asking = conv.add(question)
+        self._asking_conv = conv
+        self.conversations_model.upsert(conv)
+        self.conversations.select(conv.id)
+        self.sources_model.set_sources([])
+        self.chat.set_busy(True)
+        self.chat.set_status("Searching your documents…")
+        self.chat.show_conversation(conv)
+        self.stop_action.setEnabled(True)
+        if not self.session.ask(question, history):
+            self._finish_answer()
+
+    def _on_session_answer_event(self, event: object) -> None:
+        exchange = self.asking
+        if exchange is None:
+            return
+        shown = self._asking_conv is self.current
+        if isinstance(event, SourcesEvent):
+            exchange.sources = list(event.sources)
+            if shown:
+                self.sources_model.set_sources(exchange.sources)
+            if self.session.model_status[0] != ModelState.READY:
+                self.chat.set_status("Loading the answer model…")
+            else:
+                self.chat.set_status("Writing the answer…")
+            self._redraw_if_shown()
+        elif isinstance(event, TokenEvent):
+            if not exchange.answer:
+                self.chat.set_status("Writing the answer…")
+            exchange.answer += event.text
+            if shown:
+                self.chat.schedule_redraw()
+        elif isinstance(event, DoneEvent):
+            exchange.answer = event.answer or exchange.answer
+            exchange.cited = list(event.cited)
+            exchange.grounded = event.grounded
+            exchange.stopped = event.cancelled
+            if shown:
+                self.sources_model.set_sources(exchange.sources, exchange.cited)
+
+    def _on_session_answer_failed(self, message: str) -> None:
+        if self.asking is not None:
+            self.asking.error = message or "The answer could not be written."
+
+    def _on_session_answer_finished(self) -> None:
+        self._finish_answer()
+
+    def _finish_answer(self) -> None:
+        conv = self._asking_conv
+        self.asking = None
+        self._asking_conv = None
+        self.stop_action.setEnabled(False)
+        self.chat.set_busy(False)
+        if conv is not None and conv.id not in self._deleted:
+            self.session.save_conversation(conv)
+        self.chat.redraw()
+
+    def _redraw_if_shown(self) -> None:
+        if self._asking_conv is self.current:
+            self.chat.redraw()
+
+    def _on_chat_source_clicked(self, exchange_index: int, n: int) -> None:
+        conv = self.current
+        if conv is None or not 0 <= exchange_index < len(conv.exchanges):
+            return
+        exchange = conv.exchanges[exchange_index]
+        source = exchange.source(n)
+        if source is None:
+            self.statusBar().showMessage(f"[{n}] is not one of this answer's sources.", 5000)
+            return
+        self.sources_model.set_sources(exchange.sources, exchange.cited)
+        if not self.sources.show_source(source):
+            self.statusBar().showMessage(f"{source.path} cannot be opened.", 8000)
+
+    def _on_chat_copied(self, text: str) -> None:
+        QGuiApplication.clipboard().setText(text)
+        self.statusBar().showMessage("Answer copied.", 3000)
+
+    def _on_copy_action_triggered(self) -> None:
+        self.chat.copy_answer(-1)
+
+    # -- settings, help, notices ---------------------------------------------------------------
+
+    def _on_settings_action_triggered(self) -> None:
+        self.open_settings()
+
+    def open_settings(self) -> None:
+        dialog = SettingsDialog(self.session.settings, self)
+        if dialog.exec():
+            self.session.apply_settings(dialog.result_settings())
+            self._on_session_model_state(*self.session.model_status)
+
+    def _on_guide_action_triggered(self) -> None:
+        guide = self.session.library_dir / GUIDE_NAME
+        if not self.sources.show_file(str(guide)):
+            self.statusBar().showMessage(f"The guide is not in {self.session.library_dir}.", 8000)
+
+    def _on_about_action_triggered(self) -> None:
+        QMessageBox.about(
+            self,
+            "About Desktop RAG",
+            f"<b>Desktop RAG {__version__}</b><p>Private answers from your own PDFs. "
+            "Everything runs on this computer; nothing is sent anywhere.</p>"
+            f"<p>Answer model: {self.session.model_name}<br>"
+            f"Data: {self.session.settings.data_path}</p>",
+        )
+
+    def _on_session_notice(self, text: str) -> None:
+        self.statusBar().showMessage(text, 10000)
+
+    # -- drag and drop -------------------------------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if any(url.isLocalFile() for url in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        if paths:
+            event.acceptProposedAction()
+            self.drop_paths(paths)
+
+    def drop_paths(self, paths: list[str]) -> None:
+        """Folders become watched folders, PDFs are copied in, a .gguf becomes the model."""
+        drop = classify_drop(paths, self.session.folders)
+        for folder in drop.folders:
+            self.session.add_folder(folder)
+        if drop.pdfs:
+            self.session.import_files(drop.pdfs)
+        if drop.model:
+            self.session.set_model(drop.model)
+            self.statusBar().showMessage(f"Using the model {os.path.basename(drop.model)}.", 8000)
+        if drop.ignored and not (drop.folders or drop.pdfs or drop.model):
+            path, why = drop.ignored[0]
+            self.statusBar().showMessage(f"{os.path.basename(path)} {why}; nothing added.", 8000)
+
+    # -- theme and closing ---------------------------------------------------------------------
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            refresh(self)
+            self.chat.redraw()
+        super().changeEvent(event)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Stop the work, keep what is done, then quit once the jobs have let go."""
+        if self._closed:
+            event.accept()
+            return
+        event.ignore()
+        if self._closing:
+            return
+        self._closing = True
+        self.save_layout()
+        conv = self._asking_conv
+        if conv is not None and conv.id not in self._deleted:
+            self.session.save_conversation(conv)  # the partial answer, at least
+        self.hide()
+        self.session.shutdown()
+
+    def _on_session_closed(self, clean: bool) -> None:
+        self.clean_exit = clean
+        self._closed = True
+        self.close()
+        app = QApplication.instance()
+        if app is not None and self._quit_on_close:
+            QTimer.singleShot(0, app.quit)

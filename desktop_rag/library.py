@@ -1,0 +1,144 @@
+"""The user's library: the first-start folder with the guide, and files dropped onto the app."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shutil
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from desktop_rag.config import Settings, default_library_dir
+from desktop_rag.ingest.scan import is_candidate, is_under, normalize
+
+log = logging.getLogger(__name__)
+
+GUIDE_NAME = "Desktop RAG User Guide.pdf"
+GUIDE_QUESTION = "How do I add my own documents?"
+GGUF_MAGIC = b"GGUF"
+
+
+def bundled_guide() -> bytes:
+    return (resources.files("desktop_rag.resources") / "guide" / GUIDE_NAME).read_bytes()
+
+
+def first_start(settings: Settings, library: Path | None = None) -> bool:
+    """On the very first start, create the library folder with the guide and watch it.
+
+    Returns whether this was the first start. The caller saves the settings.
+    Later starts leave the folder alone: a user who deleted the guide meant it.
+    """
+    if settings.first_run_done:
+        return False
+    library = library or default_library_dir()
+    library.mkdir(parents=True, exist_ok=True)
+    guide = library / GUIDE_NAME
+    if not guide.exists():
+        _write_new(guide, bundled_guide())
+    folder = normalize(str(library))
+    if not any(is_under(folder, normalize(f)) for f in settings.folders):
+        settings.folders.append(folder)
+    settings.first_run_done = True
+    return True
+
+
+def _write_new(path: Path, data: bytes) -> None:
+    """Write under a hidden name, then rename: a watcher never sees half a file."""
+    tmp = path.with_name(f".{path.name}.part")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def is_gguf(path: str | Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == GGUF_MAGIC
+    except OSError:
+        return False
+
+
+@dataclass(slots=True)
+class Drop:
+    """What a set of dropped paths means: folders to watch, PDFs to copy, a model to use."""
+
+    folders: list[str] = field(default_factory=list)
+    pdfs: list[str] = field(default_factory=list)
+    model: str = ""
+    ignored: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
+
+
+def classify_drop(paths: Iterable[str], watched: Iterable[str]) -> Drop:
+    watched = [normalize(w) for w in watched]
+    drop = Drop()
+    for raw in paths:
+        path = normalize(raw)
+        name = os.path.basename(path)
+        if os.path.isdir(path):
+            if any(is_under(path, w) for w in watched):
+                drop.ignored.append((path, "is already watched"))
+            else:
+                drop.folders.append(path)
+        elif name.lower().endswith(".gguf"):
+            if is_gguf(path):
+                drop.model = path
+            else:
+                drop.ignored.append((path, "is not a GGUF model file"))
+        elif is_candidate(name) and os.path.isfile(path):
+            drop.pdfs.append(path)
+        else:
+            drop.ignored.append((path, "is not a PDF"))
+    return drop
+
+
+@dataclass(frozen=True, slots=True)
+class Copied:
+    source: str
+    dest: str
+    already_there: bool = False
+
+
+def _same_content(a: Path, b: Path) -> bool:
+    try:
+        if a.stat().st_size != b.stat().st_size:
+            return False
+    except OSError:
+        return False
+    return _sha256(a) == _sha256(b)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def copy_into(paths: Iterable[str], library: Path) -> list[Copied]:
+    """Copy files into the library; the originals are only read. A file already in the
+    library (same name and content) is not copied twice; a name clash gets a number."""
+    library.mkdir(parents=True, exist_ok=True)
+    out = []
+    for raw in paths:
+        src = Path(normalize(raw))
+        if is_under(str(src), normalize(str(library))):
+            out.append(Copied(str(src), str(src), already_there=True))
+            continue
+        dest = library / src.name
+        n = 2
+        while dest.exists():
+            if _same_content(src, dest):
+                break
+            dest = library / f"{src.stem} ({n}){src.suffix}"
+            n += 1
+        if dest.exists():
+            out.append(Copied(str(src), str(dest), already_there=True))
+            continue
+        tmp = dest.with_name(f".{dest.name}.part")
+        shutil.copyfile(src, tmp)  # contents only: the source's metadata is not ours to copy
+        os.replace(tmp, dest)
+        out.append(Copied(str(src), str(dest)))
+    return out
