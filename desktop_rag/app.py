@@ -8,6 +8,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from desktop_rag import bundle
 from desktop_rag.config import Settings, cache_dir
 from desktop_rag.errors import IndexDamagedError, IndexMismatchError
 from desktop_rag.ingest import rebuild
@@ -117,7 +118,17 @@ def default_embedder(settings: Settings) -> Embedder:
     cores) and fp32 for questions, recall@5 on covid-qa within 1% of PyTorch fp32
     (bench/embed_quality.py); exported once into the cache dir by the first index run or a
     warm-up, PyTorch until then or if the export fails. torch: PyTorch fp32 only.
+
+    A frozen build (the installed app) ships both exports made at build time and no torch:
+    it neither exports nor honours `torch`.
     """
+    if bundle.is_frozen():
+        if settings.embed_backend == "torch":
+            log.warning("embed_backend 'torch' is not available in this build; using onnx")
+        prebuilt = {
+            v: path for v in ("int8", "fp32") if (path := bundle.embedder_export(v)) is not None
+        }
+        return AutoEmbedder(None, threads=settings.threads, prebuilt=prebuilt)
     if settings.embed_backend == "torch":
         return SentenceTransformerEmbedder(threads=settings.threads)
     if settings.embed_backend not in ("auto", "onnx"):

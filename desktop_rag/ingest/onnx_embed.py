@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -133,11 +133,15 @@ class AutoEmbedder:
 
     The export runs only in prepare(), which the index run calls before embedding and a
     warm-up may call at start; a search never exports, it uses PyTorch until the export exists.
+
+    `prebuilt` exports (a frozen build's, made at build time) come before the cache. With no
+    cache (a frozen build: no torch, no weights) nothing is exported and PyTorch is the
+    fallback only in name: it fails with a message saying the installation is damaged.
     """
 
     def __init__(
         self,
-        cache: ExportCache,
+        cache: ExportCache | None,
         *,
         threads: int = 0,
         variant: str = "int8",
@@ -146,8 +150,10 @@ class AutoEmbedder:
         model_dir: Path | None = None,
         exporter: Exporter = export_in_child,
         fallback: Callable[[], Embedder] | None = None,
+        prebuilt: Mapping[str, Path] | None = None,
     ) -> None:
         self.cache = cache
+        self._prebuilt = dict(prebuilt or {})
         self.variant = variant
         self.query_variant = query_variant
         self._variants = tuple(dict.fromkeys([variant, query_variant]))
@@ -194,17 +200,29 @@ class AutoEmbedder:
             for variant in self._variants:
                 if variant in self._sessions:
                     continue
-                reason = self.cache.failure(model_dir, variant)
-                if reason is not None:
-                    log.info("not retrying the %s export that failed before: %s", variant, reason)
-                    continue
-                try:
-                    path = self.cache.ensure(model_dir, variant, self._exporter, on_status)
-                except ExportError as exc:
-                    log.warning("exporting the embedder (%s) failed: %s", variant, exc)
+                path = self._finished(variant, model_dir)
+                if path is None and self.cache is not None:
+                    reason = self.cache.failure(model_dir, variant)
+                    if reason is not None:
+                        log.info("not retrying the failed %s export: %s", variant, reason)
+                        continue
+                    try:
+                        path = self.cache.ensure(model_dir, variant, self._exporter, on_status)
+                    except ExportError as exc:
+                        log.warning("exporting the embedder (%s) failed: %s", variant, exc)
+                        continue
+                if path is None:
+                    log.warning("this installation has no %s export of the embedder", variant)
                     continue
                 self._load(variant, path, model_dir)
             return self.backend
+
+    def _finished(self, variant: str, model_dir: Path) -> Path | None:
+        """A complete export: the prebuilt one, else one in the cache. Never exports."""
+        shipped = self._prebuilt.get(variant)
+        if shipped is not None:
+            return shipped
+        return self.cache.find(model_dir, variant) if self.cache is not None else None
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         return self._for(self.variant).embed(texts)
@@ -220,7 +238,7 @@ class AutoEmbedder:
             if variant not in self._looked:  # loading a finished export is quick; exporting is not
                 self._looked.add(variant)
                 model_dir = self._model_dir or bundled_model_dir()
-                path = self.cache.find(model_dir, variant)
+                path = self._finished(variant, model_dir)
                 if path is not None:
                     self._load(variant, path, model_dir)
             # The other export of the same model is the next best thing; PyTorch the last.

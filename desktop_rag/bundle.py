@@ -1,0 +1,61 @@
+"""Files a frozen build (PyInstaller) ships prepared, so its first start assembles nothing.
+
+`make package` assembles the default GGUF and exports the embedder to ONNX at build time into
+`prebuilt/` inside the bundle (see packaging/prebuild.py, which writes this layout):
+
+    prebuilt/llm/<name>.gguf             the default language model, verified
+    prebuilt/embedder/                   the embedder's tokenizer and configs (no weights)
+    prebuilt/embedder/onnx-<variant>/model.onnx   int8 for passages, fp32 for questions
+
+A frozen build carries neither torch nor the model packages, so it cannot export or assemble:
+these files are its only models. Outside a frozen build every lookup here returns None.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+FOLDER = "prebuilt"
+LLM = "llm"
+EMBEDDER = "embedder"
+EXPORT_FILE = "model.onnx"
+
+
+def is_frozen() -> bool:
+    """Running from a PyInstaller bundle (no torch, no model packages, nothing to export)."""
+    return bool(getattr(sys, "frozen", False))
+
+
+def root() -> Path | None:
+    """The bundle's prepared files, or None when running from source or a wheel."""
+    base = getattr(sys, "_MEIPASS", None)
+    if not is_frozen() or not base:
+        return None
+    folder = Path(base) / FOLDER
+    return folder if folder.is_dir() else None
+
+
+def llm() -> Path | None:
+    """The default GGUF model shipped in the bundle."""
+    folder = root()
+    if folder is None:
+        return None
+    return next(iter(sorted((folder / LLM).glob("*.gguf"))), None)
+
+
+def embedder_dir() -> Path | None:
+    """The embedder's tokenizer and configuration shipped in the bundle."""
+    folder = root()
+    if folder is None or not (folder / EMBEDDER / "tokenizer.json").is_file():
+        return None
+    return folder / EMBEDDER
+
+
+def embedder_export(variant: str) -> Path | None:
+    """The bundle's ONNX export of the embedder for this variant (int8 or fp32)."""
+    folder = embedder_dir()
+    if folder is None:
+        return None
+    model = folder / f"onnx-{variant}" / EXPORT_FILE
+    return model if model.is_file() else None
