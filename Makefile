@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: venv run test lint unit bench clean
+.PHONY: venv run test lint unit bench clean package package-test install-desktop uninstall-desktop
 
 venv: $(STAMP)
 
@@ -39,6 +39,34 @@ bench: venv
 	$(BIN)/python bench/embed_quality.py
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/retrieval_latency.py
+
+# The installed app (packaging/README.md): a one-folder PyInstaller bundle at dist/desktop-rag/
+# with the models prepared inside, and on Linux a tar.gz of it. Rebuilt when a source changes.
+PACKAGE_STAMP := $(VENV)/.package-installed
+BUNDLE := dist/desktop-rag/desktop-rag
+BUNDLE_SOURCES := pyproject.toml packaging/desktop-rag.spec packaging/make_bundle.py \
+	packaging/prebuild.py packaging/make_icons.py $(wildcard packaging/linux/*) \
+	$(shell find desktop_rag resources -type f -not -name '*.pyc' | sed 's/ /\\ /g')
+
+$(PACKAGE_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[dev,package]"
+	touch $(PACKAGE_STAMP)
+
+$(BUNDLE): $(PACKAGE_STAMP) $(BUNDLE_SOURCES)
+	$(BIN)/python packaging/make_bundle.py
+
+package: $(BUNDLE)
+
+# Empty home, no network: index, answer, open and quit the window (a few minutes, not in CI).
+package-test: $(BUNDLE)
+	$(BIN)/python packaging/smoke.py --json-out build/smoke.json
+
+# Per user: the app in ~/.local/lib/desktop-rag, a menu entry and icon under $$XDG_DATA_HOME.
+install-desktop: $(BUNDLE)
+	sh dist/desktop-rag/install.sh
+
+uninstall-desktop:
+	sh packaging/linux/install.sh --uninstall
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,84 @@
+"""Prepare the default models for a frozen build: the assembled GGUF and the ONNX exports.
+
+Usage: python packaging/prebuild.py OUT_DIR
+
+Writes the layout desktop_rag/bundle.py reads (OUT_DIR becomes `prebuilt/` in the bundle).
+The work is the app's own: the GGUF is assembled and verified by bundled_model_path() and
+the embedder exported by ExportCache with export_onnx (self-checked against PyTorch), both in
+the developer's cache dir, so a second build reuses them and takes seconds. The installed
+app then needs neither torch (about 750 MB) nor the model packages.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from desktop_rag import bundle
+from desktop_rag.config import cache_dir
+from desktop_rag.ingest.embed import bundled_model_dir
+from desktop_rag.ingest.export import MANIFEST_FILE, ExportCache, export_onnx
+from desktop_rag.query.llm import bundled_model_path
+
+VARIANTS = ("int8", "fp32")
+# What the tokenizer and a reader of the folder need; the weights stay out (PyTorch only).
+EMBEDDER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "vocab.txt",
+    "config.json",
+    "modules.json",
+    "sentence_bert_config.json",
+    "config_sentence_transformers.json",
+    "1_Pooling/config.json",
+)
+
+
+def _place(source: Path, target: Path) -> None:
+    """Put a copy of source at target (a hard link when possible: the GGUF is 250 MB)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".part")
+    tmp.unlink(missing_ok=True)
+    try:
+        os.link(source, tmp)
+    except OSError:
+        shutil.copyfile(source, tmp)
+    os.replace(tmp, target)
+
+
+def prebuild(out: Path) -> dict[str, object]:
+    """Fill `out` with the prepared models; returns what was placed, for the build log."""
+    shutil.rmtree(out, ignore_errors=True)
+    gguf = bundled_model_path()
+    _place(gguf, out / bundle.LLM / gguf.name)
+
+    model_dir = bundled_model_dir()
+    for name in EMBEDDER_FILES:
+        if (model_dir / name).is_file():
+            _place(model_dir / name, out / bundle.EMBEDDER / name)
+    cache = ExportCache(cache_dir() / "embedders")
+    exports = {}
+    for variant in VARIANTS:
+        model = cache.ensure(model_dir, variant, export_onnx)
+        folder = out / bundle.EMBEDDER / f"onnx-{variant}"
+        _place(model, folder / bundle.EXPORT_FILE)
+        _place(model.parent / MANIFEST_FILE, folder / MANIFEST_FILE)
+        exports[variant] = model.stat().st_size
+    return {"gguf": gguf.name, "gguf_bytes": gguf.stat().st_size, "onnx_bytes": exports}
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    report = prebuild(Path(argv[0]).resolve())
+    print(json.dumps(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

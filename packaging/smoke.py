@@ -1,0 +1,192 @@
+"""Smoke-test the built app as a new user would meet it: empty home, no network, no venv.
+
+Usage: python packaging/smoke.py [dist/desktop-rag/desktop-rag] [--json-out FILE]
+
+Every step runs the bundled executable under `unshare -rn` (a network namespace with no
+interfaces) with HOME set to a fresh empty folder and only PATH, LANG and HOME in the
+environment (no DESKTOP_RAG_* variables, no virtualenv): it indexes a generated PDF, answers a
+question about it and must cite the right page, then starts the window offscreen, waits until
+it has indexed the bundled guide, and quits it with SIGTERM. It also checks that nothing was
+assembled or exported into the cache at first start. Prints the timings as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.pdfgen import make_pdf  # noqa: E402
+
+PAGES = [
+    "An octopus has eight arms and three hearts. Two hearts pump blood through the gills.",
+    "Octopus blood is blue because it uses hemocyanin, a copper-rich protein, to carry "
+    "oxygen. The third heart pumps blood to the rest of the body.",
+    "Octopuses can change the colour and texture of their skin in a fraction of a second "
+    "using chromatophores.",
+]
+QUESTION = "Why is octopus blood blue?"
+ANSWER_PAGE = 2
+WINDOW_TIMEOUT_S = 180.0
+
+
+class SmokeError(Exception):
+    """A step failed; the message says which and shows what the app printed."""
+
+
+def clean_env(home: Path) -> dict[str, str]:
+    """What a desktop session would give a freshly created user, and nothing of ours."""
+    return {"HOME": str(home), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+
+def run(exe: Path, args: list[str], env: dict[str, str], timeout: float = 600) -> Any:
+    """Run one command of the app offline and return its --json output."""
+    cmd = ["unshare", "-rn", str(exe), *args, "--json"]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    if done.returncode != 0:
+        raise SmokeError(
+            f"{' '.join(args[:1])} exited {done.returncode}\n{done.stdout}\n{done.stderr}"
+        )
+    try:
+        return json.loads(done.stdout)
+    except ValueError as exc:
+        raise SmokeError(f"{args[0]} printed no JSON: {done.stdout!r}\n{done.stderr}") from exc
+
+
+def find_log(home: Path) -> Path | None:
+    found = sorted(home.rglob("desktop-rag.log"))
+    return found[0] if found else None
+
+
+def wait_for(home: Path, pattern: str, proc: subprocess.Popen[str], timeout: float) -> str:
+    """Wait until the app's log has a line matching pattern; return the match's first group."""
+    deadline = time.monotonic() + timeout
+    regex = re.compile(pattern)
+    while time.monotonic() < deadline:
+        log = find_log(home)
+        if log is not None:
+            match = regex.search(log.read_text(encoding="utf-8", errors="replace"))
+            if match:
+                return match.group(1)
+        if proc.poll() is not None:
+            raise SmokeError(f"the window exited early ({proc.returncode}) waiting for {pattern}")
+        time.sleep(0.1)
+    raise SmokeError(f"no log line matching {pattern!r} within {timeout:.0f} s")
+
+
+def check_cli(exe: Path, work: Path) -> dict[str, Any]:
+    home = work / "home-cli"
+    home.mkdir()
+    env = clean_env(home)
+    pdf = make_pdf(work / "pdfs" / "octopus.pdf", PAGES)
+    out: dict[str, Any] = {}
+
+    t0 = time.monotonic()
+    report = run(exe, ["index", str(pdf)], env)
+    out["index_wall_s"] = round(time.monotonic() - t0, 2)
+    out["index_reported_s"] = report["seconds"]
+    if report["indexed"] != 1 or report["failed"] or report["pages"] != len(PAGES):
+        raise SmokeError(f"index reported {report}")
+
+    t0 = time.monotonic()
+    answer = run(exe, ["ask", QUESTION], env)
+    out["ask_wall_s"] = round(time.monotonic() - t0, 2)
+    out["ask_timings"] = answer["timings"]
+    out["answer"] = answer["answer"]
+    pages = {s["n"]: (Path(s["path"]).name, s["page"]) for s in answer["sources"]}
+    cited = [pages.get(n) for n in answer["cited"]]
+    if ("octopus.pdf", ANSWER_PAGE) not in cited:
+        raise SmokeError(f"the answer does not cite page {ANSWER_PAGE}: {answer}")
+
+    status = run(exe, ["status"], env)
+    if status["documents"] != 1 or status["failed"]:
+        raise SmokeError(f"status reported {status}")
+
+    # The models were shipped prepared: a first start assembles and exports nothing.
+    cache = home / ".cache" / "desktop-rag"
+    made = [p.name for p in (cache / "models", cache / "embedders") if p.exists()]
+    if made:
+        raise SmokeError(f"the first start prepared models into {cache}: {made}")
+    return out
+
+
+def check_window(exe: Path, work: Path) -> dict[str, Any]:
+    home = work / "home-window"
+    home.mkdir()
+    env = {**clean_env(home), "QT_QPA_PLATFORM": "offscreen"}
+    t0 = time.monotonic()
+    proc = subprocess.Popen(
+        ["unshare", "-rn", str(exe)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    out: dict[str, Any] = {}
+    try:
+        shown = wait_for(home, r"window shown ([\d.]+) s after start", proc, WINDOW_TIMEOUT_S)
+        out["window_shown_s"] = float(shown)  # measured by the app from its process start
+        out["window_shown_wall_s"] = round(time.monotonic() - t0, 2)
+        # First start: the library folder with the guide, indexed by the window's own worker.
+        wait_for(home, r"indexed .*(User Guide\.pdf): \d+ pages", proc, WINDOW_TIMEOUT_S)
+        out["guide_indexed_wall_s"] = round(time.monotonic() - t0, 2)
+        t1 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=60)
+        out["quit_s"] = round(time.monotonic() - t1, 2)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    printed = proc.stdout.read() if proc.stdout else ""
+    if code != 0:
+        raise SmokeError(f"the window exited {code} after SIGTERM\n{printed}")
+    wait_for(home, r"(window closed) [\d.]+ s after start", proc, 5)
+    return out
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("exe", nargs="?", default=str(REPO / "dist/desktop-rag/desktop-rag"))
+    parser.add_argument("--json-out", help="also write the figures to this file")
+    args = parser.parse_args(argv)
+    exe = Path(args.exe).resolve()
+    if not os.access(exe, os.X_OK):
+        print(f"smoke: {exe} is not there; run `make package` first", file=sys.stderr)
+        return 2
+    if shutil.which("unshare") is None or subprocess.run(["unshare", "-rn", "true"]).returncode:
+        print("smoke: `unshare -rn` is needed (util-linux, user namespaces)", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="desktop-rag-smoke-") as tmp:
+        work = Path(tmp)
+        # Timings on a shared machine mean little without how busy it was.
+        figures: dict[str, Any] = {"bundle": str(exe.parent), "load_before": os.getloadavg()}
+        try:
+            figures["cli"] = check_cli(exe, work)
+            figures["window"] = check_window(exe, work)
+            figures["load_after"] = os.getloadavg()
+        except (SmokeError, subprocess.TimeoutExpired) as exc:
+            print(f"smoke: FAILED: {exc}", file=sys.stderr)
+            return 1
+    text = json.dumps(figures, indent=2)
+    print(text)
+    if args.json_out:
+        Path(args.json_out).write_text(text + "\n", encoding="utf-8")
+    print("smoke: passed", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
