@@ -36,7 +36,7 @@ uninstall() {
         echo "install.sh: left $app_dir alone: it does not look like Desktop RAG" >&2
     fi
     refresh
-    echo "Desktop RAG is uninstalled. Your index and settings are kept (see the README)."
+    echo "Desktop RAG is uninstalled. Your index, settings and documents are kept."
 }
 
 install() {
