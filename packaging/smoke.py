@@ -46,6 +46,13 @@ class SmokeError(Exception):
     """A step failed; the message says which and shows what the app printed."""
 
 
+PASSED: list[str] = []  # the checks that passed, in order, for the closing line
+
+
+def passed(check: str) -> None:
+    PASSED.append(check)
+
+
 def clean_env(home: Path) -> dict[str, str]:
     """What a desktop session would give a freshly created user, and nothing of ours."""
     return {"HOME": str(home), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
@@ -99,6 +106,7 @@ def check_cli(exe: Path, work: Path) -> dict[str, Any]:
     out["index_reported_s"] = report["seconds"]
     if report["indexed"] != 1 or report["failed"] or report["pages"] != len(PAGES):
         raise SmokeError(f"index reported {report}")
+    passed("index")
 
     t0 = time.monotonic()
     answer = run(exe, ["ask", QUESTION], env)
@@ -109,16 +117,19 @@ def check_cli(exe: Path, work: Path) -> dict[str, Any]:
     cited = [pages.get(n) for n in answer["cited"]]
     if ("octopus.pdf", ANSWER_PAGE) not in cited:
         raise SmokeError(f"the answer does not cite page {ANSWER_PAGE}: {answer}")
+    passed("ask cites the page")
 
     status = run(exe, ["status"], env)
     if status["documents"] != 1 or status["failed"]:
         raise SmokeError(f"status reported {status}")
+    passed("status")
 
     # The models were shipped prepared: a first start assembles and exports nothing.
     cache = home / ".cache" / "desktop-rag"
     made = [p.name for p in (cache / "models", cache / "embedders") if p.exists()]
     if made:
         raise SmokeError(f"the first start prepared models into {cache}: {made}")
+    passed("nothing prepared at first start")
     return out
 
 
@@ -139,9 +150,11 @@ def check_window(exe: Path, work: Path) -> dict[str, Any]:
         shown = wait_for(home, r"window shown ([\d.]+) s after start", proc, WINDOW_TIMEOUT_S)
         out["window_shown_s"] = float(shown)  # measured by the app from its process start
         out["window_shown_wall_s"] = round(time.monotonic() - t0, 2)
+        passed("window shown")
         # First start: the library folder with the guide, indexed by the window's own worker.
         wait_for(home, r"indexed .*(User Guide\.pdf): \d+ pages", proc, WINDOW_TIMEOUT_S)
         out["guide_indexed_wall_s"] = round(time.monotonic() - t0, 2)
+        passed("window indexed the guide")
         t1 = time.monotonic()
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=60)
@@ -154,6 +167,7 @@ def check_window(exe: Path, work: Path) -> dict[str, Any]:
     if code != 0:
         raise SmokeError(f"the window exited {code} after SIGTERM\n{printed}")
     wait_for(home, r"(window closed) [\d.]+ s after start", proc, 5)
+    passed("window quit on SIGTERM")
     return out
 
 
@@ -178,13 +192,14 @@ def main(argv: list[str]) -> int:
             figures["window"] = check_window(exe, work)
             figures["load_after"] = os.getloadavg()
         except (SmokeError, subprocess.TimeoutExpired) as exc:
-            print(f"smoke: FAILED: {exc}", file=sys.stderr)
+            print(f"smoke: FAILED after {', '.join(PASSED) or 'no check'}: {exc}", file=sys.stderr)
+            print(f"smoke: {len(PASSED)} passed, 1 failed")
             return 1
     text = json.dumps(figures, indent=2)
     print(text)
     if args.json_out:
         Path(args.json_out).write_text(text + "\n", encoding="utf-8")
-    print("smoke: passed", file=sys.stderr)
+    print(f"smoke: {len(PASSED)} passed, 0 failed")
     return 0
 
 
