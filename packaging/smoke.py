@@ -124,13 +124,17 @@ def check_cli(exe: Path, work: Path) -> dict[str, Any]:
         raise SmokeError(f"status reported {status}")
     passed("status")
 
-    # The models were shipped prepared: a first start assembles and exports nothing.
+    check_nothing_prepared(home)
+    return out
+
+
+def check_nothing_prepared(home: Path) -> None:
+    """The models were shipped prepared: a first start assembles and exports nothing."""
     cache = home / ".cache" / "desktop-rag"
     made = [p.name for p in (cache / "models", cache / "embedders") if p.exists()]
     if made:
         raise SmokeError(f"the first start prepared models into {cache}: {made}")
-    passed("nothing prepared at first start")
-    return out
+    passed(f"nothing prepared at first start ({home.name})")
 
 
 def check_window(exe: Path, work: Path) -> dict[str, Any]:
@@ -168,6 +172,7 @@ def check_window(exe: Path, work: Path) -> dict[str, Any]:
         raise SmokeError(f"the window exited {code} after SIGTERM\n{printed}")
     wait_for(home, r"(window closed) [\d.]+ s after start", proc, 5)
     passed("window quit on SIGTERM")
+    check_nothing_prepared(home)
     return out
 
 
