@@ -57,7 +57,7 @@ $(BUNDLE): $(PACKAGE_STAMP) $(BUNDLE_SOURCES)
 
 package: $(BUNDLE)
 
-# Empty home, no network: index, answer, open and quit the window (a few minutes, not in CI).
+# Empty home, no network: index, answer, open and quit the window (about a minute; CI runs it).
 package-test: $(BUNDLE)
 	$(BIN)/python packaging/smoke.py --json-out build/smoke.json
 

