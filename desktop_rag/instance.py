@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import fcntl
 import os
 from pathlib import Path
+
+from desktop_rag import locks
 
 LOCK_NAME = "window.lock"
 
@@ -26,11 +27,9 @@ def acquire(data_path: Path) -> InstanceLock | str:
     """The lock, or a message naming the process that already holds it."""
     data_path.mkdir(parents=True, exist_ok=True)
     path = data_path / LOCK_NAME
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
+    fd = locks.open_lock(path)
+    if not locks.try_lock(fd):
+        holder = locks.holder(fd)
         os.close(fd)
         who = f" (process {holder})" if holder else ""
         return (
@@ -38,6 +37,5 @@ def acquire(data_path: Path) -> InstanceLock | str:
             "second window on the same library would index everything twice. To run two, "
             "give the second another library with --data-dir."
         )
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, str(os.getpid()).encode(), 0)
+    locks.write_holder(fd)
     return InstanceLock(fd, path)
