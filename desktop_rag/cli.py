@@ -201,22 +201,7 @@ def _cmd_index(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> 
             report = app.index([*args.paths, *_pending_roots(app)], on_progress=printer)
     finally:
         printer.finish()
-    if args.json:
-        json.dump(report.to_json(), out)
-        out.write("\n")
-    else:
-        parts = [f"{report.indexed} indexed", f"{report.unchanged} unchanged"]
-        if report.renamed:
-            parts.append(f"{report.renamed} renamed")
-        parts.append(f"{report.removed} removed")
-        parts.append(f"{len(report.failed)} failed")
-        print(
-            f"{', '.join(parts)}; {report.pages} pages, {report.chunks} chunks "
-            f"in {report.seconds:.1f} s",
-            file=out,
-        )
-        for f in report.failed:
-            print(f"  failed: {f.path}: {f.reason}", file=out)
+    _print_report(report, args, out)
     return EXIT_FAILED if report.failed else EXIT_OK
 
 

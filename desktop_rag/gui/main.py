@@ -12,9 +12,9 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from PySide6.QtCore import QObject, QSocketNotifier, QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMessageBox
 
-from desktop_rag import __version__
+from desktop_rag import __version__, instance
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +91,14 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
 
     settings = Settings.load()
     settings.data_dir = ""  # DESKTOP_RAG_DATA_DIR (or --data-dir) decides, as for commands
+    lock = instance.acquire(settings.data_path)
+    if isinstance(lock, str):
+        log.warning("%s", lock)
+        print(f"desktop-rag: {lock}", file=sys.stderr)
+        if app.platformName() not in ("offscreen", "minimal"):  # nobody to click OK there
+            QMessageBox.information(None, "Desktop RAG is already running", lock)
+        logging.shutdown()
+        os._exit(1)
     session = Session(settings)
     window = MainWindow(session)
     relay = SignalRelay(window.close)

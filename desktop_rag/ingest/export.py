@@ -8,7 +8,6 @@ exporter costs only the fast path: the caller falls back to PyTorch.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import logging
@@ -20,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+
+from desktop_rag import locks
 
 log = logging.getLogger(__name__)
 
@@ -164,9 +165,9 @@ class ExportCache:
 
 @contextlib.contextmanager
 def _locked(path: Path) -> Any:
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = locks.open_lock(path)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        locks.lock(fd)
         yield
     finally:
         os.close(fd)

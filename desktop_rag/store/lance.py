@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import fcntl
 import json
 import logging
 import os
@@ -19,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
-from desktop_rag import faults
+from desktop_rag import faults, locks
 from desktop_rag.errors import BusyError, IndexDamagedError, IndexMismatchError, StoreError
 from desktop_rag.types import Chunk, DocumentRecord, Hit, Status
 
@@ -444,24 +443,19 @@ class LanceStore:
         # Beside the index, not in it: a damaged index is moved aside under this lock.
         lock_path = self.path.with_name(self.path.name + ".lock")
         lock_path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = locks.open_lock(lock_path)
         try:
             deadline = time.monotonic() + wait_s
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
-                        who = f" (process {holder})" if holder else ""
-                        raise BusyError(
-                            f"Another Desktop RAG{who} is updating this library right now. "
-                            "Wait for it to finish, or close it, and try again."
-                        ) from None
-                    time.sleep(0.2)
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, str(os.getpid()).encode(), 0)
+            while not locks.try_lock(fd):
+                if time.monotonic() >= deadline:
+                    holder = locks.holder(fd)
+                    who = f" (process {holder})" if holder else ""
+                    raise BusyError(
+                        f"Another Desktop RAG{who} is updating this library right now. "
+                        "Wait for it to finish, or close it, and try again."
+                    ) from None
+                time.sleep(0.2)
+            locks.write_holder(fd)
             yield
         finally:
             os.close(fd)  # closing releases the lock

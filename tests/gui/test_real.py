@@ -123,3 +123,53 @@ def test_the_real_model_streams_an_answer_with_its_sources(open_window, animal_p
     window.chat.view.anchorClicked.emit(QUrl(f"src:0:{octopus[0].n}"))
     qtbot.waitUntil(lambda: window.sources.current_page == 2, timeout=10_000)
     assert window.sources.matched
+
+
+def test_window_starts_offline_and_a_second_one_is_refused(tmp_path):
+    """The window starts in a namespace with no network; a second start on its library is
+    refused with a clear message, and the first keeps running."""
+    import shutil
+
+    if (
+        shutil.which("unshare") is None
+        or subprocess.run(["unshare", "-rn", "true"], capture_output=True).returncode
+    ):
+        pytest.skip("unshare -rn is not available here")
+    home = tmp_path / "home"
+    env = dict(
+        os.environ,
+        QT_QPA_PLATFORM="offscreen",
+        DESKTOP_RAG_CONFIG_DIR=str(home / "config"),
+        DESKTOP_RAG_DATA_DIR=str(home / "data"),
+        DESKTOP_RAG_LOG_DIR=str(home / "logs"),
+        XDG_DOCUMENTS_DIR=str(home / "Documents"),
+    )
+    first = subprocess.Popen(
+        ["unshare", "-rn", sys.executable, "-m", "desktop_rag"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    log = home / "logs" / "desktop-rag.log"
+    try:
+        _wait_for(log, "window shown", first, 120)
+        # It gets as far as indexing the guide with no network at all.
+        _wait_for(log, "indexed " + str(home / "Documents"), first, REAL_MS / 1000)
+        second = subprocess.run(
+            [sys.executable, "-m", "desktop_rag"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert second.returncode == 1
+        assert "already open on this library" in log.read_text()
+        assert first.poll() is None, "the first window must keep running"
+        first.send_signal(signal.SIGTERM)
+        assert first.wait(timeout=30) == 0
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    assert "Traceback" not in first.stderr.read()

@@ -26,6 +26,7 @@ from tests.pdfgen import make_pdf
 
 pytestmark = pytest.mark.slow
 
+DOCS = 36
 TOPICS = [
     "rivers",
     "glaciers",
@@ -93,22 +94,29 @@ def _consistent(data: Path) -> set[str]:
 
 @pytest.fixture(scope="module")
 def library(tmp_path_factory):
+    """Big enough for several commits (one every few seconds); returns the library, what a
+    clean run stores, and how long a clean run takes here (random kills scale with it)."""
     root = tmp_path_factory.mktemp("crash")
     lib = root / "lib"
-    for i, topic in enumerate(TOPICS):
+    for i in range(DOCS):
+        topic = TOPICS[i % len(TOPICS)]
         pages = [
             f"Chapter {p} about {topic}. "
             + " ".join(
-                f"The {topic} of region {i}-{p}-{s} hold fact number {i * 100 + p * 10 + s}."
-                for s in range(40)
+                f"The {topic} of region {i}-{p}-{s} hold fact number {i * 1000 + p * 100 + s}."
+                for s in range(60)
             )
-            for p in range(1, 4)
+            for p in range(1, 5)
         ]
         make_pdf(lib / f"{i:02d} {topic}.pdf", pages)
     reference = root / "reference"
-    result = _index(lib, reference)
+    result = _index(lib, reference)  # on a fresh machine this one also exports the embedder
     assert result.returncode == 0, result.stderr
-    return lib, _snapshot(reference)
+    t0 = time.monotonic()
+    timed = _index(lib, root / "timed")
+    seconds = time.monotonic() - t0
+    assert timed.returncode == 0, timed.stderr
+    return lib, _snapshot(reference), seconds
 
 
 def _spawned() -> set[int]:
@@ -148,7 +156,7 @@ def _no_stray_readers(before: set[int]) -> None:
     ],
 )
 def test_kill_at_a_point_then_restart(library, tmp_path, kill_at):
-    lib, reference = library
+    lib, reference, _ = library
     data = tmp_path / "data"
     before = _spawned()
     killed = _index(lib, data, kill_at)
@@ -160,13 +168,13 @@ def test_kill_at_a_point_then_restart(library, tmp_path, kill_at):
     # What was committed before the kill is not indexed again.
     report = json.loads(resumed.stdout)
     assert report["unchanged"] >= len(kept)
-    assert report["indexed"] <= len(TOPICS) - len(kept)
+    assert report["indexed"] <= DOCS - len(kept)
     assert _consistent(data) == {str(p) for p in lib.glob("*.pdf")}
     assert _snapshot(data) == reference
 
 
 def test_random_kills_then_restart(library, tmp_path):
-    lib, reference = library
+    lib, reference, clean_run_s = library
     data = tmp_path / "data"
     rng = random.Random(20261130)
     before = _spawned()
@@ -178,7 +186,7 @@ def test_random_kills_then_restart(library, tmp_path):
             stderr=subprocess.DEVNULL,
             env=_env(),
         )
-        time.sleep(rng.uniform(2.0, 9.0))
+        time.sleep(rng.uniform(0.3, 0.95) * clean_run_s)
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             kills += 1

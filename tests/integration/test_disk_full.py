@@ -18,6 +18,7 @@ import pytest
 from tests.pdfgen import make_pdf
 
 pytestmark = pytest.mark.slow
+REPORTS = 30
 
 SCRIPT = """
 set -u
@@ -39,7 +40,7 @@ def test_full_disk_fails_cleanly_and_recovers(tmp_path: Path):
     if shutil.which("unshare") is None:
         pytest.skip("unshare is not available")
     lib = tmp_path / "lib"
-    for i in range(8):
+    for i in range(REPORTS):  # their index is several times the size of the tmpfs
         make_pdf(
             lib / f"report {i}.pdf",
             [
@@ -67,8 +68,8 @@ def test_full_disk_fails_cleanly_and_recovers(tmp_path: Path):
     assert "disk is full" in first_err and "Traceback" not in first_err
     assert (out / "second.rc").read_text().strip() == "0", (out / "second.err").read_text()
     second = json.loads((out / "second.json").read_text())
-    assert second["indexed"] + second["unchanged"] == 8 and second["failed"] == []
+    assert second["indexed"] + second["unchanged"] == REPORTS and second["failed"] == []
     status = json.loads((out / "status.json").read_text())
-    assert status["documents"] == 8 and status["pages"] == 16
+    assert status["documents"] == REPORTS and status["pages"] == 2 * REPORTS
     hit = json.loads((out / "search.json").read_text())["hits"][0]
     assert hit["path"].endswith("report 3.pdf") and hit["page"] == 1

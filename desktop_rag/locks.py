@@ -1,0 +1,65 @@
+"""Whole-file advisory locks that the operating system releases when their process dies.
+
+One lock file guards one thing (the window on a library, the index writer, an embedder export).
+The holder writes its process id into the file so a refused caller can name it. POSIX uses
+flock; Windows locks one byte far past the pid, because its locks also block reads.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+if sys.platform == "win32":  # pragma: no cover - not run on this project's machines
+    import msvcrt
+
+    _WIN_BYTE = 1 << 20
+
+    def _try(fd: int) -> bool:
+        os.lseek(fd, _WIN_BYTE, os.SEEK_SET)
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+
+else:
+    import fcntl
+
+    def _try(fd: int) -> bool:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+
+def open_lock(path: Path) -> int:
+    """The lock file's descriptor (created if missing); closing it releases any lock on it."""
+    return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+
+
+def try_lock(fd: int) -> bool:
+    """Take the lock if it is free; never waits."""
+    return _try(fd)
+
+
+def lock(fd: int, poll_s: float = 0.1) -> None:
+    """Wait for the lock as long as it takes."""
+    while not _try(fd):
+        time.sleep(poll_s)
+
+
+def write_holder(fd: int) -> None:
+    """Record this process as the holder (call with the lock held)."""
+    os.ftruncate(fd, 0)
+    os.lseek(fd, 0, os.SEEK_SET)
+    os.write(fd, str(os.getpid()).encode())
+
+
+def holder(fd: int) -> str:
+    """The process id the current holder wrote, or "" if none."""
+    os.lseek(fd, 0, os.SEEK_SET)
+    return os.read(fd, 32).decode(errors="replace").strip()
