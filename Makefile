@@ -32,13 +32,21 @@ test: venv lint
 unit: venv
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest tests/unit
 
-# Each prints one JSON document and keeps a copy in bench/out/. Speeds are ratios measured in
-# the same run (shared machines are noisy). About an hour on two idle cores; see README.
+# Every figure in the README's Performance section. Each script prints one JSON document, kept
+# in bench/out/. Speeds are ratios measured in the same run (shared machines are noisy). About
+# an hour and a half on two idle cores; see README.
+BENCH_OUT := bench/out
 bench: venv
-	test ! -f bench/retrieval.py || $(BIN)/python bench/retrieval.py
+	mkdir -p $(BENCH_OUT)
+	$(BIN)/python bench/readers.py > $(BENCH_OUT)/readers.json && cat $(BENCH_OUT)/readers.json
+	$(BIN)/python bench/retrieval.py > $(BENCH_OUT)/retrieval.json && cat $(BENCH_OUT)/retrieval.json
 	$(BIN)/python bench/embed_quality.py
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/retrieval_latency.py
+	$(BIN)/python bench/llm_speed.py > $(BENCH_OUT)/llm_speed.json && cat $(BENCH_OUT)/llm_speed.json
+	$(BIN)/python bench/answer_quality.py > $(BENCH_OUT)/answer_quality.json && cat $(BENCH_OUT)/answer_quality.json
+	$(BIN)/python bench/window_start.py > $(BENCH_OUT)/window_start.json && cat $(BENCH_OUT)/window_start.json
+	$(BIN)/python bench/fixtures.py > $(BENCH_OUT)/fixtures.json && cat $(BENCH_OUT)/fixtures.json
 
 # The installed app (packaging/README.md): a one-folder PyInstaller bundle at dist/desktop-rag/
 # with the models prepared inside, and on Linux a tar.gz of it. Rebuilt when a source changes.
