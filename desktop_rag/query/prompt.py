@@ -91,35 +91,42 @@ class Fitted:
     turns: int = 0  # earlier turns included
 
 
+GAP = " … "
+
+
 def merge_hits(hits: Sequence[Hit]) -> list[Hit]:
-    """Join passages of the same page whose spans overlap or touch (chunks overlap by design),
-    so the model reads one passage instead of the same sentences twice. Keeps rank order."""
-    merged: list[Hit] = []
+    """One source per page: passages of the same page are joined in page order, overlapping
+    ones (chunks overlap by design) spliced, separate ones with " … " between them. A reader
+    should not meet "[1] report.pdf, page 4" and "[3] report.pdf, page 4" as two sources, nor
+    the model the same sentences twice. A page keeps the rank of its best passage."""
+    groups: dict[tuple[str, int], list[Hit]] = {}
     for hit in hits:
-        for i, seen in enumerate(merged):
-            if seen.path != hit.path or seen.page != hit.page:
-                continue
-            first, second = (seen, hit) if seen.start <= hit.start else (hit, seen)
-            if second.start > first.end:
-                continue  # a gap between them: keep them apart
-            text = first.text + second.text[first.end - second.start :]
-            end = max(first.end, second.end)
-            if second.end <= first.end:
-                text = first.text
-            merged[i] = Hit(
-                chunk_id=seen.chunk_id,
-                doc_id=seen.doc_id,
-                path=seen.path,
-                page=seen.page,
-                start=first.start,
+        groups.setdefault((hit.path, hit.page), []).append(hit)
+    merged: list[Hit] = []
+    for group in groups.values():
+        best = group[0]
+        ordered = sorted(group, key=lambda h: (h.start, -h.end))
+        text, end = ordered[0].text, ordered[0].end
+        for hit in ordered[1:]:
+            if hit.start <= end:
+                if hit.end > end:
+                    text += hit.text[end - hit.start :]
+            else:
+                text += GAP + hit.text
+            end = max(end, hit.end)
+        merged.append(
+            Hit(
+                chunk_id=best.chunk_id,
+                doc_id=best.doc_id,
+                path=best.path,
+                page=best.page,
+                start=ordered[0].start,
                 end=end,
                 text=text,
-                score=max(seen.score, hit.score),
-                similarity=max(seen.similarity, hit.similarity),
+                score=max(h.score for h in group),
+                similarity=max(h.similarity for h in group),
             )
-            break
-        else:
-            merged.append(hit)
+        )
     return merged
 
 

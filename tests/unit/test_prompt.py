@@ -85,18 +85,21 @@ def test_a_source_that_would_be_cut_to_a_sliver_is_dropped_instead() -> None:
     assert fitted.dropped == 1
 
 
-def test_overlapping_chunks_of_a_page_are_merged_and_others_kept_apart() -> None:
+def test_passages_of_a_page_become_one_source_and_other_pages_stay_apart() -> None:
     page = "Alpha beta gamma. Delta epsilon zeta. Eta theta iota."
     a = hit(page[0:30], start=0)
     b = hit(page[20:], start=20)
     far = hit("Elsewhere on the page.", start=500)
+    inside = hit(page[5:15], start=5)  # wholly inside a: adds nothing
     other_page = hit(page[20:], page=2, start=20)
-    merged = merge_hits([b, far, a, other_page])
-    assert len(merged) == 3
-    assert merged[0].text == page
-    assert (merged[0].start, merged[0].end) == (0, len(page))
-    assert merged[1].text == "Elsewhere on the page."
-    assert merged[2].page == 2
+    merged = merge_hits([b, far, other_page, a, inside])
+    assert len(merged) == 2
+    # Overlapping chunks are spliced; a passage further down the page follows after " … ".
+    assert merged[0].text == page + " … Elsewhere on the page."
+    assert (merged[0].start, merged[0].end) == (0, 500 + len("Elsewhere on the page."))
+    assert merged[0].chunk_id == b.chunk_id  # the page keeps its best passage's rank
+    assert merged[1].page == 2
+    assert merged[1].text == page[20:]
 
 
 def test_reference_marks_in_documents_do_not_look_like_our_citations() -> None:
