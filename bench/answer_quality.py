@@ -166,6 +166,7 @@ def run_set(name: str, questions: list[dict[str, Any]], data_dir: Path) -> dict[
             "answer": done.answer,
             "cited": list(done.cited),
             "grounded": done.grounded,
+            "unsupported": list(done.unsupported),
             "ttft_s": round(done.timings.ttft_s, 3),
             "tokens_per_s": round(done.timings.tokens_per_s, 1),
             "total_s": round(done.timings.total_s, 3),
@@ -201,6 +202,8 @@ def run_set(name: str, questions: list[dict[str, Any]], data_dir: Path) -> dict[
         "chunks": app.store.count_chunks(),
         "cited_any": mean_bool(results, lambda r: bool(r["cited"])),
         "refused": mean_bool(results, lambda r: not r["grounded"]),
+        # Answers the app marks "check this answer" (a figure missing from the sources).
+        "flagged": mean_bool(results, lambda r: bool(r["unsupported"])),
         "gold_page_retrieved": mean("gold_page_retrieved"),
         "gold_page_cited": mean("gold_page_cited"),
         "median_ttft_s": median([r["ttft_s"] for r in results]),
@@ -209,6 +212,8 @@ def run_set(name: str, questions: list[dict[str, Any]], data_dir: Path) -> dict[
     }
     if name == "finance":
         summary["accuracy_within_1pct"] = mean("correct")
+        wrong = [r for r in results if r["grounded"] and not r["correct"]]
+        summary["wrong_answers_flagged"] = mean_bool(wrong, lambda r: bool(r["unsupported"]))
     else:
         summary["mean_f1"] = mean("f1")
     return {"summary": summary, "results": results}

@@ -330,6 +330,7 @@ def _cmd_search(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
 
 
 def _cmd_ask(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from desktop_rag.query.check import unsupported_note
     from desktop_rag.types import DoneEvent, Source, SourcesEvent, TokenEvent
 
     if args.k is not None and args.k <= 0:
@@ -378,6 +379,8 @@ def _cmd_ask(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> in
         print("\nSources:", file=out)
         for s in sources:
             print(f"[{s.n}] {s.path}, page {s.page}", file=out)
+    if done.unsupported:
+        print(f"\n{unsupported_note(done.unsupported)}", file=out)
     return EXIT_OK
 
 

@@ -30,6 +30,7 @@ class Exchange:
     grounded: bool = True
     stopped: bool = False
     error: str = ""
+    unsupported: list[str] = field(default_factory=list)  # figures not in the sources
 
     @property
     def complete(self) -> bool:
@@ -85,6 +86,7 @@ def _from_json(raw: dict[str, Any]) -> Conversation:
                 grounded=bool(e.get("grounded", True)),
                 stopped=bool(e.get("stopped", False)),
                 error=str(e.get("error", "")),
+                unsupported=[str(n) for n in e.get("unsupported", [])],
             )
         )
     return Conversation(

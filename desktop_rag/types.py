@@ -208,7 +208,8 @@ class DoneEvent:
     """Last event: the whole answer, the [n] it actually cites, and how long it took.
 
     `grounded` is False when retrieval found nothing relevant and the answer says so
-    instead of guessing; `cancelled` when the user stopped it.
+    instead of guessing; `cancelled` when the user stopped it; `unsupported` lists the
+    figures of the answer that none of its sources contains (query/check.py).
     """
 
     answer: str
@@ -216,6 +217,7 @@ class DoneEvent:
     timings: Timings
     grounded: bool = True
     cancelled: bool = False
+    unsupported: tuple[str, ...] = ()
 
 
 AnswerEvent = SourcesEvent | TokenEvent | DoneEvent

@@ -27,6 +27,7 @@ from desktop_rag.conversations import Conversation, Exchange
 from desktop_rag.gui.icons import icon, set_icon
 from desktop_rag.gui.models import ConversationsModel
 from desktop_rag.library import GUIDE_QUESTION
+from desktop_rag.query.check import unsupported_note
 
 _CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 
@@ -243,6 +244,9 @@ class ChatPane(QWidget):
             notes.append(f"<span class='warn'>{_text_html(e.error)}</span>")
         if e.stopped:
             notes.append("<span class='muted'>Stopped.</span>")
+        if e.unsupported and not (last and self._busy):
+            note = unsupported_note(tuple(e.unsupported))
+            notes.append(f"<span class='warn'>{html.escape(note)}</span>")
         if e.answer and not (last and self._busy):
             notes.append(f"<a href='copy:{i}'>Copy answer</a>")
         if notes:

@@ -530,6 +530,7 @@ class MainWindow(QMainWindow):
             exchange.cited = list(event.cited)
             exchange.grounded = event.grounded
             exchange.stopped = event.cancelled
+            exchange.unsupported = list(event.unsupported)
             if shown:
                 self.sources_model.set_sources(exchange.sources, exchange.cited)
 

@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterator, Sequence
 
 from desktop_rag.errors import EmptyLibraryError
+from desktop_rag.query.check import unsupported_numbers
 from desktop_rag.query.llm import Llm
 from desktop_rag.query.prompt import (
     MODEL_NOT_FOUND,
@@ -162,12 +163,17 @@ class AnswerService:
             total_s=end - t0,
         )
         said_not_found = _normalise(answer).startswith(_normalise(MODEL_NOT_FOUND))
+        # What the model read besides the sources may hold figures too: the question, and the
+        # earlier turns of the conversation.
+        read = [s.text for s in fitted.sources] + [question]
+        read += [part for turn in history for part in (turn.question, turn.answer)]
         yield DoneEvent(
             answer,
             parse_citations(answer, len(fitted.sources)),
             timings,
             grounded=not said_not_found,
             cancelled=cancelled,
+            unsupported=unsupported_numbers(answer, read),
         )
 
 

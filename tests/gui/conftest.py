@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from desktop_rag.config import Settings
+from desktop_rag.query.check import unsupported_numbers
 from desktop_rag.types import (
     AnswerEvent,
     DoneEvent,
@@ -69,7 +70,10 @@ class FakeAnswerService:
             out.append(word)
             yield TokenEvent(piece)
             time.sleep(self.delay_s)
-        yield DoneEvent(text, (1,), Timings(total_s=0.1))
+        read = [s.text for s in sources] + [question]
+        yield DoneEvent(
+            text, (1,), Timings(total_s=0.1), unsupported=unsupported_numbers(text, read)
+        )
 
 
 def fast_app_factory(settings: Settings):

@@ -133,6 +133,25 @@ def test_asking_shows_sources_first_then_streams_the_answer(open_window, animal_
     assert k == window.session.settings.top_k
 
 
+def test_an_answer_with_figures_its_sources_lack_says_so_and_keeps_saying_it(
+    open_window, animal_pdfs, qtbot
+):
+    made_up = "According to [1], an octopus has 12 hearts and 3.5 litres of blood."
+    window = open_window(answer_factory=lambda app: FakeAnswerService(app, answer=made_up))
+    window.session.add_folder(str(animal_pdfs))
+    _wait_indexed(window, qtbot, 4, WAIT_MS)
+    _ask(window, qtbot, "How many hearts does an octopus have?")
+    note = "Check this answer: 12, 3.5 do not appear in its sources."
+    assert note in window.chat.view.toPlainText()
+    conv_id = window.current.id
+    qtbot.waitUntil(lambda: not window.session.lanes.busy("save"), timeout=WAIT_MS)
+    assert close(qtbot, window)
+
+    again = open_window()
+    qtbot.waitUntil(lambda: again.current is not None and again.current.id == conv_id)
+    assert note in again.chat.view.toPlainText()
+
+
 def test_conversations_are_kept_across_restarts(open_window, animal_pdfs, qtbot):
     window = open_window()
     _ask(window, qtbot, "How do I add my own documents?")

@@ -74,6 +74,24 @@ def test_citations_of_sources_that_do_not_exist_are_dropped(tmp_path, animal_pdf
     assert done.cited == (1, 2)
 
 
+def test_figures_the_sources_do_not_hold_are_flagged(tmp_path, animal_pdfs) -> None:
+    # octopus.pdf says three hearts and eight arms, in words: 12 and 3.5 come from nowhere,
+    # while 65 comes from the question itself.
+    llm = FakeLlm("1], an octopus has 12 hearts, 3.5 litres of blood and lives 65 days.")
+    app = make_app(tmp_path, llm)
+    app.ingest.index([str(animal_pdfs)])
+    *_, done = app.answer.ask("How many hearts has an octopus that lives 65 days?")
+    assert isinstance(done, DoneEvent)
+    assert done.unsupported == ("12", "3.5")
+
+
+def test_an_answer_true_to_its_sources_flags_nothing(indexed) -> None:
+    app, _ = indexed
+    *_, done = app.answer.ask("Why is octopus blood blue?")
+    assert isinstance(done, DoneEvent)
+    assert done.unsupported == ()
+
+
 def test_empty_library_is_a_clear_error(tmp_path: Path) -> None:
     llm = FakeLlm()
     app = make_app(tmp_path, llm)

@@ -64,6 +64,13 @@ def test_ask_streams_then_lists_sources(data_dir, capsys) -> None:
     assert first.endswith("octopus.pdf, page 2") and "[1]" in first
 
 
+def test_ask_says_which_figures_its_sources_do_not_hold(data_dir, capsys) -> None:
+    llm = FakeLlm("1], an octopus has 12 hearts.")
+    code, cap = run_ask(["ask", "How many hearts has an octopus?"], data_dir, capsys, llm)
+    assert code == 0
+    assert cap.out.rstrip().endswith("Check this answer: 12 does not appear in its sources.")
+
+
 def test_ask_with_a_bad_k_is_a_usage_error(data_dir, capsys) -> None:
     code, cap = run_ask(["ask", "q", "-k", "0"], data_dir, capsys, FakeLlm())
     assert code == cli.EXIT_USAGE
