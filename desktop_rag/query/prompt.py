@@ -24,27 +24,13 @@ INSTRUCTIONS = (
     f"you used, like [1]. If the sources do not answer the question, reply: {MODEL_NOT_FOUND}"
 )
 
-# A base model (no chat template) learns the format from worked examples rather than from
-# instructions. They sit in the fixed prefix, so llama.cpp evaluates them once per session.
+# A base model (no chat template) learns the format from a worked example rather than from
+# instructions; it sits in the fixed prefix, so llama.cpp evaluates it once per session. Only
+# the refusal is shown: given worked answers too, the 270M model copied one word for word as the
+# answer to 16 of 30 financebench questions ("net sales increased 8% to $4.2 billion"), and
+# without them its covid-qa answers scored better (token F1 0.192 against 0.153; 30 questions
+# each, bench/answer_quality.py). The answer prefix below teaches the citation instead.
 EXAMPLES = f"""Sources:
-[1] annual-report.pdf, page 4: Net sales increased 8% to $4.2 billion in 2021, driven by \
-higher volumes in Europe and price increases in North America. Operating income was $610 million.
-[2] annual-report.pdf, page 12: The Board proposed a dividend of $1.10 per share, payable in \
-May 2022.
-[3] annual-report.pdf, page 3: We employ about 12,000 people in 30 countries.
-Question: What were net sales in 2021?
-Answer: According to [1], net sales increased 8% to $4.2 billion in 2021.
-
-Sources:
-[1] study.pdf, page 2: The vaccine was given to 240 volunteers aged 18 to 55. Antibodies were \
-detected in 96% of them after the second dose.
-[2] study.pdf, page 6: Mild fever was the most common side effect, reported by 14% of \
-participants.
-Question: What was the most common side effect?
-Answer: According to [2], mild fever was the most common side effect, reported by 14% of \
-participants.
-
-Sources:
 [1] manual.pdf, page 7: Press and hold the power button for ten seconds to reset the device.
 Question: Who invented the device?
 Answer: {MODEL_NOT_FOUND}

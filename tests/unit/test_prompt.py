@@ -62,9 +62,15 @@ def test_sources_are_fitted_to_the_context_with_room_for_the_answer() -> None:
     tok = FakeLlm()
     long_text = " ".join(f"word{i}" for i in range(400))
     hits = [hit(long_text, page=p) for p in range(1, 9)]
-    fitted = build_prompt("What?", hits, tok, context_size=1200, answer_tokens=200)
+    # Room for two whole sources (about 405 tokens each) and the start of a third.
+    empty = tok.count_tokens(
+        build_prompt("What?", [], tok, context_size=4000, answer_tokens=200).prompt.text
+    )
+    context = empty + 200 + 48 + 1000  # 48: TEMPLATE_SLACK
+    fitted = build_prompt("What?", hits, tok, context_size=context, answer_tokens=200)
     used = tok.count_tokens(fitted.prompt.text)
-    assert used + 200 <= 1200
+    assert used + 200 <= context
+    assert len(fitted.sources) == 3
     assert 1 <= len(fitted.sources) < 8
     assert fitted.dropped == 8 - len(fitted.sources)
     assert fitted.truncated == 1
