@@ -315,7 +315,8 @@ class IngestService:
             self._failed(
                 info,
                 FailKind.NO_TEXT,
-                "has no text to index.",
+                "has no readable words, only symbols a reader cannot turn into text. If its "
+                "pages show text, run OCR on it (for example with OCRmyPDF) and add the result.",
                 pending,
                 report,
                 on_file,
