@@ -162,14 +162,14 @@ class AnswerService:
             tokens_per_s=rate,
             total_s=end - t0,
         )
-        said_not_found = _normalise(answer).startswith(_normalise(MODEL_NOT_FOUND))
+        said_not_found = bool(_NOT_FOUND.match(_normalise(answer)))
         # What the model read besides the sources may hold figures too: the question, and the
         # earlier turns of the conversation.
         read = [s.text for s in fitted.sources] + [question]
         read += [part for turn in history for part in (turn.question, turn.answer)]
         yield DoneEvent(
             answer,
-            parse_citations(answer, len(fitted.sources)),
+            () if said_not_found else parse_citations(answer, len(fitted.sources)),
             timings,
             grounded=not said_not_found,
             cancelled=cancelled,
@@ -179,3 +179,10 @@ class AnswerService:
 
 def _normalise(text: str) -> str:
     return re.sub(r"\W+", " ", text.lower()).strip()
+
+
+# The model's refusal, also in the words a small model bends it to after the answer prefix:
+# "According to [1], the source does not say." cites nothing.
+_NOT_FOUND = re.compile(
+    rf"^(?:according to \d+ )?(?:{re.escape(_normalise(MODEL_NOT_FOUND))}|the source does not say)"
+)

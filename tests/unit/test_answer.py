@@ -120,6 +120,16 @@ def test_model_saying_the_sources_do_not_say_is_not_grounded(tmp_path, animal_pd
     assert done.grounded is False
 
 
+def test_a_refusal_after_the_answer_prefix_cites_nothing(tmp_path, animal_pdfs) -> None:
+    # The base model's answer starts "According to [", and it may still refuse after it.
+    app = make_app(tmp_path, FakeLlm("1], the source does not say."))
+    app.ingest.index([str(animal_pdfs)])
+    *_, done = app.answer.ask("How many hearts does an octopus have?")
+    assert isinstance(done, DoneEvent)
+    assert done.grounded is False
+    assert done.cited == ()
+
+
 def test_cancel_stops_the_stream_and_still_ends_with_done(tmp_path, animal_pdfs) -> None:
     llm = FakeLlm(" ".join(["word"] * 200), delay_s=0.001)
     app = make_app(tmp_path, llm)
