@@ -62,6 +62,9 @@ class _Pending:
     chunks: list[Chunk] = field(default_factory=list)
     vectors: list[NDArray[np.float32]] = field(default_factory=list)
     since: float = field(default_factory=time.monotonic)
+    # "Indexed" is said of a file once its batch is committed, not when it is embedded: a
+    # crash before the commit would otherwise have shown as indexed what the index lacks.
+    indexed: list[FileEvent] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.documents)
@@ -245,14 +248,14 @@ class IngestService:
                     len(pending.chunks) >= FLUSH_CHUNKS
                     or time.monotonic() - pending.since >= FLUSH_SECONDS
                 ):
-                    self._flush(pending)
+                    self._flush(pending, on_file)
                     pending = _Pending()
                     wrote = True
             self._checkpoint(cancel, None)  # the reader stops quietly on cancel
         finally:
             # What is fully embedded is kept, even on cancel or error: nothing done is lost.
             if pending:
-                self._flush(pending)
+                self._flush(pending, on_file)
                 wrote = True
         if removed:
             self.store.remove([d.doc_id for d in removed])
@@ -353,8 +356,7 @@ class IngestService:
         report.pages += record.pages
         report.chunks += record.chunks
         log.info("indexed %s: %d pages, %d chunks", info.path, record.pages, record.chunks)
-        if on_file is not None:
-            on_file(FileEvent(info.path, Status.INDEXED, record.pages, record.chunks))
+        pending.indexed.append(FileEvent(info.path, Status.INDEXED, record.pages, record.chunks))
 
     def _failed(
         self,
@@ -390,7 +392,7 @@ class IngestService:
             )
         )
 
-    def _flush(self, pending: _Pending) -> None:
+    def _flush(self, pending: _Pending, on_file: FileFn | None) -> None:
         faults.reached("flush")
         vectors = np.concatenate(pending.vectors) if pending.vectors else None
         self.store.commit(
@@ -399,6 +401,9 @@ class IngestService:
             vectors,
             replace_doc_ids=[d.doc_id for d in pending.documents],
         )
+        if on_file is not None:
+            for event in pending.indexed:
+                on_file(event)
 
     def _reuse(self, decision: Decision, report: IndexReport, on_file: FileFn | None) -> None:
         """A touched, renamed or copied file: reuse the stored chunks and vectors."""

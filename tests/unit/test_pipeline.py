@@ -123,13 +123,14 @@ def test_cancel_keeps_finished_documents(tmp_path, animal_pdfs):
 
     def on_file(event):
         seen.append(event)
-        if event.status == "indexed":
+        if [e.status for e in seen].count("indexing") == 2:  # the first file is embedded
             cancel.set()
 
     report = app.ingest.index([str(animal_pdfs)], cancel=cancel, on_file=on_file)
     assert report.cancelled
     assert report.indexed == 1
     assert app.store.stats()["documents"] == 1
+    assert [e.status for e in seen].count("indexed") == 1  # said once it was committed
     # The next run finishes the job without duplicates.
     report = app.ingest.index([str(animal_pdfs)])
     assert (report.indexed, report.unchanged) == (2, 1)
@@ -170,3 +171,24 @@ def test_a_password_given_later_retries_the_file(tmp_path):
     unlocked = app.ingest.index([str(folder)])
     assert unlocked.indexed == 1 and unlocked.failed == []
     assert app.retriever.search("vault code binder", k=1)[0].path == str(locked)
+
+
+def test_a_file_is_said_indexed_only_once_its_chunks_are_committed(tmp_path, animal_pdfs):
+    app = _app(tmp_path)
+    committed: set[str] = set()
+    real_commit = app.store.commit
+
+    def commit(documents, *args, **kwargs):
+        real_commit(documents, *args, **kwargs)
+        committed.update(d.path for d in documents)
+
+    app.store.commit = commit  # type: ignore[method-assign]
+    said: list[str] = []
+
+    def on_file(event):
+        if event.status == "indexed":
+            assert event.path in committed, f"{event.path} said indexed before its commit"
+            said.append(event.path)
+
+    app.ingest.index([str(animal_pdfs)], on_file=on_file)
+    assert sorted(said) == sorted(str(p) for p in animal_pdfs.glob("*.pdf"))
