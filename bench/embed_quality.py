@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from perfutil import CORPUS, emit, machine, pdfs, say
+from perfutil import CORPUS, chunked_library, emit, machine, say
 
 from desktop_rag.config import cache_dir
-from desktop_rag.ingest.chunk import ChunkParams, bundled_tokenizer, chunk_pages
+from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.ingest.embed import (
     BUNDLED_EMBEDDER_ID,
     Embedder,
@@ -35,12 +35,9 @@ from desktop_rag.ingest.embed import (
     bundled_model_dir,
 )
 from desktop_rag.ingest.export import ExportCache, export_in_child
-from desktop_rag.ingest.extract import extract
 from desktop_rag.ingest.onnx_embed import OnnxEmbedder
-from desktop_rag.ingest.scan import doc_id_for
 from desktop_rag.query.retrieve import Mode, Retriever
 from desktop_rag.store.lance import SCHEMA_VERSION, IndexMeta, LanceStore
-from desktop_rag.types import Chunk, DocumentRecord, Status
 
 GATE = 0.99  # the fast backend must keep at least 99% of the fp32 recall@5
 
@@ -61,27 +58,6 @@ class _Memo:
         if text not in self._memo:
             self._memo[text] = self.inner.embed_query(text)
         return self._memo[text]
-
-
-def _library(folder: Path) -> tuple[list[DocumentRecord], list[Chunk], int]:
-    tok = bundled_tokenizer()
-    docs: list[DocumentRecord] = []
-    chunks: list[Chunk] = []
-    pages = 0
-    for path in pdfs(folder):
-        got = extract(str(path))
-        doc_id = doc_id_for(str(path))
-        mine = chunk_pages(doc_id, str(path), got.pages, tok, ChunkParams())
-        st = path.stat()
-        docs.append(
-            DocumentRecord(
-                doc_id, str(path), st.st_size, st.st_mtime_ns, got.sha256, len(got.pages),
-                len(mine), Status.INDEXED, "", "", time.time(),
-            )
-        )  # fmt: skip
-        chunks.extend(mine)
-        pages += len(got.pages)
-    return docs, chunks, pages
 
 
 def _recall(
@@ -128,7 +104,7 @@ def main() -> int:
     if args.questions:
         questions = questions[: args.questions]
     say(f"extracting and chunking {folder}")
-    docs, chunks, pages = _library(folder)
+    docs, chunks, pages = chunked_library(folder)
     say(f"{len(docs)} documents, {pages} pages, {len(chunks)} chunks; {len(questions)} questions")
 
     model_dir = bundled_model_dir()

@@ -23,6 +23,34 @@ def pdfs(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*") if p.suffix.lower() == ".pdf")
 
 
+def chunked_library(folder: Path) -> tuple[list[Any], list[Any], int]:
+    """Every PDF under folder read and chunked as the indexer does, nothing embedded:
+    (document records, chunks, pages)."""
+    from desktop_rag.ingest.chunk import ChunkParams, bundled_tokenizer, chunk_pages
+    from desktop_rag.ingest.extract import extract
+    from desktop_rag.ingest.scan import doc_id_for
+    from desktop_rag.types import DocumentRecord, Status
+
+    tok = bundled_tokenizer()
+    docs: list[DocumentRecord] = []
+    chunks: list[Any] = []
+    pages = 0
+    for path in pdfs(folder):
+        got = extract(str(path))
+        doc_id = doc_id_for(str(path))
+        mine = chunk_pages(doc_id, str(path), got.pages, tok, ChunkParams())
+        st = path.stat()
+        docs.append(
+            DocumentRecord(
+                doc_id, str(path), st.st_size, st.st_mtime_ns, got.sha256, len(got.pages),
+                len(mine), Status.INDEXED, "", "", time.time(),
+            )
+        )  # fmt: skip
+        chunks.extend(mine)
+        pages += len(got.pages)
+    return docs, chunks, pages
+
+
 class PeakRss:
     """Samples the resident memory of a process and all its descendants; keeps the peak.
 

@@ -26,14 +26,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from perfutil import CORPUS, OUT, PeakRss, emit, machine, pdfs, say
+from perfutil import CORPUS, OUT, PeakRss, chunked_library, emit, machine, say
 
 from desktop_rag.app import default_embedder
 from desktop_rag.config import Settings
-from desktop_rag.ingest.chunk import ChunkParams, bundled_tokenizer, chunk_pages
+from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.ingest.embed import BUNDLED_EMBEDDER_DIM, BUNDLED_EMBEDDER_ID, Embedder
-from desktop_rag.ingest.extract import extract
-from desktop_rag.ingest.scan import doc_id_for
 from desktop_rag.query.retrieve import Mode, Retriever
 from desktop_rag.store import lance
 from desktop_rag.store.lance import SCHEMA_VERSION, IndexMeta, LanceStore
@@ -47,22 +45,7 @@ TARGETS_MS = {50_000: 50.0, 500_000: 150.0}  # p50 of the whole hybrid search
 def _base(embedder: Embedder) -> tuple[list[DocumentRecord], list[Chunk], np.ndarray]:
     """The real covid-qa library (chunks and vectors), cached in bench/out between runs."""
     cache = OUT / "latency_base.npz"
-    folder = CORPUS / "covid-qa" / "pdf"
-    tok = bundled_tokenizer()
-    docs: list[DocumentRecord] = []
-    chunks: list[Chunk] = []
-    for path in pdfs(folder):
-        got = extract(str(path))
-        doc_id = doc_id_for(str(path))
-        mine = chunk_pages(doc_id, str(path), got.pages, tok, ChunkParams())
-        st = path.stat()
-        docs.append(
-            DocumentRecord(
-                doc_id, str(path), st.st_size, st.st_mtime_ns, got.sha256, len(got.pages),
-                len(mine), Status.INDEXED, "", "", time.time(),
-            )
-        )  # fmt: skip
-        chunks.extend(mine)
+    docs, chunks, _pages = chunked_library(CORPUS / "covid-qa" / "pdf")
     if cache.is_file():
         vectors = np.load(cache)["vectors"]
         if len(vectors) == len(chunks):
