@@ -21,6 +21,19 @@ pytestmark = pytest.mark.slow
 REAL_MS = 240_000  # the first torch import on a busy two-core machine is slow
 
 
+def _window_env(home: Path) -> dict[str, str]:
+    """The environment of a window process whose settings, data, logs and documents are all
+    under home."""
+    return dict(
+        os.environ,
+        QT_QPA_PLATFORM="offscreen",
+        DESKTOP_RAG_CONFIG_DIR=str(home / "config"),
+        DESKTOP_RAG_DATA_DIR=str(home / "data"),
+        DESKTOP_RAG_LOG_DIR=str(home / "logs"),
+        XDG_DOCUMENTS_DIR=str(home / "Documents"),
+    )
+
+
 def test_first_start_and_a_folder_of_real_pdfs_with_the_real_embedder(
     open_window, animal_pdfs, qtbot
 ):
@@ -56,14 +69,7 @@ def _wait_for(path: Path, text: str, proc: subprocess.Popen, timeout_s: float) -
 
 def test_sigterm_while_indexing_exits_cleanly(tmp_path, animal_pdfs):
     home = tmp_path / "home"
-    env = dict(
-        os.environ,
-        QT_QPA_PLATFORM="offscreen",
-        DESKTOP_RAG_CONFIG_DIR=str(home / "config"),
-        DESKTOP_RAG_DATA_DIR=str(home / "data"),
-        DESKTOP_RAG_LOG_DIR=str(home / "logs"),
-        XDG_DOCUMENTS_DIR=str(home / "Documents"),
-    )
+    env = _window_env(home)
     for i in range(12):
         (animal_pdfs / f"copy{i}.pdf").write_bytes(
             (animal_pdfs / "octopus.pdf")
@@ -136,14 +142,7 @@ def test_window_starts_offline_and_a_second_one_is_refused(tmp_path):
     ):
         pytest.skip("unshare -rn is not available here")
     home = tmp_path / "home"
-    env = dict(
-        os.environ,
-        QT_QPA_PLATFORM="offscreen",
-        DESKTOP_RAG_CONFIG_DIR=str(home / "config"),
-        DESKTOP_RAG_DATA_DIR=str(home / "data"),
-        DESKTOP_RAG_LOG_DIR=str(home / "logs"),
-        XDG_DOCUMENTS_DIR=str(home / "Documents"),
-    )
+    env = _window_env(home)
     first = subprocess.Popen(
         ["unshare", "-rn", sys.executable, "-m", "desktop_rag"],
         env=env,
