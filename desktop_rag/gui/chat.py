@@ -18,13 +18,12 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSizePolicy,
     QTextBrowser,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from desktop_rag.conversations import Conversation, Exchange
-from desktop_rag.gui.icons import icon, set_icon
+from desktop_rag.gui.icons import icon, set_icon, tool_button
 from desktop_rag.gui.models import ConversationsModel
 from desktop_rag.library import GUIDE_QUESTION
 from desktop_rag.query.check import unsupported_note
@@ -319,13 +318,13 @@ class ConversationsPane(QWidget):
         super().__init__(parent)
         self.model = model
         title = QLabel("<b>Conversations</b>")
-        self.new_button = QToolButton()
-        set_icon(self.new_button, "new-chat")
-        self.new_button.setText("New")
-        self.new_button.setToolTip("Start a new conversation (Ctrl+N)")
-        self.new_button.setAccessibleName("New conversation")
-        self.new_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.new_button.setAutoRaise(True)
+        self.new_button = tool_button(
+            "new-chat",
+            "New",
+            "Start a new conversation (Ctrl+N)",
+            text_beside=True,
+            accessible="New conversation",
+        )
         self.new_button.clicked.connect(self.new_requested)
         head = QHBoxLayout()
         head.addWidget(title)

@@ -26,13 +26,12 @@ from PySide6.QtWidgets import (
     QMenu,
     QProgressBar,
     QSizePolicy,
-    QToolButton,
     QTreeView,
     QVBoxLayout,
     QWidget,
 )
 
-from desktop_rag.gui.icons import icon, set_icon
+from desktop_rag.gui.icons import icon, set_icon, tool_button
 from desktop_rag.gui.models import DocumentsModel, PathRole, SortRole, StatusRole
 from desktop_rag.types import FailKind, IndexReport, Progress, Status
 
@@ -48,17 +47,6 @@ def fmt_duration(seconds: float | None) -> str:
         return f"{m} min {s:02d} s"
     h, m = divmod(m, 60)
     return f"{h} h {m:02d} min"
-
-
-def _tool(name: str, text: str, tip: str) -> QToolButton:
-    button = QToolButton()
-    set_icon(button, name)
-    button.setText(text)
-    button.setToolTip(tip)
-    button.setAccessibleName(text)
-    button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-    button.setAutoRaise(True)
-    return button
 
 
 class DocumentsPane(QWidget):
@@ -80,8 +68,12 @@ class DocumentsPane(QWidget):
         self.running = False
 
         title = QLabel("<b>Documents</b>")
-        self.add_button = _tool("folder-add", "Add folder…", "Watch a folder of PDFs (Ctrl+O)")
-        self.remove_button = _tool("folder-remove", "Remove", "Stop watching the selected folder")
+        self.add_button = tool_button(
+            "folder-add", "Add folder…", "Watch a folder of PDFs (Ctrl+O)", text_beside=True
+        )
+        self.remove_button = tool_button(
+            "folder-remove", "Remove", "Stop watching the selected folder", text_beside=True
+        )
         self.remove_button.setEnabled(False)
         head = QHBoxLayout()
         head.addWidget(title)
@@ -151,9 +143,13 @@ class DocumentsPane(QWidget):
         self.progress_label.setAccessibleName("Indexing status")
         self.progress_label.setWordWrap(True)
         self.progress_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.pause_button = _tool("pause", "Pause", "Pause indexing")
-        self.cancel_button = _tool("cancel", "Cancel", "Stop indexing; what is done is kept")
-        self.rescan_button = _tool("rescan", "Rescan", "Check the watched folders for changes")
+        self.pause_button = tool_button("pause", "Pause", "Pause indexing", text_beside=True)
+        self.cancel_button = tool_button(
+            "cancel", "Cancel", "Stop indexing; what is done is kept", text_beside=True
+        )
+        self.rescan_button = tool_button(
+            "rescan", "Rescan", "Check the watched folders for changes", text_beside=True
+        )
         bar_row = QHBoxLayout()
         bar_row.addWidget(self.progress, 1)
         bar_row.addWidget(self.summary, 1)

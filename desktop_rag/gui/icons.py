@@ -6,8 +6,9 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QSize
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QSize, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QImageReader, QPalette, QPixmap
+from PySide6.QtWidgets import QToolButton
 
 _INK = "#000000"  # the colour line icons are drawn in; replaced by the palette's
 _SIZES = (16, 20, 24, 32, 48, 64)
@@ -71,6 +72,22 @@ def set_icon(target: Any, name: str) -> None:
     """Give a button or action a bundled icon that `refresh` redraws after a theme change."""
     target.setIcon(icon(name))
     target.setProperty("iconName", name)
+
+
+def tool_button(
+    name: str, text: str, tip: str, *, text_beside: bool = False, accessible: str = ""
+) -> QToolButton:
+    """A flat toolbar button with a bundled icon, its text (shown beside the icon, or only
+    to screen readers), a tooltip, and an accessible name (the text unless given)."""
+    button = QToolButton()
+    set_icon(button, name)
+    button.setText(text)
+    button.setToolTip(tip)
+    button.setAccessibleName(accessible or text)
+    if text_beside:
+        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+    button.setAutoRaise(True)
+    return button
 
 
 def refresh(root: QObject) -> None:

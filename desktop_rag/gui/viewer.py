@@ -17,12 +17,11 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStackedWidget,
     QTextBrowser,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from desktop_rag.gui.icons import icon, set_icon
+from desktop_rag.gui.icons import icon, tool_button
 from desktop_rag.gui.models import SourcesModel
 from desktop_rag.types import Source
 
@@ -51,16 +50,6 @@ def readable(text: str) -> str:
     return "\n\n".join(" ".join(p.split()) for p in paragraphs)
 
 
-def _tool(name: str, text: str, tip: str) -> QToolButton:
-    button = QToolButton()
-    set_icon(button, name)
-    button.setText(text)
-    button.setToolTip(tip)
-    button.setAccessibleName(text)
-    button.setAutoRaise(True)
-    return button
-
-
 class SourcePane(QWidget):
     """Shows where an answer came from; `show_source` opens a PDF at the cited page."""
 
@@ -87,14 +76,16 @@ class SourcePane(QWidget):
         font.setBold(True)
         self.heading.setFont(font)
         self.heading.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.prev_button = _tool("previous", "Previous page", "Previous page")
-        self.next_button = _tool("next", "Next page", "Next page")
-        self.zoom_out_button = _tool("zoom-out", "Zoom out", "Zoom out")
-        self.zoom_in_button = _tool("zoom-in", "Zoom in", "Zoom in")
-        self.open_button = _tool(
-            "open-external", "Open in system viewer", "Open this PDF in your usual PDF viewer"
+        self.prev_button = tool_button("previous", "Previous page", "Previous page")
+        self.next_button = tool_button("next", "Next page", "Next page")
+        self.zoom_out_button = tool_button("zoom-out", "Zoom out", "Zoom out")
+        self.zoom_in_button = tool_button("zoom-in", "Zoom in", "Zoom in")
+        self.open_button = tool_button(
+            "open-external",
+            "Open in system viewer",
+            "Open this PDF in your usual PDF viewer",
+            text_beside=True,
         )
-        self.open_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         bar = QHBoxLayout()
         bar.addStretch(1)
         for b in (
