@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from desktop_rag.query.prompt import CITATION
+
 # A number as written in prose: 1,234.5 or 12.5 or 2019; not the digits inside a word (CCR5,
 # H1N1) or a citation mark ([3]).
 _NUMBER = re.compile(r"(?<![\w.,])\d+(?:,\d{3})*(?:\.\d+)?(?!\w)")
-_CITATION = re.compile(r"\[\d+(?:\s*[,;–-]\s*\d+)*\]")
 
 
 def _value(text: str) -> float:
@@ -23,7 +24,7 @@ def _value(text: str) -> float:
 
 def numbers(text: str) -> list[str]:
     """The numbers in text as written, citation marks left out."""
-    return [m.group(0) for m in _NUMBER.finditer(_CITATION.sub(" ", text))]
+    return [m.group(0) for m in _NUMBER.finditer(CITATION.sub(" ", text))]
 
 
 def _checked(number: str) -> bool:

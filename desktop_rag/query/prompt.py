@@ -121,7 +121,9 @@ def merge_hits(hits: Sequence[Hit]) -> list[Hit]:
 
 # Reference marks inside the documents ("as shown [12]", "[3, 4]") would read as citations of
 # our numbered sources: the model copies them, and they would then point at the wrong passage.
-_REFERENCE_MARK = re.compile(r"\s?\[\d+(?:\s*[,;–-]\s*\d+)*\]")
+# [1], [1, 2], [1-3]: the shape of a citation, ours or a document's; the group holds the numbers.
+CITATION = re.compile(r"\[(\d+(?:\s*[,;–-]\s*\d+)*)\]")
+_REFERENCE_MARK = re.compile(r"\s?" + CITATION.pattern)
 
 
 def clean(text: str) -> str:
@@ -240,14 +242,11 @@ def build_prompt(
     return Fitted(prompt, tuple(sources), dropped, truncated, len(turns))
 
 
-_CITE = re.compile(r"\[(\d+(?:\s*[,;–-]\s*\d+)*)\]")
-
-
 def parse_citations(answer: str, n_sources: int) -> tuple[int, ...]:
     """The [n] the answer cites, in order of first mention, keeping only sources that exist.
     Accepts [1], [1][2], [1, 2] and [1-3]."""
     cited: list[int] = []
-    for match in _CITE.finditer(answer):
+    for match in CITATION.finditer(answer):
         numbers: list[int] = []
         for part in re.split(r"\s*[,;]\s*", match.group(1)):
             bounds = re.split(r"\s*[–-]\s*", part)
