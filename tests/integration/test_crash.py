@@ -95,7 +95,8 @@ def _consistent(data: Path) -> set[str]:
 @pytest.fixture(scope="module")
 def library(tmp_path_factory):
     """Big enough for several commits (one every few seconds); returns the library, what a
-    clean run stores, and how long a clean run takes here (random kills scale with it)."""
+    clean run stores, how long a clean run takes here, and how long a run that finds nothing
+    to do takes (start-up and reconcile): random kills are timed from these two."""
     root = tmp_path_factory.mktemp("crash")
     lib = root / "lib"
     for i in range(DOCS):
@@ -116,7 +117,11 @@ def library(tmp_path_factory):
     timed = _index(lib, root / "timed")
     seconds = time.monotonic() - t0
     assert timed.returncode == 0, timed.stderr
-    return lib, _snapshot(reference), seconds
+    t0 = time.monotonic()
+    noop = _index(lib, root / "timed")
+    noop_seconds = time.monotonic() - t0
+    assert noop.returncode == 0, noop.stderr
+    return lib, _snapshot(reference), seconds, noop_seconds
 
 
 def _spawned() -> set[int]:
@@ -156,7 +161,7 @@ def _no_stray_readers(before: set[int]) -> None:
     ],
 )
 def test_kill_at_a_point_then_restart(library, tmp_path, kill_at):
-    lib, reference, _ = library
+    lib, reference, _, _ = library
     data = tmp_path / "data"
     before = _spawned()
     killed = _index(lib, data, kill_at)
@@ -174,19 +179,23 @@ def test_kill_at_a_point_then_restart(library, tmp_path, kill_at):
 
 
 def test_random_kills_then_restart(library, tmp_path):
-    lib, reference, clean_run_s = library
+    lib, reference, clean_run_s, noop_s = library
     data = tmp_path / "data"
     rng = random.Random(20261130)
     before = _spawned()
     kills = 0
     for _ in range(6):
+        # A run after a kill keeps what was committed and has only the rest to do: a kill
+        # lands at a random point of the work left, after start-up.
+        done = len(_consistent(data)) if (data / "index").exists() else 0
+        work_s = (clean_run_s - noop_s) * (DOCS - done) / DOCS
         proc = subprocess.Popen(
             [sys.executable, "-m", "desktop_rag", "index", str(lib), "--data-dir", str(data)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             env=_env(),
         )
-        time.sleep(rng.uniform(0.3, 0.95) * clean_run_s)
+        time.sleep(noop_s + rng.uniform(0.3, 0.95) * work_s)
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             kills += 1
