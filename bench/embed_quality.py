@@ -27,15 +27,15 @@ import numpy as np
 from perfutil import CORPUS, chunked_library, emit, machine, say
 
 from desktop_rag.config import cache_dir
-from desktop_rag.ingest.chunk import ChunkParams
-from desktop_rag.ingest.embed import (
+from desktop_rag.engines.embed import (
     BUNDLED_EMBEDDER_ID,
     Embedder,
     SentenceTransformerEmbedder,
     bundled_model_dir,
 )
-from desktop_rag.ingest.export import ExportCache, export_in_child
-from desktop_rag.ingest.onnx_embed import OnnxEmbedder
+from desktop_rag.engines.onnx_embed import OnnxEmbedder
+from desktop_rag.engines.onnx_export import ExportCache, export_in_child
+from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.query.retrieve import Mode, Retriever
 from desktop_rag.store.lance import SCHEMA_VERSION, IndexMeta, LanceStore
 

@@ -96,8 +96,8 @@ def baseline_worker(paths: list[str]) -> int:
     import pypdf
     from sentence_transformers import SentenceTransformer
 
+    from desktop_rag.engines.embed import bundled_model_dir
     from desktop_rag.ingest.chunk import ChunkParams, bundled_tokenizer, chunk_pages
-    from desktop_rag.ingest.embed import bundled_model_dir
     from desktop_rag.types import Page
 
     model = SentenceTransformer(str(bundled_model_dir()), device="cpu", local_files_only=True)

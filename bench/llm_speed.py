@@ -132,7 +132,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from desktop_rag.config import default_threads
-    from desktop_rag.query.llm import LlamaCppLlm
+    from desktop_rag.engines.llm import LlamaCppLlm
 
     threads = args.threads or default_threads()
     llm = LlamaCppLlm(args.model or None, threads=threads, n_ctx=args.n_ctx)
@@ -144,7 +144,7 @@ def main() -> int:
     first_q = build("What is the main cause of HIV-1 infection in children?", texts[:6], llm)
     second_q = build("Which gene variants were studied?", texts[6:12], llm)
     # No stop strings: both paths must produce the same number of tokens.
-    from desktop_rag.query.llm import Prompt
+    from desktop_rag.engines.llm import Prompt
 
     open_prompt = Prompt(text=first_q.text)
     prompt_tokens = list(llm._model.tokenize(open_prompt.text.encode(), add_bos=True))

@@ -30,8 +30,8 @@ from perfutil import CORPUS, OUT, PeakRss, chunked_library, emit, machine, say
 
 from desktop_rag.app import default_embedder
 from desktop_rag.config import Settings
+from desktop_rag.engines.embed import BUNDLED_EMBEDDER_DIM, BUNDLED_EMBEDDER_ID, Embedder
 from desktop_rag.ingest.chunk import ChunkParams
-from desktop_rag.ingest.embed import BUNDLED_EMBEDDER_DIM, BUNDLED_EMBEDDER_ID, Embedder
 from desktop_rag.query.retrieve import Mode, Retriever
 from desktop_rag.store import lance
 from desktop_rag.store.lance import SCHEMA_VERSION, IndexMeta, LanceStore

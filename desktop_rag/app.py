@@ -8,17 +8,18 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from desktop_rag import bundle
 from desktop_rag.config import Settings, cache_dir
+from desktop_rag.engines.embed import Embedder, SentenceTransformerEmbedder
+from desktop_rag.engines.int8_check import VERDICTS_FILE, VerdictCache
+from desktop_rag.engines.llm import LlamaCppLlm, Llm
+from desktop_rag.engines.onnx_embed import AutoEmbedder
+from desktop_rag.engines.onnx_export import ExportCache
 from desktop_rag.errors import IndexDamagedError, IndexMismatchError
+from desktop_rag.infra import frozen
 from desktop_rag.ingest import rebuild
 from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, bundled_tokenizer
-from desktop_rag.ingest.embed import Embedder, SentenceTransformerEmbedder
-from desktop_rag.ingest.export import ExportCache
-from desktop_rag.ingest.onnx_embed import AutoEmbedder
 from desktop_rag.ingest.pipeline import IngestService, ProgressFn
 from desktop_rag.query.answer import AnswerService
-from desktop_rag.query.llm import LlamaCppLlm, Llm
 from desktop_rag.query.retrieve import Retriever
 from desktop_rag.store.lance import SCHEMA_VERSION, IndexMeta, LanceStore
 from desktop_rag.types import IndexReport
@@ -114,21 +115,23 @@ class App:
 def default_embedder(settings: Settings) -> Embedder:
     """The bundled embedder on the backend the settings ask for.
 
-    auto and onnx (the same today): ONNX Runtime, int8 for passages (3-4x PyTorch fp32 on two
-    cores) and fp32 for questions, recall@5 on covid-qa within 1% of PyTorch fp32
-    (bench/embed_quality.py); exported once into the cache dir by the first index run or a
-    warm-up, PyTorch until then or if the export fails. torch: PyTorch fp32 only.
+    auto and onnx (the same today): ONNX Runtime, int8 for passages (fp32 on a CPU where int8
+    disagrees with fp32, engines/int8_check.py) and fp32 for questions, recall@5 on covid-qa
+    within 1% of PyTorch fp32 (bench/embed_quality.py); exported once into the cache dir by the
+    first index run or a warm-up, PyTorch until then or if the export fails. torch: PyTorch fp32.
 
     A frozen build (the installed app) ships both exports made at build time and no torch:
     it neither exports nor honours `torch`.
     """
-    if bundle.is_frozen():
+    if frozen.is_frozen():
         if settings.embed_backend == "torch":
             log.warning("embed_backend 'torch' is not available in this build; using onnx")
         prebuilt = {
-            v: path for v in ("int8", "fp32") if (path := bundle.embedder_export(v)) is not None
+            v: path for v in ("int8", "fp32") if (path := frozen.embedder_export(v)) is not None
         }
-        return AutoEmbedder(None, threads=settings.threads, prebuilt=prebuilt)
+        # The int8 verdict is this machine's, not the build machine's: measured at first use.
+        verdicts = VerdictCache(cache_dir() / "embedders" / VERDICTS_FILE)
+        return AutoEmbedder(None, threads=settings.threads, prebuilt=prebuilt, verdicts=verdicts)
     if settings.embed_backend == "torch":
         return SentenceTransformerEmbedder(threads=settings.threads)
     if settings.embed_backend not in ("auto", "onnx"):

@@ -330,7 +330,7 @@ def _cmd_search(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
 
 
 def _cmd_ask(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from desktop_rag.query.check import unsupported_note
+    from desktop_rag.query.figures import unsupported_note
     from desktop_rag.types import DoneEvent, Source, SourcesEvent, TokenEvent
 
     if args.k is not None and args.k <= 0:
@@ -439,7 +439,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.data_dir:
         os.environ["DESKTOP_RAG_DATA_DIR"] = os.path.abspath(os.path.expanduser(args.data_dir))
 
-    from desktop_rag import logs
+    from desktop_rag.infra import logs
 
     logs.setup(verbose=args.verbose)
     if args.command is None:
@@ -465,7 +465,7 @@ def run_core(
         settings.data_dir = ""  # the environment (set from --data-dir) decides
         model = getattr(args, "model", None)
         if model:
-            from desktop_rag.query.llm import check_model_file
+            from desktop_rag.engines.llm import check_model_file
 
             # A bad file is reported before anything else is loaded.
             settings.model_path = str(check_model_file(os.path.abspath(model)))

@@ -2,7 +2,7 @@
 
 Usage: python packaging/prebuild.py OUT_DIR
 
-Writes the layout desktop_rag/bundle.py reads (OUT_DIR becomes `prebuilt/` in the bundle).
+Writes the layout desktop_rag/infra/frozen.py reads (OUT_DIR becomes `prebuilt/` in the bundle).
 The work is the app's own: the GGUF is assembled and verified by bundled_model_path() and
 the embedder exported by ExportCache with export_onnx (self-checked against PyTorch), both in
 the developer's cache dir, so a second build reuses them and takes seconds. The installed
@@ -17,11 +17,11 @@ import shutil
 import sys
 from pathlib import Path
 
-from desktop_rag import bundle
 from desktop_rag.config import cache_dir
-from desktop_rag.ingest.embed import bundled_model_dir
-from desktop_rag.ingest.export import MANIFEST_FILE, ExportCache, export_onnx
-from desktop_rag.query.llm import bundled_model_path
+from desktop_rag.engines.embed import bundled_model_dir
+from desktop_rag.engines.llm import bundled_model_path
+from desktop_rag.engines.onnx_export import MANIFEST_FILE, ExportCache, export_onnx
+from desktop_rag.infra import frozen
 
 VARIANTS = ("int8", "fp32")
 # What the tokenizer and a reader of the folder need; the weights stay out (PyTorch only).
@@ -54,18 +54,18 @@ def prebuild(out: Path) -> dict[str, object]:
     """Fill `out` with the prepared models; returns what was placed, for the build log."""
     shutil.rmtree(out, ignore_errors=True)
     gguf = bundled_model_path()
-    _place(gguf, out / bundle.LLM / gguf.name)
+    _place(gguf, out / frozen.LLM / gguf.name)
 
     model_dir = bundled_model_dir()
     for name in EMBEDDER_FILES:
         if (model_dir / name).is_file():
-            _place(model_dir / name, out / bundle.EMBEDDER / name)
+            _place(model_dir / name, out / frozen.EMBEDDER / name)
     cache = ExportCache(cache_dir() / "embedders")
     exports = {}
     for variant in VARIANTS:
         model = cache.ensure(model_dir, variant, export_onnx)
-        folder = out / bundle.EMBEDDER / f"onnx-{variant}"
-        _place(model, folder / bundle.EXPORT_FILE)
+        folder = out / frozen.EMBEDDER / f"onnx-{variant}"
+        _place(model, folder / frozen.EXPORT_FILE)
         _place(model.parent / MANIFEST_FILE, folder / MANIFEST_FILE)
         exports[variant] = model.stat().st_size
     return {"gguf": gguf.name, "gguf_bytes": gguf.stat().st_size, "onnx_bytes": exports}

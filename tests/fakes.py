@@ -67,7 +67,7 @@ class FakeLlm:
         chat: bool = False,
         delay_s: float = 0.0,
     ) -> None:
-        from desktop_rag.query.llm import Generation, Prompt
+        from desktop_rag.engines.llm import Generation, Prompt
 
         self.answer = answer
         self._context_size = context_size
@@ -104,7 +104,7 @@ class FakeLlm:
     def stream(self, prompt, max_tokens, cancel=None):  # type: ignore[no-untyped-def]
         import time
 
-        from desktop_rag.query.llm import Generation
+        from desktop_rag.engines.llm import Generation
 
         self.prompts.append(prompt)
         words = self.answer.split(" ")

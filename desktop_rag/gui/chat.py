@@ -26,7 +26,7 @@ from desktop_rag.conversations import Conversation, Exchange
 from desktop_rag.gui.icons import icon, set_icon, tool_button
 from desktop_rag.gui.models import ConversationsModel
 from desktop_rag.library import GUIDE_QUESTION
-from desktop_rag.query.check import unsupported_note
+from desktop_rag.query.figures import unsupported_note
 
 _CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 

@@ -14,7 +14,8 @@ from typing import NoReturn
 from PySide6.QtCore import QObject, QSocketNotifier, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from desktop_rag import __version__, instance
+from desktop_rag import __version__
+from desktop_rag.infra import single_instance
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +74,7 @@ class SignalRelay(QObject):
 
 def main(argv: Sequence[str] | None = None) -> NoReturn:
     """Run the window until it is closed, then end the process (see the end)."""
-    from desktop_rag import logs
+    from desktop_rag.infra import logs
 
     logs.setup()
     args = list(sys.argv if argv is None else argv)
@@ -91,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
 
     settings = Settings.load()
     settings.data_dir = ""  # DESKTOP_RAG_DATA_DIR (or --data-dir) decides, as for commands
-    lock = instance.acquire(settings.data_path)
+    lock = single_instance.acquire(settings.data_path)
     if isinstance(lock, str):
         log.warning("%s", lock)
         print(f"desktop-rag: {lock}", file=sys.stderr)

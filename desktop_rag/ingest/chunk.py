@@ -64,7 +64,7 @@ class WordPieceTokenizer:
 
 @cache
 def bundled_tokenizer() -> WordPieceTokenizer:
-    from desktop_rag.ingest.embed import bundled_model_dir
+    from desktop_rag.engines.embed import bundled_model_dir
 
     return WordPieceTokenizer(bundled_model_dir() / "tokenizer.json")
 

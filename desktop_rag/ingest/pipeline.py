@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from desktop_rag import faults
+from desktop_rag.engines.embed import Embedder, Preparable
 from desktop_rag.errors import Cancelled, UsageError
+from desktop_rag.infra import faults
 from desktop_rag.ingest import sandbox
 from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, chunk_pages, rechunk_ids
-from desktop_rag.ingest.embed import Embedder, Preparable
 from desktop_rag.ingest.extract import Extracted, ExtractError, sha256_file
 from desktop_rag.ingest.scan import (
     Action,

@@ -8,9 +8,9 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 
+from desktop_rag.engines.llm import Llm
 from desktop_rag.errors import EmptyLibraryError
-from desktop_rag.query.check import unsupported_numbers
-from desktop_rag.query.llm import Llm
+from desktop_rag.query.figures import unsupported_numbers
 from desktop_rag.query.prompt import (
     MODEL_NOT_FOUND,
     NOTHING_RELEVANT,

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from desktop_rag.query.llm import Prompt
+from desktop_rag.engines.llm import Prompt
 from desktop_rag.types import Hit, Source, Turn
 
 # What the model is asked to say when the sources do not answer, and what the service says when

@@ -9,8 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from enum import StrEnum
 
+from desktop_rag.engines.embed import Embedder
 from desktop_rag.errors import StoreError
-from desktop_rag.ingest.embed import Embedder
 from desktop_rag.store.lance import LanceStore
 from desktop_rag.types import Hit
 

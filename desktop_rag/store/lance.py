@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
-from desktop_rag import faults, locks
 from desktop_rag.errors import BusyError, IndexDamagedError, IndexMismatchError, StoreError
+from desktop_rag.infra import faults, locks
 from desktop_rag.types import Chunk, DocumentRecord, Hit, Status
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from desktop_rag.config import Settings
-from desktop_rag.query.check import unsupported_numbers
+from desktop_rag.query.figures import unsupported_numbers
 from desktop_rag.types import (
     AnswerEvent,
     DoneEvent,

@@ -9,8 +9,8 @@ import pytest
 
 from desktop_rag.app import App, build_app
 from desktop_rag.config import Settings
+from desktop_rag.engines.llm import LlamaCppLlm, Prompt, bundled_model_path
 from desktop_rag.errors import ModelError
-from desktop_rag.query.llm import LlamaCppLlm, Prompt, bundled_model_path
 from desktop_rag.query.prompt import build_prompt
 from desktop_rag.types import DoneEvent, Hit, SourcesEvent, TokenEvent
 from tests.conftest import ANIMALS

@@ -1,7 +1,7 @@
 """kill -9 during indexing, at many points: the next start finishes the job, nothing duplicated.
 
 The real CLI, real embedder and real LanceDB on disk. Deterministic kill points go through
-desktop_rag.faults (the process SIGKILLs itself at a named point); random ones are a plain
+desktop_rag.infra.faults (the process SIGKILLs itself at a named point); random ones are a plain
 SIGKILL from outside after a random delay.
 """
 
@@ -19,8 +19,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from desktop_rag.engines.embed import BUNDLED_EMBEDDER_DIM, BUNDLED_EMBEDDER_ID
 from desktop_rag.ingest.chunk import ChunkParams
-from desktop_rag.ingest.embed import BUNDLED_EMBEDDER_DIM, BUNDLED_EMBEDDER_ID
 from desktop_rag.store.lance import SCHEMA_VERSION, IndexMeta, LanceStore
 from tests.pdfgen import make_pdf
 

@@ -11,8 +11,8 @@ import pytest
 from desktop_rag import cli
 from desktop_rag.app import build_app
 from desktop_rag.config import Settings
+from desktop_rag.engines.llm import check_memory, check_model_file
 from desktop_rag.errors import ModelError
-from desktop_rag.query.llm import check_memory, check_model_file
 from tests.fakes import FakeLlm, HashEmbedder, WordTokenizer
 
 

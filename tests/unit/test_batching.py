@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from desktop_rag.ingest.batching import embed_by_length, length_batches
+from desktop_rag.engines.batching import embed_by_length, length_batches
 
 
 def test_batches_are_sorted_longest_first_and_bounded():

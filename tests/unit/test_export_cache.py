@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag.ingest import export
-from desktop_rag.ingest.embed import Preparable
-from desktop_rag.ingest.export import MODEL_FILE, ExportCache, ExportError
-from desktop_rag.ingest.onnx_embed import AutoEmbedder
+from desktop_rag.engines import onnx_export as export
+from desktop_rag.engines.embed import Preparable
+from desktop_rag.engines.onnx_embed import AutoEmbedder
+from desktop_rag.engines.onnx_export import MODEL_FILE, ExportCache, ExportError
 from tests.fakes import HashEmbedder
 
 

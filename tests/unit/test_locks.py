@@ -7,7 +7,7 @@ import threading
 import time
 from pathlib import Path
 
-from desktop_rag import locks
+from desktop_rag.infra import locks
 
 
 def test_second_holder_is_refused_and_names_the_first(tmp_path: Path) -> None:

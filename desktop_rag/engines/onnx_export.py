@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from desktop_rag import locks
+from desktop_rag.infra import locks
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from desktop_rag import locks
+from desktop_rag.infra import locks
 
 LOCK_NAME = "window.lock"
 

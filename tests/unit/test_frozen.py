@@ -7,14 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag import bundle
 from desktop_rag.app import default_embedder
 from desktop_rag.config import Settings
+from desktop_rag.engines import onnx_embed
+from desktop_rag.engines.embed import SentenceTransformerEmbedder, bundled_model_dir
+from desktop_rag.engines.int8_check import VERDICTS_FILE, Agreement
+from desktop_rag.engines.llm import bundled_model_path
+from desktop_rag.engines.onnx_embed import AutoEmbedder
 from desktop_rag.errors import ModelError
-from desktop_rag.ingest import onnx_embed
-from desktop_rag.ingest.embed import SentenceTransformerEmbedder, bundled_model_dir
-from desktop_rag.ingest.onnx_embed import AutoEmbedder
-from desktop_rag.query.llm import bundled_model_path
+from desktop_rag.infra import frozen as bundle
 
 GGUF = "gemma-3-270m-q4_k_m.gguf"
 
@@ -69,6 +70,8 @@ def test_a_frozen_build_embeds_with_its_exports_and_never_exports(frozen, tmp_pa
     monkeypatch.setattr(
         onnx_embed.OnnxEmbedder, "load", lambda self: loaded.append(self.model_file)
     )
+    # The int8 check runs on the user's machine, not at build time: here it agrees.
+    monkeypatch.setattr(onnx_embed, "measure", lambda int8, fp32: Agreement(0.995, 0.98, 51))
     embedder = default_embedder(Settings(embed_backend="torch"))  # not in this build: ignored
     assert isinstance(embedder, AutoEmbedder)
     assert embedder.cache is None  # no cache to export into
@@ -78,7 +81,9 @@ def test_a_frozen_build_embeds_with_its_exports_and_never_exports(frozen, tmp_pa
         root / bundle.EMBEDDER / "onnx-int8" / bundle.EXPORT_FILE,
         root / bundle.EMBEDDER / "onnx-fp32" / bundle.EXPORT_FILE,
     ]
-    assert not (tmp_path / "cache").exists()
+    # Nothing exported; only this machine's int8 verdict is kept in the cache.
+    kept = [p.relative_to(tmp_path / "cache") for p in (tmp_path / "cache").rglob("*")]
+    assert kept == [Path("embedders"), Path("embedders") / VERDICTS_FILE]
 
 
 def test_a_search_before_prepare_also_uses_the_exports(frozen, monkeypatch):

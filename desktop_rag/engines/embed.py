@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from desktop_rag import bundle
 from desktop_rag.errors import ModelError
+from desktop_rag.infra import frozen
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -50,7 +50,7 @@ def bundled_model_dir() -> Path:
     A frozen build ships only the tokenizer and configuration (its embedder runs the ONNX
     exports beside them), so its folder has no weights: only PyTorch would need them.
     """
-    shipped = bundle.embedder_dir()
+    shipped = frozen.embedder_dir()
     if shipped is not None:
         return shipped
     try:

@@ -10,15 +10,22 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from desktop_rag.ingest.batching import embed_by_length
-from desktop_rag.ingest.embed import (
+from desktop_rag.engines.batching import embed_by_length
+from desktop_rag.engines.embed import (
     BUNDLED_EMBEDDER_DIM,
     BUNDLED_EMBEDDER_ID,
     Embedder,
     SentenceTransformerEmbedder,
     bundled_model_dir,
 )
-from desktop_rag.ingest.export import ExportCache, Exporter, ExportError, export_in_child
+from desktop_rag.engines.int8_check import (
+    VERDICTS_FILE,
+    Agreement,
+    VerdictCache,
+    measure,
+    verdict_key,
+)
+from desktop_rag.engines.onnx_export import ExportCache, Exporter, ExportError, export_in_child
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -131,6 +138,10 @@ class AutoEmbedder:
     lose 1.1% vector-only; and indexes of int8 and fp32 vectors answer each other's questions
     as well as their own. So every backend shares one model id and one index.
 
+    int8 embeds passages only where it agrees with fp32 on this CPU (engines/int8_check.py):
+    the first time both are loaded, their vectors of real text are compared, and on a CPU where
+    int8 drifts too far, passages are embedded in fp32 instead (the same index, the same id).
+
     The export runs only in prepare(), which the index run calls before embedding and a
     warm-up may call at start; a search never exports, it uses PyTorch until the export exists.
 
@@ -151,8 +162,13 @@ class AutoEmbedder:
         exporter: Exporter = export_in_child,
         fallback: Callable[[], Embedder] | None = None,
         prebuilt: Mapping[str, Path] | None = None,
+        verdicts: VerdictCache | None = None,
     ) -> None:
         self.cache = cache
+        if verdicts is None and cache is not None:
+            verdicts = VerdictCache(cache.root / VERDICTS_FILE)
+        self._verdicts = verdicts
+        self.agreement: Agreement | None = None  # int8 against fp32 here, once measured
         self._prebuilt = dict(prebuilt or {})
         self.variant = variant
         self.query_variant = query_variant
@@ -215,7 +231,36 @@ class AutoEmbedder:
                     log.warning("this installation has no %s export of the embedder", variant)
                     continue
                 self._load(variant, path, model_dir)
+            self._check_int8()
             return self.backend
+
+    def _check_int8(self) -> None:
+        """Embed passages in fp32 instead where int8 disagrees with it on this CPU."""
+        int8, fp32 = self._sessions.get("int8"), self._sessions.get("fp32")
+        if self.variant != "int8" or int8 is None or fp32 is None:
+            return
+        key = verdict_key(int8.model_file)
+        agreement = self._verdicts.get(key) if self._verdicts is not None else None
+        if agreement is None:
+            try:
+                agreement = measure(int8, fp32)
+            except Exception as exc:  # a session that loads but cannot run: fp32 is the safe side
+                log.warning("could not compare int8 with fp32 embeddings: %s", exc)
+                agreement = Agreement(0.0, 0.0, 0)
+            else:
+                if self._verdicts is not None:
+                    self._verdicts.put(key, agreement)
+        self.agreement = agreement
+        if agreement.ok:
+            log.info("int8 embeddings agree with fp32 on this CPU (%s)", agreement.describe())
+            return
+        log.warning(
+            "int8 embeddings drift from fp32 on this CPU (%s): embedding passages in fp32",
+            agreement.describe(),
+        )
+        del self._sessions["int8"]
+        self.variant = "fp32"
+        self._variants = tuple(dict.fromkeys([self.variant, self.query_variant]))
 
     def _finished(self, variant: str, model_dir: Path) -> Path | None:
         """A complete export: the prebuilt one, else one in the cache. Never exports."""
@@ -236,11 +281,17 @@ class AutoEmbedder:
             return session
         with self._lock:
             if variant not in self._looked:  # loading a finished export is quick; exporting is not
-                self._looked.add(variant)
                 model_dir = self._model_dir or bundled_model_dir()
-                path = self._finished(variant, model_dir)
-                if path is not None:
-                    self._load(variant, path, model_dir)
+                # int8 passages need fp32 beside them to be checked before their first use.
+                for v in dict.fromkeys([variant, *(self._variants if variant == "int8" else ())]):
+                    if v in self._looked:
+                        continue
+                    self._looked.add(v)
+                    path = self._finished(v, model_dir)
+                    if path is not None:
+                        self._load(v, path, model_dir)
+                self._check_int8()
+                variant = self.variant if variant == "int8" else variant
             # The other export of the same model is the next best thing; PyTorch the last.
             for v in (variant, *self._variants):
                 if v in self._sessions:

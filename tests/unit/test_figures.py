@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktop_rag.query.check import numbers, unsupported_note, unsupported_numbers
+from desktop_rag.query.figures import numbers, unsupported_note, unsupported_numbers
 
 
 def test_numbers_as_written_without_citations_or_digits_inside_words() -> None:

@@ -1,0 +1,1 @@
+"""Adapters for external engines: the embedder (PyTorch, ONNX Runtime), the LLM (llama.cpp)."""
