@@ -167,7 +167,13 @@ class ProgressPrinter:
 
 
 def _hit_json(hit: Hit) -> dict[str, Any]:
-    return {"path": hit.path, "page": hit.page, "score": round(hit.score, 6), "text": hit.text}
+    return {
+        "path": hit.path,
+        "page": hit.page,
+        "section": hit.section,
+        "score": round(hit.score, 6),
+        "text": hit.text,
+    }
 
 
 def _print_hits(hits: Sequence[Hit], out: TextIO) -> None:
@@ -357,6 +363,7 @@ def _cmd_ask(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> in
                         "n": s.n,
                         "path": s.path,
                         "page": s.page,
+                        "section": s.section,
                         "score": round(s.score, 6),
                         "text": s.text,
                     }

@@ -23,12 +23,13 @@ from desktop_rag.ingest.scan import (
     Decision,
     decide,
     doc_id_for,
+    format_for,
     is_under,
     normalize,
     plan,
     scan,
 )
-from desktop_rag.store.lance import LanceStore
+from desktop_rag.store.lance import LanceStore, chunk_from_row
 from desktop_rag.types import (
     Chunk,
     DocumentRecord,
@@ -348,6 +349,8 @@ class IngestService:
             error="",
             error_kind="",
             indexed_at=time.time(),
+            format=format_for(info.path),
+            reader=extracted.reader,
         )
         pending.documents.append(record)
         pending.chunks.extend(chunks)
@@ -389,6 +392,7 @@ class IngestService:
                 error=reason,
                 error_kind=kind,
                 indexed_at=time.time(),
+                format=format_for(info.path),
             )
         )
 
@@ -418,22 +422,7 @@ class IngestService:
             report.unchanged += 1
         else:
             rows = self.store.chunk_rows(source.doc_id)
-            chunks = rechunk_ids(
-                (
-                    Chunk(
-                        r["chunk_id"],
-                        r["doc_id"],
-                        r["path"],
-                        r["page"],
-                        r["start"],
-                        r["end"],
-                        r["text"],
-                    )
-                    for r in rows
-                ),
-                doc_id,
-                info.path,
-            )
+            chunks = rechunk_ids((chunk_from_row(r) for r in rows), doc_id, info.path)
             vectors = np.asarray([r["vector"] for r in rows], dtype=np.float32)
             remove = [source.doc_id] if decision.action == Action.RENAME else []
             self.store.commit(

@@ -28,6 +28,11 @@ def normalize(path: str) -> str:
     return os.path.abspath(os.path.expanduser(path))
 
 
+def format_for(path: str) -> str:
+    """The format a file is read as, from its name ("pdf", "docx", ...)."""
+    return "pdf"
+
+
 def is_candidate(name: str) -> bool:
     """A PDF by name, not a hidden file or an office lock file."""
     return name.lower().endswith(PDF_SUFFIX) and not name.startswith((".", "~$"))

@@ -114,6 +114,7 @@ def merge_hits(hits: Sequence[Hit]) -> list[Hit]:
                 text=text,
                 score=max(h.score for h in group),
                 similarity=max(h.similarity for h in group),
+                section=best.section,
             )
         )
     return merged
@@ -220,6 +221,7 @@ def build_prompt(
                 text=text,
                 start=hit.start,
                 end=hit.end,
+                section=hit.section,
             )
         )
     dropped = len(merged) - len(sources)
