@@ -21,6 +21,8 @@ class FailKind(StrEnum):
     PASSWORD = "password"
     CORRUPT = "corrupt"
     NOT_PDF = "not_pdf"
+    NOT_FORMAT = "not_format"  # the content is not what the file's name says (a .docx not a ZIP)
+    DRM = "drm"
     NO_TEXT = "no_text"
     EMPTY = "empty"
     TOO_LARGE = "too_large"

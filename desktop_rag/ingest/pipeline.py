@@ -160,7 +160,7 @@ class IngestService:
         report = IndexReport()
         cancel = cancel or threading.Event()
         if on_progress is not None:
-            on_progress(Progress(stage="scanning", message="Looking for PDFs"))
+            on_progress(Progress(stage="scanning", message="Looking for documents"))
         found = scan(paths)
         missing = [p for p, why in found.problems if why == "does not exist"]
         if missing:
