@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from desktop_rag import __version__
 from desktop_rag.errors import DesktopRagError, UsageError, user_message
+from desktop_rag.locations import place
 from desktop_rag.types import Hit, IndexReport, Progress
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     common = _common()
     parser = argparse.ArgumentParser(
         prog="desktop-rag",
-        description="Private, offline answers from your own PDFs. With no command, opens the "
+        description="Private, offline answers from your own documents. With no command, opens the "
         "window.",
         parents=[common],
     )
@@ -84,7 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     p = sub.add_parser(
-        "ask", parents=[common], help="stream an answer with numbered sources (file, page)"
+        "ask",
+        parents=[common],
+        help="stream an answer with numbered sources (file, page or § section)",
     )
     p.add_argument("question", metavar="QUESTION")
     p.add_argument(
@@ -182,7 +185,8 @@ def _print_hits(hits: Sequence[Hit], out: TextIO) -> None:
         return
     width = min(shutil.get_terminal_size((100, 20)).columns, 100)
     for n, hit in enumerate(hits, start=1):
-        print(f"[{n}] {hit.path}, page {hit.page}  (score {hit.score:.4f})", file=out)
+        where = place(hit.path, hit.page, hit.section)
+        print(f"[{n}] {hit.path}, {where}  (score {hit.score:.4f})", file=out)
         text = " ".join(hit.text.split())
         if len(text) > 400:
             text = text[:400].rsplit(" ", 1)[0] + " …"
@@ -385,7 +389,7 @@ def _cmd_ask(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> in
     if sources:
         print("\nSources:", file=out)
         for s in sources:
-            print(f"[{s.n}] {s.path}, page {s.page}", file=out)
+            print(f"[{s.n}] {s.path}, {place(s.path, s.page, s.section)}", file=out)
     if done.unsupported:
         print(f"\n{unsupported_note(done.unsupported)}", file=out)
     return EXIT_OK

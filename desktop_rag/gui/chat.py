@@ -26,6 +26,7 @@ from desktop_rag.conversations import Conversation, Exchange
 from desktop_rag.gui.icons import icon, set_icon, tool_button
 from desktop_rag.gui.models import ConversationsModel
 from desktop_rag.library import GUIDE_QUESTION
+from desktop_rag.locations import place
 from desktop_rag.query.figures import unsupported_note
 
 _CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
@@ -256,7 +257,8 @@ class ChatPane(QWidget):
         """One line per file: its name, then each numbered passage's page, all clickable."""
         by_file: dict[str, list[str]] = {}
         for s in e.sources:
-            link = f"<a href='src:{i}:{s.n}'>[{s.n}]&nbsp;p.&nbsp;{s.page}</a>"
+            where = html.escape(place(s.path, s.page, s.section, short=True))
+            link = f"<a href='src:{i}:{s.n}'>[{s.n}]&nbsp;{where.replace(' ', '&nbsp;')}</a>"
             by_file.setdefault(s.path, []).append(link)
         lines = [
             f"{html.escape(os.path.basename(path))}: {' &nbsp;'.join(links)}"
@@ -273,14 +275,14 @@ class ChatPane(QWidget):
         intro = (
             "<p>Your library starts with the Desktop RAG user guide. Ask it something:</p>"
             if self._first_start
-            else "<p>Ask anything about the PDFs in your library. For example:</p>"
+            else "<p>Ask anything about the documents in your library. For example:</p>"
         )
         body = (
             "<div style='margin: 24px;'>"
             "<h2>Ask your documents</h2>"
             f"{intro}"
             f"<p style='margin-left: 12px'><a href='ask:{quote(GUIDE_QUESTION)}'>{q}</a></p>"
-            "<p class='muted'>Add documents by dropping PDFs or folders on this window, or with "
+            "<p class='muted'>Add documents by dropping files or folders on this window, or with "
             "<i>Add folder</i> (Ctrl+O). Answers cite their sources as [1], [2]…: click one to "
             "see the page. Everything stays on this computer.</p>"
             "</div>"

@@ -93,7 +93,7 @@ class AnswerService:
         question = question.strip()
         if self.store.count_chunks() == 0:
             raise EmptyLibraryError(
-                "Your library is empty: there is nothing to answer from yet. Add PDF files "
+                "Your library is empty: there is nothing to answer from yet. Add documents "
                 "(drag them onto the window, or run `desktop-rag index FOLDER`), then ask again."
             )
         hits = self.retriever.search(self.retrieval_query(question, history), k or self.k)
