@@ -141,6 +141,39 @@ Dust the paper tray once a month with a dry cloth.
     ]
 
 
+def test_rst_directives_options_and_markup_are_left_out(tmp_path):
+    rst = """\
+Manual
+======
+
+.. container:: book
+
+   .. rubric:: 2.1 Options
+      :name: options
+      :class: title
+
+   Use ``-9`` for the **best** compression, see `the site <https://example.org>`_
+   and :option:`--fast`.
+
+   .. image:: logo.png
+      :alt: a logo
+
+.. _target:
+
+.. rubric:: 2.2 Exit codes
+
+Zero means success.
+"""
+    path = tmp_path / "manual.rst"
+    path.write_text(rst, encoding="utf-8")
+    pages = extract(str(path)).pages
+    assert [p.section for p in pages] == ["Manual › 2.1 Options", "Manual › 2.2 Exit codes"]
+    assert pages[0].text == (
+        "2.1 Options\n\nUse -9 for the best compression, see the site\nand --fast."
+    )
+    assert pages[1].text == "2.2 Exit codes\n\nZero means success."
+
+
 # -- HTML ---------------------------------------------------------------------------------------
 
 

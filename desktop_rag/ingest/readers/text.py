@@ -126,7 +126,39 @@ def read_markdown(path: str) -> list[Page]:
 _ADORNMENT = re.compile(r"^([=\-`:'\"~^_*+#<>.])\1{2,}\s*$")
 
 
+# Directives whose argument is a title (a rubric is an informal heading), ones whose argument
+# is not text (images), and the options and comments that are markup, not prose.
+_TITLE_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:rubric|topic|sidebar|title)::\s*(\S.*)$")
+_DIRECTIVE = re.compile(r"^\s*\.\.\s+([\w:-]+)::\s*(.*)$")
+# Admonitions may start their text on the directive's line; other arguments are class names,
+# languages, paths.
+_TEXT_DIRECTIVES = frozenset(
+    {"note", "warning", "tip", "hint", "important", "caution", "attention", "danger", "error",
+     "admonition", "seealso", "versionadded", "versionchanged", "deprecated"}
+)  # fmt: skip
+_OPTION = re.compile(r"^\s+:[\w-]+:(?:\s.*)?$")
+_COMMENT = re.compile(r"^\s*\.\.(?:\s+[^:]*)?$|^\s*\.\.\s+_[^:]*:.*$|^\s*\.\.\s+\|[^|]+\|.*$")
+_INLINE = (
+    (re.compile(r"`([^`<]+?)\s*<[^>]+>`__?"), r"\1"),  # `text <url>`_
+    (re.compile(r":[\w:-]+:`([^`]+)`"), r"\1"),  # :role:`text`
+    (re.compile(r"``([^`]+)``"), r"\1"),
+    (re.compile(r"`([^`]+)`_{0,2}"), r"\1"),
+    (re.compile(r"\*\*([^*]+)\*\*"), r"\1"),
+    (re.compile(r"(?<![\w*])\*([^*\s][^*]*)\*(?![\w*])"), r"\1"),
+    (re.compile(r"\|([\w -]+)\|_?"), r"\1"),
+)
+RUBRIC_LEVEL = 99  # under the real sections, replacing only one another
+
+
+def _rst_inline(line: str) -> str:
+    for pattern, repl in _INLINE:
+        line = pattern.sub(repl, line)
+    return line
+
+
 def read_rst(path: str) -> list[Page]:
+    """reStructuredText read as a reader sees it: titles (underlined, overlined, rubrics) give
+    sections; directive and option lines, comments and inline markup are left out."""
     text, _ = decode(read_bytes(path))
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     outline = Outline()
@@ -160,15 +192,26 @@ def read_rst(path: str) -> list[Page]:
         ):
             title, style, i = line.strip(), (lines[i + 1].strip()[0], False), i + 2
         else:
-            if line.strip():
-                paragraph.append(line)
+            i += 1
+            title_directive = _TITLE_DIRECTIVE.match(line)
+            directive = _DIRECTIVE.match(line)
+            if title_directive:
+                flush()
+                outline.heading(RUBRIC_LEVEL, _rst_inline(title_directive.group(1)))
+            elif directive:
+                flush()
+                if directive.group(1) in _TEXT_DIRECTIVES and directive.group(2):
+                    paragraph.append(_rst_inline(directive.group(2)))
+            elif _OPTION.match(line) or _COMMENT.match(line):
+                continue
+            elif line.strip():
+                paragraph.append(_rst_inline(line.strip()))
             else:
                 flush()
-            i += 1
             continue
         flush()
         if style not in styles:
             styles.append(style)
-        outline.heading(styles.index(style) + 1, title)
+        outline.heading(styles.index(style) + 1, _rst_inline(title))
     flush()
     return outline.pages()
