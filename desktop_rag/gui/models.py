@@ -110,6 +110,9 @@ class DocumentsModel(QAbstractTableModel):
                 return str(row.chunks) if row.chunks else ""
         elif role == Qt.ItemDataRole.ToolTipRole:
             tip = row.path
+            if row.pages and not paginated(row.path):
+                # The Pages column counts its sections: such a document has no pages.
+                tip += f"\n{row.pages} section{'s' if row.pages != 1 else ''}"
             if row.error:
                 tip += f"\n\n{row.name} {row.error}"
             return tip

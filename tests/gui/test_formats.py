@@ -3,7 +3,7 @@ with its headings, scrolled to the passage and marked, "Open in system viewer" a
 
 from __future__ import annotations
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import Qt, QUrl
 
 from desktop_rag.gui.models import SourcesModel
 from desktop_rag.gui.textview import document_html
@@ -79,3 +79,6 @@ def test_a_docx_citation_opens_its_text_in_the_window(open_window, qtbot, tmp_pa
         window.chat.view.anchorClicked.emit(QUrl(f"cite:0:{source.n}"))
     assert pane.heading.text().endswith("printer.docx, § 3.4")
     assert "PostScript" in pane.matched
+    model = window.documents_model
+    row = model._by_path[source.path]
+    assert "3 sections" in model.index(row, model.NAME).data(Qt.ItemDataRole.ToolTipRole)
