@@ -253,6 +253,7 @@ class SourcePane(QWidget):
     def _show_pdf_view(self) -> None:
         self._text_path = ""
         self.page_stack.setCurrentWidget(self.pdf)
+        self.open_button.setToolTip("Open this PDF in your usual PDF viewer")
 
     def _show_text(self, path: str, page: int, start: int, end: int) -> None:
         """A document without pages: its text, at the section, the passage marked."""
@@ -260,6 +261,7 @@ class SourcePane(QWidget):
         self._text_page = page
         self.matched = ""
         self.page_stack.setCurrentWidget(self.text_view)
+        self.open_button.setToolTip("Open this document in the program your system opens it with")
         self.heading.setText(f"Opening {os.path.basename(path)}…")
         self.heading.setToolTip(path)
         self._update_buttons()
