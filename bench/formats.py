@@ -168,6 +168,7 @@ def main() -> int:
         if "debian-faq" in str(s).lower() or "r-faq" in str(s).lower():
             say(f"{s}: the Debian FAQ and the R FAQ are kept for an independent check")
             return 2
+    at_start = machine()
     work = Path(args.work) if args.work else OUT / "formats"
     docs = {s: convert(s, work / "docs") for s in sources}
     rng = random.Random(args.seed)
@@ -222,7 +223,7 @@ def main() -> int:
             "seed": args.seed,
             "goal": "each format's recall@5 >= 0.95 x the PDF's",
             "formats": results,
-            "machine": {**machine(), "loadavg_1m_at_end": round(os.getloadavg()[0], 2)},
+            "machine": {**at_start, "loadavg_1m_at_end": round(os.getloadavg()[0], 2)},
         },
     )
     return 0
