@@ -228,18 +228,20 @@ def _print_report(report: IndexReport, args: argparse.Namespace, out: TextIO) ->
 
 def _cmd_watch(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Index, then reconcile whatever changes, until Ctrl+C or SIGTERM; `--json` prints one
-    index report per line, one line per pass."""
+    index report per line, one line per pass. The window's library service does the work."""
     import queue
     import signal
     import threading
 
     from desktop_rag.ingest.scan import normalize
-    from desktop_rag.ingest.watch import Change, Watcher, reindex
+    from desktop_rag.ingest.watch import Change, Watcher
+    from desktop_rag.library_service import LibraryService
 
     roots = [normalize(p) for p in args.paths]
     missing = [r for r in roots if not os.path.exists(r)]
     if missing:
         raise UsageError(f"Not found: {', '.join(missing)}. Check the path and try again.")
+    library = LibraryService(app.settings, app=app, save_settings=False)
     stop = threading.Event()
     changes: queue.Queue[Change] = queue.Queue()
 
@@ -251,15 +253,15 @@ def _cmd_watch(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> 
     failed = False
     try:
         watcher.start()
-        watcher.set_roots(roots)
-        for root, why in watcher.errors.items():
+        for root, why in library.watch(watcher, roots).items():
             print(f"desktop-rag: {root} {why}; it is indexed but not watched.", file=err)
-        pending: list[str] = roots
+        library.queue(roots)
         while not stop.is_set():
+            pending = library.take_pending()
             if pending:
                 printer = ProgressPrinter(err)
                 try:
-                    report = reindex(app, pending, printer, stop)
+                    report = library.reindex(pending, printer, stop)
                 finally:
                     printer.finish()
                 if report.cancelled:
@@ -271,12 +273,10 @@ def _cmd_watch(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> 
             try:
                 change = changes.get(timeout=0.2)
             except queue.Empty:
-                pending = []
                 continue
-            batch = set(change.roots)
+            library.queue(change.roots)
             while not changes.empty():  # fold changes that arrived meanwhile into one pass
-                batch.update(changes.get_nowait().roots)
-            pending = sorted(batch)
+                library.queue(changes.get_nowait().roots)
     finally:
         watcher.stop()
         for sig, handler in previous.items():

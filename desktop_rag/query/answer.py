@@ -70,6 +70,12 @@ class AnswerService:
         """Load the model now (blocking; call it from a worker thread)."""
         self.llm.load()
 
+    def use_llm(self, llm: Llm) -> Llm:
+        """Answer with this model from the next question on; the old one, for its caller to
+        close (never under a running answer, which holds it)."""
+        old, self.llm = self.llm, llm
+        return old
+
     def retrieval_query(self, question: str, history: Sequence[Turn]) -> str:
         """A short follow-up leans on the previous question for its subject."""
         if history and len(question.split()) <= SHORT_FOLLOW_UP_WORDS:
