@@ -207,15 +207,16 @@ class TokenEvent:
 class DoneEvent:
     """Last event: the whole answer, the [n] it actually cites, and how long it took.
 
-    `grounded` is False when retrieval found nothing relevant and the answer says so
-    instead of guessing; `cancelled` when the user stopped it; `unsupported` lists the
-    figures of the answer that none of its sources contains (query/check.py).
+    `refused` when the answer says the documents do not say (retrieval found nothing
+    relevant, or the model found nothing in the sources) instead of guessing; `cancelled`
+    when the user stopped it; `unsupported` lists the figures of the answer that none of its
+    sources contains (query/figures.py).
     """
 
     answer: str
     cited: tuple[int, ...]
     timings: Timings
-    grounded: bool = True
+    refused: bool = False
     cancelled: bool = False
     unsupported: tuple[str, ...] = ()
 

@@ -115,7 +115,7 @@ class AnswerService:
                 NOTHING_RELEVANT,
                 (),
                 Timings(retrieval_ms=retrieval_ms, ttft_s=total, total_s=total),
-                grounded=False,
+                refused=True,
             )
             return
 
@@ -177,7 +177,7 @@ class AnswerService:
             answer,
             () if said_not_found else parse_citations(answer, len(fitted.sources)),
             timings,
-            grounded=not said_not_found,
+            refused=said_not_found,
             cancelled=cancelled,
             unsupported=unsupported_numbers(answer, read),
         )
