@@ -117,6 +117,25 @@ class Progress:
     eta_s: float | None = None
     message: str = ""
 
+    @property
+    def eta_text(self) -> str:
+        """The time left as people read it (45 s, 3 min 05 s, 2 h 10 min)."""
+        return format_duration(self.eta_s)
+
+
+def format_duration(seconds: float | None) -> str:
+    """A duration as people read it; None: it cannot be guessed yet."""
+    if seconds is None:
+        return "estimating…"
+    seconds = int(seconds + 0.5)
+    if seconds < 60:
+        return f"{seconds} s"
+    m, s = divmod(seconds, 60)
+    if m < 60:
+        return f"{m} min {s:02d} s"
+    h, m = divmod(m, 60)
+    return f"{h} h {m:02d} min"
+
 
 @dataclass(frozen=True, slots=True)
 class FileEvent:
