@@ -91,8 +91,7 @@ class OnnxEmbedder:
             options.inter_op_num_threads = 1
             options.log_severity_level = 3
             # Idle pool threads that spin take the cores from what runs next on them: the
-            # vector search after a question's embedding (34 ms instead of 52 at 50k chunks,
-            # embedding 8 ms instead of 12), the reader process and the window.
+            # vector search after a question's embedding, the reader process and the window.
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             session = ort.InferenceSession(
                 str(self.model_file), options, providers=["CPUExecutionProvider"]
