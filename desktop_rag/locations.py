@@ -5,7 +5,12 @@ from __future__ import annotations
 import os
 import re
 
-from desktop_rag.ingest.readers.sections import SEPARATOR
+SEPARATOR = " › "  # between the headings of a section's path
+# The formats read one section at a time (ingest/readers, whose table a test holds to this).
+SECTIONED_SUFFIXES = frozenset(
+    {".txt", ".text", ".md", ".markdown", ".rst", ".html", ".htm", ".xhtml", ".docx", ".odt",
+     ".epub"}
+)  # fmt: skip
 
 # "3.4 Choosing a printer", "A.2 Glossary", "IV. Results": the heading's own number.
 _NUMBER = re.compile(r"^((?:\d+|[A-Z]|[IVXLC]+)(?:\.\d+)*)\.?\s+\S")
@@ -14,9 +19,7 @@ MAX_TITLE_CHARS = 40
 
 def paginated(path: str) -> bool:
     """Whether the document has pages (PDFs; a file of another format has sections)."""
-    from desktop_rag.ingest.readers import reader_for
-
-    return reader_for(path) is None
+    return os.path.splitext(path)[1].lower() not in SECTIONED_SUFFIXES
 
 
 def section_mark(section: str, page: int) -> str:

@@ -28,3 +28,10 @@ def test_prompt_names_a_section_by_its_title():
     line = source_line(2, "/lib/manual.docx", 7, "Choose PostScript.", "3 Setup › 3.4 Choosing")
     assert line == "[2] manual.docx, 3.4 Choosing: Choose PostScript."
     assert source_line(1, "/lib/a.pdf", 3, "Text.") == "[1] a.pdf, page 3: Text."
+
+
+def test_the_sectioned_formats_are_the_readers():
+    from desktop_rag.ingest.readers import SUFFIXES
+    from desktop_rag.locations import SECTIONED_SUFFIXES
+
+    assert SUFFIXES == SECTIONED_SUFFIXES

@@ -68,7 +68,7 @@ def test_format_1_index_answers_as_built_until_rebuilt(tmp_path, animal_pdfs, mo
         hits = app.retriever.search("hemocyanin copper protein", k=2, mode=mode)
         assert hits[0].path.endswith("octopus.pdf") and hits[0].page == 2
         assert hits[0].section == ""
-    chunks = app.store.chunks_for_page(hits[0].path, 2)
+    chunks = [lance.chunk_from_row(r) for r in app.store.chunk_rows(hits[0].doc_id)]
     assert chunks and all(c.section == "" and c.boxes == "" and not c.nav for c in chunks)
     docs = app.store.documents()
     assert len(docs) == 3 and {d.format for d in docs} == {"pdf"}
@@ -103,7 +103,7 @@ def test_section_nav_and_boxes_round_trip(tmp_path):
     )
     store.commit([], [chunk], np.ones((1, 4), dtype=np.float32))
     store.optimize()
-    assert store.chunks_for_page("/lib/manual.docx", 7) == [chunk]
+    assert [lance.chunk_from_row(r) for r in store.chunk_rows("d")] == [chunk]
     (hit,) = store.text_search("printer", 1)
     assert hit.section == "3 Setup › 3.4 Choosing a printer"
     (hit,) = store.vector_search(np.ones(4, dtype=np.float32), 1)

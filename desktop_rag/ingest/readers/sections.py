@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from desktop_rag.ingest.extract import clean_text
+from desktop_rag.locations import SEPARATOR
 from desktop_rag.types import Page
 
-SEPARATOR = " › "
+__all__ = ["SEPARATOR", "Outline"]
 MAX_HEADING_CHARS = 200  # a "heading" longer than this is a paragraph styled as one
 
 
