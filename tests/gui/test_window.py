@@ -182,9 +182,10 @@ def test_clicking_a_citation_opens_the_pdf_at_its_page_with_the_passage_marked(
         if s.path.endswith("octopus.pdf") and s.page == 2
     )
 
-    window.chat.view.anchorClicked.emit(QUrl(f"cite:0:{source.n}"))
     pane = window.sources
-    assert pane.stack.currentIndex() == 1
+    with qtbot.waitSignal(pane.opened, timeout=WAIT_MS):
+        window.chat.view.anchorClicked.emit(QUrl(f"cite:0:{source.n}"))
+        assert pane.stack.currentIndex() == 1
     assert pane.document.property("path") == source.path
     qtbot.waitUntil(lambda: pane.current_page == source.page, timeout=WAIT_MS)
     assert pane.matched, "the passage was found on the page and marked"
@@ -201,7 +202,8 @@ def test_a_source_that_moved_away_says_so(open_window, animal_pdfs, qtbot, tmp_p
     _ask(window, qtbot, "zebra stripes flies")
     source = window.current.exchanges[0].source(1)
     Path(source.path).rename(tmp_path / "gone.pdf")
-    window.chat.view.anchorClicked.emit(QUrl("src:0:1"))
+    with qtbot.waitSignal(window.sources.open_failed, timeout=WAIT_MS):
+        window.chat.view.anchorClicked.emit(QUrl("src:0:1"))
     assert "cannot be opened" in window.sources.passage.toPlainText()
     assert "cannot be opened" in window.statusBar().currentMessage()
 
@@ -456,16 +458,18 @@ def test_rebuild_is_asked_for_when_the_index_was_built_differently(
     assert app.retriever.search("add my own documents", 1)[0].path.endswith(GUIDE_NAME)
 
 
-def test_the_guide_opens_from_the_help_menu(open_window):
+def test_the_guide_opens_from_the_help_menu(open_window, qtbot):
     window = open_window()
-    window.guide_action.trigger()
+    with qtbot.waitSignal(window.sources.opened, timeout=WAIT_MS):
+        window.guide_action.trigger()
     assert window.sources.document.pageCount() >= 1
     assert GUIDE_NAME in window.sources.heading.text()
 
 
-def test_double_clicking_a_document_opens_it(open_window):
+def test_double_clicking_a_document_opens_it(open_window, qtbot):
     window = open_window()
-    window.documents.document_activated.emit(str(window.session.library_dir / GUIDE_NAME))
+    with qtbot.waitSignal(window.sources.opened, timeout=WAIT_MS):
+        window.documents.document_activated.emit(str(window.session.library_dir / GUIDE_NAME))
     assert window.sources.current_page == 1 and window.sources.stack.currentIndex() == 1
 
 
