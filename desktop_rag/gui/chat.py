@@ -14,10 +14,12 @@ from urllib.parse import quote, unquote
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
+    QColor,
     QKeyEvent,
     QPainter,
     QPaintEvent,
     QPalette,
+    QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
 )
@@ -276,9 +278,11 @@ class ChatPane(QWidget):
         self._append_answer(exchange)
 
     def _start_tail(self, index: int) -> None:
-        """Draw the last exchange at the end of the document (its HTML starts new blocks)."""
+        """Draw the last exchange in a block of its own at the end of the document."""
         cursor = QTextCursor(self.view.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
+        if cursor.block().length() > 1 or cursor.block().previous().isValid():
+            cursor.insertBlock()
         self._tail = index
         self._tail_start = cursor.position()
         self._draw_tail(cursor)
@@ -290,12 +294,23 @@ class ChatPane(QWidget):
         cursor.removeSelectedText()
         self._draw_tail(cursor)
 
+    def _bubble_format(self) -> QTextBlockFormat:
+        """The question's paragraph format as `_exchange_html` writes it: HTML inserted into
+        an empty block takes its text but not its first paragraph's format."""
+        fmt = QTextBlockFormat()
+        fmt.setBackground(QColor(self._colors()["bubble"]))
+        fmt.setTopMargin(10)
+        fmt.setLineHeight(130, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
+        return fmt
+
     def _draw_tail(self, cursor: QTextCursor) -> None:
         assert self.conversation is not None
         exchange = self.conversation.exchanges[self._tail]
         streaming = self._busy and not exchange.error
         self._tail_busy = self._busy
         self._drawn = settled(exchange.answer) if streaming else len(exchange.answer)
+        cursor.setBlockFormat(self._bubble_format())
+        cursor.setBlockCharFormat(QTextCharFormat())
         cursor.insertHtml(self._exchange_html(self._tail, exchange, self._drawn))
 
     def _append_answer(self, exchange: Exchange) -> None:
@@ -349,10 +364,11 @@ class ChatPane(QWidget):
 
     def _exchange_html(self, i: int, e: Exchange, drawn: int | None = None) -> str:
         c = self._colors()
+        # A shaded paragraph, not a table: every table is a frame that Qt lays out again on
+        # each change to the document, which made appending a token cost O(conversation).
         parts = [
-            f"<table width='100%' cellpadding='8' cellspacing='0' style='margin-top: 10px;'"
-            f" bgcolor='{c['bubble']}'><tr><td><b>You</b><br>{_text_html(e.question)}</td></tr>"
-            f"</table>"
+            f"<p style='margin-top: 10px; background-color: {c['bubble']};"
+            f" line-height: 130%;'>&nbsp;<b>You</b><br>&nbsp;{_text_html(e.question)}</p>"
         ]
         if e.sources:
             parts.append(self._sources_html(i, e))

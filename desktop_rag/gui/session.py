@@ -7,7 +7,6 @@ queues index runs (one writer at a time) and turns callbacks into Qt signals.
 
 from __future__ import annotations
 
-import copy
 import logging
 import os
 import threading
@@ -613,7 +612,7 @@ class Session(QObject):
         )
 
     def save_conversation(self, conv: Conversation) -> None:
-        store, snapshot = self.conversations, copy.deepcopy(conv)
+        store, snapshot = self.conversations, conv.snapshot()
         self.lanes.run(
             SAVE,
             lambda job: store.save(snapshot),

@@ -30,12 +30,23 @@ def long_conversation(turns: int = TURNS) -> Conversation:
     return conv
 
 
-def _fresh_render(conv: Conversation) -> str:
+def _blocks(pane: ChatPane) -> list[tuple[str, str, float]]:
+    """Each paragraph's text, shading and top margin: what the reader sees."""
+    out = []
+    block = pane.view.document().begin()
+    while block.isValid():
+        fmt = block.blockFormat()
+        out.append((block.text(), fmt.background().color().name(), fmt.topMargin()))
+        block = block.next()
+    return out
+
+
+def _fresh_render(conv: Conversation) -> list[tuple[str, str, float]]:
     pane = ChatPane()
     pane.show_conversation(conv)
-    text = pane.view.toPlainText()
+    blocks = _blocks(pane)
     pane.deleteLater()
-    return text
+    return blocks
 
 
 def _anchors(pane: ChatPane) -> list[str]:
@@ -109,7 +120,7 @@ def test_an_answer_in_a_long_conversation_touches_only_its_own_end(open_window, 
     assert len(changes) >= 3  # sources, the streamed tokens and the end were all drawn
     earliest = min(pos for pos, _, _ in changes)
     assert earliest >= before - 1, f"a change at {earliest} redrew the earlier {TURNS} turns"
-    assert window.chat.view.toPlainText() == _fresh_render(conv)
+    assert _blocks(window.chat) == _fresh_render(conv)
     last = len(conv.exchanges) - 1
     assert f"cite:{last}:1" in _anchors(window.chat) and f"cite:{last}:2" in _anchors(window.chat)
 
@@ -135,4 +146,4 @@ def test_streamed_tokens_are_appended_and_citations_split_across_batches_still_l
     assert _anchors(pane)[-3:] == ["cite:3:1", "cite:3:1", "cite:3:2"]
     pane.set_busy(False)
     pane.show_conversation(conv)
-    assert pane.view.toPlainText() == _fresh_render(conv)
+    assert _blocks(pane) == _fresh_render(conv)
