@@ -87,12 +87,16 @@ class Watcher:
         *,
         quiet_s: float = QUIET_S,
         max_wait_s: float = MAX_WAIT_S,
-        poll_s: float = POLL_S,
+        poll_s: float | None = POLL_S,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        """`poll_s=None` runs no settle thread: the caller calls `settle()` (tests do, with
+        their own `clock`, so that what counts as quiet never depends on the machine's load)."""
         self.on_change = on_change
         self.quiet_s = quiet_s
         self.max_wait_s = max_wait_s
         self.poll_s = poll_s
+        self.clock = clock
         self._lock = threading.Lock()
         self._pending: dict[str, _Seen] = {}
         self._roots: dict[str, Any] = {}  # root -> watchdog ObservedWatch
@@ -112,8 +116,11 @@ class Watcher:
         self._observer = Observer()
         self._observer.daemon = True
         self._observer.start()
-        self._thread = threading.Thread(target=self._settle_loop, name="watch-settle", daemon=True)
-        self._thread.start()
+        if self.poll_s is not None:
+            self._thread = threading.Thread(
+                target=self._settle_loop, args=(self.poll_s,), name="watch-settle", daemon=True
+            )
+            self._thread.start()
         return self
 
     def stop(self, timeout: float = 2.0) -> None:
@@ -196,20 +203,35 @@ class Watcher:
                 self._note(root, path)
 
     def _note(self, root: str, path: str) -> None:
-        now = time.monotonic()
+        """A path changed: it must be still for quiet_s from now. An event that arrives late,
+        for a file that has not changed since it was last looked at, starts no new wait."""
+        now = self.clock()
+        stat = _stat(path)
         with self._lock:
             seen = self._pending.get(path)
             if seen is None:
-                self._pending[path] = _Seen(root, _stat(path), now, now)
-            else:
+                self._pending[path] = _Seen(root, stat, now, now)
+            elif stat != seen.stat:
+                seen.stat = stat
                 seen.last_change = now
 
-    def _settle_loop(self) -> None:
-        while not self._stop.wait(self.poll_s):
+    @property
+    def pending(self) -> list[str]:
+        """Paths seen changing and not reported yet."""
+        with self._lock:
+            return sorted(self._pending)
+
+    def settle(self) -> Change | None:
+        """Report (to `on_change`, and return) what has been quiet long enough by `clock()`."""
+        batch = self._settled(self.clock())
+        if batch is not None:
+            self.on_change(batch)
+        return batch
+
+    def _settle_loop(self, poll_s: float) -> None:
+        while not self._stop.wait(poll_s):
             try:
-                batch = self._settled(time.monotonic())
-                if batch is not None:
-                    self.on_change(batch)
+                self.settle()
             except Exception:  # a failing consumer must not end the watching
                 log.exception("handling a folder change failed")
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import queue
-import threading
 import time
 from pathlib import Path
 
@@ -67,29 +66,75 @@ def test_other_files_and_reading_are_not_changes(watched):
     assert _paths(_next(changes)) == {"marker.pdf"}
 
 
-def test_a_file_still_being_written_is_reported_only_once_it_settles(watched):
-    folder, changes, _ = watched
-    target = folder / "slow.pdf"
-    writes_done = threading.Event()
-    final_size = 0
+class FakeClock:
+    """Time that passes only when the test says so."""
 
-    def slow_copy() -> None:
-        nonlocal final_size
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def _wait_pending(watcher: Watcher, path: Path) -> None:
+    """Until the observer has delivered the first event for path (real inotify, any delay)."""
+    deadline = time.monotonic() + WAIT_S
+    while str(path) not in watcher.pending:
+        assert time.monotonic() < deadline, "the watcher never saw the file"
+        time.sleep(0.01)
+
+
+def test_a_file_still_being_written_is_reported_only_once_it_settles(tmp_path):
+    """The quiet window is measured on the watcher's clock, so a loaded machine (a writer
+    thread sleeping longer than asked) cannot make a half-written file look settled."""
+    folder = tmp_path / "watched"
+    folder.mkdir()
+    clock = FakeClock()
+    reported: list[Change] = []
+    target = folder / "slow.pdf"
+    with Watcher(reported.append, quiet_s=0.3, poll_s=None, clock=clock) as watcher:
+        watcher.set_roots([str(folder)])
         with open(target, "wb") as f:
-            for _ in range(12):  # ~1.2 s of writing, in bursts shorter than quiet_s
+            f.write(b"x" * 4096)
+            f.flush()
+            _wait_pending(watcher, target)
+            for _ in range(12):  # 1.2 s of copying, in bursts shorter than the quiet window
+                clock.advance(0.1)
                 f.write(b"x" * 4096)
                 f.flush()
-                time.sleep(0.1)
-        final_size = target.stat().st_size
-        writes_done.set()
+                assert watcher.settle() is None, "reported while still being written"
+        clock.advance(0.29)
+        assert watcher.settle() is None, "reported before it was quiet for quiet_s"
+        clock.advance(0.02)
+        change = watcher.settle()
+    assert change is not None and _paths(change) == {"slow.pdf"}
+    assert reported == [change]
+    assert target.stat().st_size == 13 * 4096
 
-    writer = threading.Thread(target=slow_copy)
-    writer.start()
-    change = _next(changes)
-    assert writes_done.is_set(), "reported while the file was still being written"
-    assert "slow.pdf" in _paths(change)
-    assert target.stat().st_size == final_size
-    writer.join()
+
+def test_a_file_that_never_stops_changing_is_reported_after_max_wait(tmp_path):
+    folder = tmp_path / "watched"
+    folder.mkdir()
+    clock = FakeClock()
+    target = folder / "log.pdf"
+    with Watcher(lambda c: None, quiet_s=0.3, max_wait_s=2.0, poll_s=None, clock=clock) as w:
+        w.set_roots([str(folder)])
+        with open(target, "wb") as f:
+            f.write(b"x")
+            f.flush()
+            _wait_pending(w, target)
+            change, steps = None, 0
+            while change is None and steps < 40:
+                clock.advance(0.125)
+                f.write(b"x")
+                f.flush()
+                steps += 1
+                change = w.settle()
+    assert change is not None and _paths(change) == {"log.pdf"}
+    assert steps == 16, "reported at max_wait_s (2 s in 0.125 s steps), not before or after"
 
 
 def test_a_watched_single_file(tmp_path):
