@@ -254,6 +254,8 @@ def _cmd_watch(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> 
         watcher.set_roots(roots)
         for root, why in watcher.errors.items():
             print(f"desktop-rag: {root} {why}; it is indexed but not watched.", file=err)
+        for root, why in watcher.polled.items():
+            print(f"desktop-rag: {root} {why}.", file=err)
         pending: list[str] = roots
         while not stop.is_set():
             if pending:

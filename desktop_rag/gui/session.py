@@ -157,6 +157,7 @@ class Session(QObject):
         self._answer_job: Job | None = None
         self._pending_roots: set[str] = set()
         self.watch_errors: dict[str, str] = {}
+        self.watch_polled: set[str] = set()
         self._paused = False
         self._closing = False
         self._close_reported = False
@@ -320,19 +321,21 @@ class Session(QObject):
         if watcher is None:
             return
 
-        def update(job: Job) -> dict[str, str]:
+        def update(job: Job) -> tuple[dict[str, str], set[str]]:
             watcher.set_roots([f for f in folders if os.path.isdir(f)])
             missing = {
                 f: "is missing (moved, deleted or on a drive not connected)"
                 for f in folders
                 if not os.path.isdir(f)
             }
-            return {**watcher.errors, **missing}
+            return {**watcher.problems, **missing}, set(watcher.polled)
 
         self.lanes.run(WATCH, update, on_returned=self._on_watch_update_returned, name="watch")
 
-    def _on_watch_update_returned(self, errors: Any) -> None:
-        self.watch_errors = dict(errors)
+    def _on_watch_update_returned(self, result: Any) -> None:
+        problems, polled = result
+        self.watch_errors = dict(problems)
+        self.watch_polled = set(polled)  # reconciled every few minutes instead of watched
         self.watch_problems.emit(self.watch_errors)
 
     def _on_watcher_changed(self, change: Change) -> None:

@@ -311,10 +311,13 @@ class MainWindow(QMainWindow):
         )
 
     def _on_session_folders_changed(self, folders: list[str]) -> None:
-        self.documents.set_folders(folders, self.session.watch_errors)
+        self.documents.set_folders(folders, self.session.watch_errors, self.session.watch_polled)
 
     def _on_session_watch_problems(self, problems: dict[str, str]) -> None:
-        self.documents.set_folders(self.session.folders, problems)
+        self.documents.set_folders(self.session.folders, problems, self.session.watch_polled)
+        for folder in sorted(self.session.watch_polled):
+            name = os.path.basename(folder.rstrip(os.sep)) or folder
+            self.statusBar().showMessage(f"{name} {problems[folder]}.", 15000)
 
     def _on_session_documents_loaded(self, records: list) -> None:
         self.documents_model.set_records(records)

@@ -553,3 +553,43 @@ def test_a_new_model_waits_for_the_running_answer_then_loads(open_window, qtbot,
         window.session.stop_answer()
     qtbot.waitUntil(lambda: swaps == [str(model)], timeout=WAIT_MS)
     qtbot.waitUntil(lambda: window.model_label.text() == "Answers: ready", timeout=WAIT_MS)
+
+
+def test_a_folder_that_cannot_be_watched_is_checked_periodically_and_says_so(
+    open_window, tmp_path, qtbot, monkeypatch
+):
+    import errno
+
+    from watchdog.observers.api import BaseObserver
+
+    from desktop_rag.ingest import watch
+
+    share = tmp_path / "share"
+    make_pdf(share / "first.pdf", ["The first report on the share."])
+    schedule = BaseObserver.schedule
+
+    def over_the_limit(self, handler, path, recursive=False, **kw):  # type: ignore[no-untyped-def]
+        if os.fspath(path) == str(share):
+            raise OSError(errno.ENOSPC, "inotify watch limit reached")
+        return schedule(self, handler, path, recursive=recursive, **kw)
+
+    monkeypatch.setattr(BaseObserver, "schedule", over_the_limit)
+    monkeypatch.setattr(watch, "RECHECK_S", 2.0, raising=False)
+    window = open_window()
+    window.session.add_folder(str(share))
+    qtbot.waitUntil(lambda: "first.pdf" in _names(window, "indexed"), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.documents.folders.count() == 2, timeout=WAIT_MS)
+
+    def share_item():  # type: ignore[no-untyped-def]
+        for row in range(window.documents.folders.count()):
+            item = window.documents.folders.item(row)
+            if item.toolTip().startswith(str(share)):
+                return item
+        return None
+
+    qtbot.waitUntil(lambda: "checked every 2 seconds" in share_item().text(), timeout=WAIT_MS)
+    assert "limit of watched folders is reached" in share_item().toolTip()
+    assert "checked for changes every 2 seconds" in window.statusBar().currentMessage()
+
+    make_pdf(share / "second.pdf", ["A second report, which inotify never announces."])
+    qtbot.waitUntil(lambda: "second.pdf" in _names(window, "indexed"), timeout=WAIT_MS)

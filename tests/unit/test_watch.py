@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import queue
 import time
@@ -154,6 +155,74 @@ def test_a_root_that_cannot_be_watched_is_reported_not_raised(tmp_path):
     with Watcher(lambda c: None) as watcher:
         watcher.set_roots([str(tmp_path / "missing")])
         assert str(tmp_path / "missing") in watcher.errors
+
+
+def _full(*args, **kwargs):  # type: ignore[no-untyped-def]
+    raise OSError(errno.ENOSPC, "inotify watch limit reached")
+
+
+def test_a_folder_over_the_inotify_limit_is_reconciled_periodically(
+    tmp_path, animal_pdfs, monkeypatch
+):
+    root = str(animal_pdfs)
+    clock = FakeClock()
+    app = _app(tmp_path, HashEmbedder())
+    assert reindex(app, [root]).indexed == 3
+    with Watcher(lambda c: None, poll_s=None, clock=clock, recheck_s=60) as watcher:
+        monkeypatch.setattr(watcher._observer, "schedule", _full)
+        watcher.set_roots([root])
+        assert root not in watcher.errors, "it is not an error: it is checked another way"
+        assert watcher.polled[root] == (
+            "cannot be watched (the system's limit of watched folders is reached): "
+            "it is checked for changes every minute"
+        )
+        assert watcher.problems == watcher.polled
+        clock.advance(59)
+        assert watcher.settle() is None
+        clock.advance(1)
+        change = watcher.settle()
+        assert change is not None and change.roots == (root,)
+        assert reindex(app, change.roots).unchanged == 3, "a reconcile with nothing new is cheap"
+
+        make_pdf(animal_pdfs / "koala.pdf", ["Koalas sleep up to twenty hours a day."])
+        clock.advance(30)
+        assert watcher.settle() is None
+        clock.advance(30)
+        change = watcher.settle()
+        assert change is not None and reindex(app, change.roots).indexed == 1
+
+        watcher.set_roots([])  # no longer wanted: no longer checked
+        assert watcher.polled == {}
+        clock.advance(600)
+        assert watcher.settle() is None
+
+
+def test_a_folder_on_a_network_share_is_watched_and_also_reconciled(tmp_path, monkeypatch):
+    from desktop_rag.ingest import watch
+
+    share = tmp_path / "share"
+    share.mkdir()
+    monkeypatch.setattr(watch, "filesystem_type", lambda p: "nfs4" if p == str(share) else "ext4")
+    clock = FakeClock()
+    with Watcher(lambda c: None, poll_s=None, clock=clock, recheck_s=300) as watcher:
+        watcher.set_roots([str(share), str(tmp_path / "missing")])
+        assert "network drive (nfs4)" in watcher.polled[str(share)]
+        assert "every 5 minutes" in watcher.polled[str(share)]
+        assert watcher.errors == {str(tmp_path / "missing"): "does not exist"}
+        make_pdf(share / "local.pdf", ["Written from this machine: inotify sees it."])
+        _wait_pending(watcher, share / "local.pdf")
+        clock.advance(300)
+        change = watcher.settle()
+    assert change is not None and change.roots == (str(share),)
+    assert _paths(change) == {"local.pdf"}
+
+
+def test_the_file_system_type_of_a_local_folder(tmp_path):
+    from desktop_rag.ingest.watch import filesystem_type, is_network_fs
+
+    kind = filesystem_type(str(tmp_path))
+    assert kind and not is_network_fs(kind)
+    assert is_network_fs("nfs4") and is_network_fs("fuse.sshfs") and not is_network_fs("fuse")
 
 
 def _app(tmp_path: Path, emb: HashEmbedder):
