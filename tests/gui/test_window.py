@@ -593,3 +593,53 @@ def test_a_folder_that_cannot_be_watched_is_checked_periodically_and_says_so(
 
     make_pdf(share / "second.pdf", ["A second report, which inotify never announces."])
     qtbot.waitUntil(lambda: "second.pdf" in _names(window, "indexed"), timeout=WAIT_MS)
+
+
+def _stored(app) -> dict[str, tuple[int, int]]:  # type: ignore[no-untyped-def]
+    counts = app.store.chunk_counts()
+    return {d.path: (d.pages, counts.get(d.doc_id, 0)) for d in app.store.documents()}
+
+
+def test_indexing_waits_for_another_writer_then_runs_everything_queued(
+    open_window, animal_pdfs, tmp_path, qtbot
+):
+    """Another writer (`desktop-rag index`, here this test) holds the index: the window says
+    it waits, keeps what is queued meanwhile, and ends with the index one run gives."""
+    import threading
+
+    from desktop_rag.infra import locks
+
+    window = open_window()
+    more = tmp_path / "more"
+    make_pdf(more / "koala.pdf", ["Koalas sleep up to twenty hours a day."])
+    fd = locks.open_lock(window.session.settings.index_path.with_name("index.lock"))
+    failures: list[str] = []
+    window.session.index_failed.connect(failures.append)
+    try:
+        assert locks.try_lock(fd)
+        window.session.add_folder(str(animal_pdfs))
+        label = window.documents.progress_label
+        qtbot.waitUntil(lambda: "Waiting for another indexing run" in label.text(), timeout=WAIT_MS)
+        assert label.isVisibleTo(window)
+        window.session.add_folder(str(more))  # queued behind the waiting run
+        qtbot.wait(500)
+        assert window.session.indexing and not failures
+    finally:
+        os.close(fd)
+    # The other writer runs again as the window starts: one of them waits for the other.
+    other = fast_app_factory(window.session.settings)
+    done = threading.Event()
+    threading.Thread(target=lambda: (other.index([str(animal_pdfs)]), done.set())).start()
+    qtbot.waitUntil(lambda: done.is_set(), timeout=WAIT_MS)
+    qtbot.waitUntil(
+        lambda: (
+            {"octopus.pdf", "koala.pdf"} <= _names(window, "indexed")
+            and not window.session.indexing
+        ),
+        timeout=WAIT_MS,
+    )
+    assert not failures
+
+    single = fast_app_factory(Settings(data_dir=str(tmp_path / "single")))
+    single.index([str(window.session.library_dir), str(animal_pdfs), str(more)])
+    assert _stored(window.session.app) == _stored(other) == _stored(single)
