@@ -148,7 +148,6 @@ class Session(QObject):
         self._app_factory = app_factory or default_app_factory
         self._answer_factory = answer_factory or default_answer_factory
         self._model_swap = model_swap or default_model_swap
-        self._reload_pending = False
         self._watch = watch
         self._save = save_settings
         self._watcher: Watcher | None = None
@@ -271,23 +270,35 @@ class Session(QObject):
                 load()
             app.embedder.embed_query("warm up")
 
+        def after_embedder() -> None:
+            # One model load at a time on two cores: the answer model's comes next.
+            if answer is not None and not self._closing:
+                self._load_model(answer)
+
         self.lanes.run(
             LOAD,
             load_embedder,
             on_returned=lambda _r: self._set_embedder(ModelState.READY, ""),
             on_errored=lambda e: self._set_embedder(ModelState.FAILED, user_message(e)),
+            on_finished=after_embedder,
             name="load embedder",
         )
-        if answer is not None:
-            self._load_model(answer)
 
     def _load_model(self, answer: AnswerService) -> None:
-        job = Job(lambda job: answer.warm_up(), "load model")
-        # "Loading" when the job starts, not while it waits behind the embedder.
+        """Load the answer model on the answer lane: after the answer in progress, before the
+        next question, so one model is ever loaded at a time (an answer loads it too, lazily,
+        on that same lane)."""
+
+        def load(job: Job) -> None:
+            if not job.cancel.is_set():  # not worth seconds of loading at shutdown
+                answer.warm_up()
+
+        job = Job(load, "load model")
+        # "Loading" when the job starts, not while it waits behind an answer.
         job.signals.started.connect(lambda: self._set_model(ModelState.LOADING, ""))
         job.signals.returned.connect(lambda _r: self._set_model(ModelState.READY, ""))
         job.signals.errored.connect(lambda e: self._set_model(ModelState.FAILED, user_message(e)))
-        self.lanes.start(LOAD, job)
+        self.lanes.start(ANSWER, job)
 
     def _set_embedder(self, state: ModelState, detail: str) -> None:
         self.embedder_status = (state, detail)
@@ -543,21 +554,19 @@ class Session(QObject):
     def reload_model(self) -> None:
         """Give the answer service a model for the current settings, and load it.
 
-        Never under a running answer (it holds the old model): that waits for it to end.
+        On the answer lane: a running answer (it holds the old model) finishes first, and a
+        question asked after the change waits for the new model rather than reloading the
+        old one, so two models are never in memory at once.
         """
         app, answer, settings, swap = self.app, self.answer, self.settings, self._model_swap
         if app is None:
             return
-        if self._answer_job is not None:
-            self._reload_pending = True
-            return
-        self._reload_pending = False
         if answer is None:
             self._set_model(ModelState.MISSING, "No answer model is available in this build.")
             return
         self._set_model(ModelState.WAITING, "")
         self.lanes.run(
-            LOAD,
+            ANSWER,
             lambda job: swap(app, settings),
             on_errored=lambda e: self._set_model(ModelState.FAILED, user_message(e)),
             name="swap model",
@@ -599,8 +608,6 @@ class Session(QObject):
     def _on_answer_job_finished(self) -> None:
         self._answer_job = None
         self.answer_finished.emit()
-        if self._reload_pending and not self._closing:
-            self.reload_model()
 
     # -- conversations (small files, but still off the GUI thread, in order) ------------------
 

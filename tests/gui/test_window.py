@@ -643,3 +643,111 @@ def test_indexing_waits_for_another_writer_then_runs_everything_queued(
     single = fast_app_factory(Settings(data_dir=str(tmp_path / "single")))
     single.index([str(window.session.library_dir), str(animal_pdfs), str(more)])
     assert _stored(window.session.app) == _stored(other) == _stored(single)
+
+
+class _Copies:
+    """Which models are in memory now, and the most there ever were at once."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.lock = threading.Lock()
+        self.loaded: set[int] = set()
+        self.most = 0
+
+
+def _counted_llm(copies: _Copies, answer: str, delay_s: float = 0.0):  # type: ignore[no-untyped-def]
+    """A fake model that, like llama.cpp's, loads on first use (again after close), and whose
+    close waits for a generation in progress."""
+    import threading
+
+    from tests.fakes import FakeLlm
+
+    class CountedLlm(FakeLlm):
+        def __init__(self) -> None:
+            super().__init__(answer, delay_s=delay_s)
+            self.gen = threading.Lock()
+            self.is_loaded = False
+
+        @property
+        def loaded(self) -> bool:
+            return self.is_loaded
+
+        def load(self) -> None:
+            with copies.lock:
+                if not self.is_loaded:
+                    self.is_loaded = True
+                    copies.loaded.add(id(self))
+                    copies.most = max(copies.most, len(copies.loaded))
+
+        def count_tokens(self, text: str) -> int:
+            self.load()
+            return super().count_tokens(text)
+
+        def stream(self, prompt, max_tokens, cancel=None):  # type: ignore[no-untyped-def]
+            self.load()
+            with self.gen:
+                yield from super().stream(prompt, max_tokens, cancel)
+
+        def close(self) -> None:
+            with self.gen, copies.lock:
+                self.is_loaded = False
+                copies.loaded.discard(id(self))
+
+    return CountedLlm()
+
+
+def test_a_model_change_runs_on_the_answer_lane_and_never_loads_two_copies(
+    open_window, qtbot, tmp_path
+):
+    import threading
+
+    from desktop_rag.query.answer import AnswerService
+
+    copies = _Copies()
+    services: list[AnswerService] = []
+    swaps: list[str] = []
+
+    def answer_factory(app):  # type: ignore[no-untyped-def]
+        llm = _counted_llm(copies, "old model words [1]", delay_s=0.05)
+        services.append(AnswerService(app.retriever, app.store, llm, threshold=0.0))
+        return services[-1]
+
+    def model_swap(app, settings):  # type: ignore[no-untyped-def]
+        swaps.append(os.path.basename(settings.model_path))
+        answer = services[0]
+        old, answer.llm = answer.llm, _counted_llm(copies, f"{swaps[-1]} words [1]")
+        old.close()
+
+    window = open_window(answer_factory=answer_factory, model_swap=model_swap)
+    qtbot.waitUntil(lambda: window.model_label.text() == "Answers: ready", timeout=WAIT_MS)
+    question = "How do I add my own documents?"
+
+    # A change while an answer streams waits for it: the answer is the old model's, whole.
+    tokens: list[object] = []
+    window.session.answer_event.connect(
+        lambda e: tokens.append(e) if isinstance(e, TokenEvent) else None
+    )
+    with qtbot.waitSignal(window.session.answer_finished, timeout=WAIT_MS):
+        window.chat.ask(question)
+        qtbot.waitUntil(lambda: len(tokens) >= 1, timeout=WAIT_MS)
+        first = tmp_path / "first.gguf"
+        first.write_bytes(b"GGUF" + b"\0" * 32)
+        window.drop_paths([str(first)])
+        assert swaps == []
+    assert window.current.exchanges[-1].answer.endswith("old model words [1]")
+
+    # A question asked right after a change is the new model's, even while the load lane is
+    # busy (with the embedder, say): the change is queued before the question, on its lane.
+    gate = threading.Event()
+    window.session.lanes.run("load", lambda job: gate.wait(WAIT_MS / 1000), name="busy")
+    second = tmp_path / "second.gguf"
+    second.write_bytes(b"GGUF" + b"\0" * 32)
+    try:
+        window.drop_paths([str(second)])
+        _ask(window, qtbot, question)
+    finally:
+        gate.set()
+    assert swaps == ["first.gguf", "second.gguf"]
+    assert window.current.exchanges[-1].answer.endswith("second.gguf words [1]")
+    assert copies.most == 1, "two models were in memory at once"
