@@ -59,6 +59,27 @@ def big_pdf(home: Path) -> Path:
     return make_pdf(home / "big.pdf", pages)
 
 
+def watch_stalls(clock, last: list[float], over_ms: float) -> None:  # type: ignore[no-untyped-def]
+    """Print the GUI thread's Python stack (stderr) whenever it has not ticked for over_ms:
+    what it was doing, or waiting for (the GIL), when it stalled."""
+    import threading
+    import traceback
+
+    main_id = threading.main_thread().ident
+
+    def run() -> None:
+        reported = -1.0
+        while True:
+            time.sleep(over_ms / 4000)
+            if clock.elapsed() - last[0] > over_ms and last[0] != reported:
+                reported = last[0]
+                frame = sys._current_frames().get(main_id)
+                stack = "".join(traceback.format_stack(frame)[-6:]) if frame else "?"
+                print(f"stalled at {clock.elapsed() / 1000:.2f} s:\n{stack}", file=sys.stderr)
+
+    threading.Thread(target=run, daemon=True).start()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--case", choices=("index", "conversation", "all"), default="all")
@@ -113,6 +134,8 @@ def main() -> int:
     timer.setInterval(10)
     timer.timeout.connect(tick)
     timer.start()
+    if os.environ.get("STALL_STACKS"):
+        watch_stalls(clock, last, float(os.environ["STALL_STACKS"]))
 
     def wait_until(check, timeout_s: float) -> bool:
         deadline = time.monotonic() + timeout_s
