@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
-from desktop_rag.ingest.scan import is_candidate, is_under, normalize
+from desktop_rag.ingest.scan import file_info, is_candidate, is_under, normalize
+from desktop_rag.types import FileInfo
 
 if TYPE_CHECKING:
     from desktop_rag.ingest.pipeline import FileFn, ProgressFn
@@ -85,17 +86,9 @@ class Change:
 @dataclass(slots=True)
 class _Seen:
     root: str
-    stat: tuple[int, int] | None  # (size, mtime_ns), None when the path is gone
+    stat: FileInfo | None  # None when the path is gone
     first: float
     last_change: float
-
-
-def _stat(path: str) -> tuple[int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_size, st.st_mtime_ns)
 
 
 def _relevant(path: str, is_dir: bool) -> bool:
@@ -281,7 +274,7 @@ class Watcher:
         """A path changed: it must be still for quiet_s from now. An event that arrives late,
         for a file that has not changed since it was last looked at, starts no new wait."""
         now = self.clock()
-        stat = _stat(path)
+        stat = file_info(path)
         with self._lock:
             seen = self._pending.get(path)
             if seen is None:
@@ -314,7 +307,7 @@ class Watcher:
         """The roots whose every changed path has been still for quiet_s (or waited too long)."""
         with self._lock:
             for path, seen in self._pending.items():
-                stat = _stat(path)
+                stat = file_info(path)
                 if stat != seen.stat:
                     seen.stat = stat
                     seen.last_change = now
