@@ -91,10 +91,10 @@ def _wait_indexed(window, qtbot, n: int, timeout: int = WAIT_MS) -> None:
     )
 
 
-def _ask(window, qtbot, question: str) -> list[object]:
+def _ask(window, qtbot, question: str, timeout: int = WAIT_MS) -> list[object]:
     events: list[object] = []
     window.session.answer_event.connect(events.append)
-    with qtbot.waitSignal(window.session.answer_finished, timeout=WAIT_MS):
+    with qtbot.waitSignal(window.session.answer_finished, timeout=timeout):
         window.chat.question.setPlainText(question)
         qtbot.keyClick(window.chat.question, Qt.Key.Key_Return)
     window.session.answer_event.disconnect(events.append)
