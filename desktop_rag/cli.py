@@ -275,7 +275,10 @@ def _cmd_watch(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> 
     try:
         watcher.start()
         for root, why in library.watch(watcher, roots).items():
-            print(f"desktop-rag: {root} {why}; it is indexed but not watched.", file=err)
+            if root in watcher.polled:
+                print(f"desktop-rag: {root} {why}.", file=err)
+            else:
+                print(f"desktop-rag: {root} {why}; it is indexed but not watched.", file=err)
         library.queue(roots)
         while not stop.is_set():
             pending = library.take_pending()

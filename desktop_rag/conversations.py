@@ -7,7 +7,7 @@ import logging
 import os
 import time
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +65,20 @@ class Conversation:
     created: float = field(default_factory=time.time)
     updated: float = field(default_factory=time.time)
     exchanges: list[Exchange] = field(default_factory=list)
+
+    def snapshot(self) -> Conversation:
+        """A copy to save from another thread while this one goes on changing. Sources are
+        frozen and strings immutable, so only the lists are copied (deepcopy of a long
+        conversation is slow enough to stall the window)."""
+        return replace(
+            self,
+            exchanges=[
+                replace(
+                    e, sources=list(e.sources), cited=list(e.cited), unsupported=list(e.unsupported)
+                )
+                for e in self.exchanges
+            ],
+        )
 
     def history(self) -> list[Turn]:
         """The finished exchanges, for follow-up questions."""

@@ -346,7 +346,7 @@ class LibraryService:
         """
         watcher.set_roots([r for r in roots if os.path.exists(r)])
         missing = {r: MISSING for r in roots if not os.path.exists(r)}
-        return {**watcher.errors, **missing}
+        return {**watcher.polled, **watcher.errors, **missing}
 
     def load_embedder(self) -> None:
         """Load (or export once, then load) the embedder, so the first question does not wait."""
@@ -363,5 +363,6 @@ class Watching(Protocol):
     """What `LibraryService.watch` needs of a watcher (ingest/watch.py's Watcher)."""
 
     errors: dict[str, str]
+    polled: dict[str, str]  # watched by a periodic reconcile instead, and why
 
     def set_roots(self, roots: Iterable[str]) -> None: ...

@@ -1,4 +1,9 @@
-"""The chat pane: the conversation as it streams, [n] links to sources, and the question box."""
+"""The chat pane: the conversation as it streams, [n] links to sources, and the question box.
+
+Drawing a long conversation takes a noticeable fraction of a second, so it is drawn whole
+only when another one is shown. The last exchange sits at the end of the document and is
+redrawn alone; a streaming answer's new text is appended to it, citations included.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,16 @@ import re
 from urllib.parse import quote, unquote
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QKeyEvent, QPainter, QPaintEvent, QPalette
+from PySide6.QtGui import (
+    QColor,
+    QKeyEvent,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+)
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -48,6 +62,15 @@ class QuestionEdit(QPlainTextEdit):
 
 def _text_html(text: str) -> str:
     return html.escape(text).replace("\n", "<br>")
+
+
+def settled(text: str) -> int:
+    """How much of a streaming answer can be drawn now: all of it but a citation still open
+    ("[1" waits for its "]", so that it becomes a link)."""
+    start = text.rfind("[")
+    if start >= 0 and "]" not in text[start:] and len(text) - start <= 16:
+        return start
+    return len(text)
 
 
 def answer_html(exchange_index: int, text: str) -> str:
@@ -125,17 +148,27 @@ class ChatPane(QWidget):
         layout.addWidget(self.status)
         layout.addLayout(ask_row)
 
+        # What the document shows: `_shown`'s exchanges, the last of them (index `_tail`)
+        # from character `_tail_start` to the end, its answer drawn up to `_drawn` characters.
+        self._shown: Conversation | None = None
+        self._tail = -1
+        self._tail_start = 0
+        self._drawn = 0
+        self._tail_busy = False  # drawn while answering: drawn again once the answer ends
+
         self._redraw_timer = QTimer(self)
         self._redraw_timer.setSingleShot(True)
         self._redraw_timer.setInterval(50)  # streaming redraws at most 20 times a second
-        self._redraw_timer.timeout.connect(self.redraw)
+        self._redraw_timer.timeout.connect(self._on_redraw_timer_timeout)
         self.redraw()
 
     # -- state ---------------------------------------------------------------------------------
 
     def show_conversation(self, conversation: Conversation | None) -> None:
+        """Show a conversation; the one already shown, with a new exchange or a changed last
+        one, is brought up to date without drawing its earlier exchanges again."""
         self.conversation = conversation
-        self.redraw()
+        self.refresh()
 
     def set_first_start(self, first: bool) -> None:
         self._first_start = first
@@ -192,16 +225,115 @@ class ChatPane(QWidget):
     # -- drawing -------------------------------------------------------------------------------
 
     def redraw(self) -> None:
+        """Draw the whole conversation again (another one shown, the palette changed)."""
         bar = self.view.verticalScrollBar()
         at_bottom = bar.value() >= bar.maximum() - 4
         conv = self.conversation
+        self._shown = conv
+        self._tail = -1
+        self.view.document().setDefaultStyleSheet(self._style())
         if conv is None or not conv.exchanges:
             self.view.setHtml(self._welcome_html())
             return
-        body = [self._exchange_html(i, e) for i, e in enumerate(conv.exchanges)]
+        last = len(conv.exchanges) - 1
+        body = [self._exchange_html(i, e) for i, e in enumerate(conv.exchanges[:last])]
         self.view.setHtml(self._page("".join(body)))
+        self._start_tail(last)
         if at_bottom:
             bar.setValue(bar.maximum())
+
+    def refresh(self) -> None:
+        """Bring the view up to date, drawing as little as the change needs."""
+        conv = self.conversation
+        count = len(conv.exchanges) if conv is not None else 0
+        if (
+            conv is None
+            or conv is not self._shown
+            or count == 0
+            or self._tail
+            not in (
+                count - 1,
+                count - 2,
+            )
+        ):
+            self.redraw()
+            return
+        bar = self.view.verticalScrollBar()
+        at_bottom = bar.value() >= bar.maximum() - 4
+        if self._tail == count - 1 or self._tail_busy:
+            self._redraw_tail()
+        if self._tail == count - 2:  # a new question: the previous exchange stays as drawn
+            self._start_tail(count - 1)
+        if at_bottom:
+            bar.setValue(bar.maximum())
+
+    def _on_redraw_timer_timeout(self) -> None:
+        conv = self.conversation
+        if conv is None or conv is not self._shown or self._tail != len(conv.exchanges) - 1:
+            self.refresh()
+            return
+        exchange = conv.exchanges[self._tail]
+        if self._drawn == 0 or self._drawn > len(exchange.answer):
+            self.refresh()  # the first words replace "Thinking…"
+            return
+        self._append_answer(exchange)
+
+    def _start_tail(self, index: int) -> None:
+        """Draw the last exchange in a block of its own at the end of the document."""
+        cursor = QTextCursor(self.view.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        if cursor.block().length() > 1 or cursor.block().previous().isValid():
+            cursor.insertBlock()
+        self._tail = index
+        self._tail_start = cursor.position()
+        self._draw_tail(cursor)
+
+    def _redraw_tail(self) -> None:
+        cursor = QTextCursor(self.view.document())
+        cursor.setPosition(self._tail_start)
+        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+        self._draw_tail(cursor)
+
+    def _bubble_format(self) -> QTextBlockFormat:
+        """The question's paragraph format as `_exchange_html` writes it: HTML inserted into
+        an empty block takes its text but not its first paragraph's format."""
+        fmt = QTextBlockFormat()
+        fmt.setBackground(QColor(self._colors()["bubble"]))
+        fmt.setTopMargin(10)
+        fmt.setLineHeight(130, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
+        return fmt
+
+    def _draw_tail(self, cursor: QTextCursor) -> None:
+        assert self.conversation is not None
+        exchange = self.conversation.exchanges[self._tail]
+        streaming = self._busy and not exchange.error
+        self._tail_busy = self._busy
+        self._drawn = settled(exchange.answer) if streaming else len(exchange.answer)
+        cursor.setBlockFormat(self._bubble_format())
+        cursor.setBlockCharFormat(QTextCharFormat())
+        cursor.insertHtml(self._exchange_html(self._tail, exchange, self._drawn))
+
+    def _append_answer(self, exchange: Exchange) -> None:
+        """Add the answer's new text at the end: while it streams, the answer is the last
+        paragraph of the document."""
+        end = settled(exchange.answer)
+        if end <= self._drawn:
+            return
+        bar = self.view.verticalScrollBar()
+        at_bottom = bar.value() >= bar.maximum() - 4
+        cursor = QTextCursor(self.view.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        _insert_answer(cursor, self._tail, exchange.answer[self._drawn : end], self._link_format())
+        self._drawn = end
+        if at_bottom:
+            bar.setValue(bar.maximum())
+
+    def _link_format(self) -> QTextCharFormat:
+        link = QTextCharFormat()
+        link.setAnchor(True)
+        link.setForeground(self.palette().color(QPalette.ColorRole.Link))
+        return link
 
     def _colors(self) -> dict[str, str]:
         pal = self.palette()
@@ -215,28 +347,40 @@ class ChatPane(QWidget):
             else "#ff8a80",
         }
 
-    def _page(self, body: str) -> str:
+    def _style(self) -> str:
+        """The document's default style sheet, so that HTML inserted later gets it too."""
         c = self._colors()
         return (
-            f"<html><head><style>"
             f"a {{ color: {c['link']}; text-decoration: none; }}"
             f".muted {{ color: {c['muted']}; }}"
             f".warn {{ color: {c['warn']}; }}"
-            f"</style></head><body style='color: {c['text']}'>{body}</body></html>"
         )
 
-    def _exchange_html(self, i: int, e: Exchange) -> str:
+    def _page(self, body: str) -> str:
         c = self._colors()
+        return (
+            f"<html><head><style>{self._style()}</style></head>"
+            f"<body style='color: {c['text']}'>{body}</body></html>"
+        )
+
+    def _exchange_html(self, i: int, e: Exchange, drawn: int | None = None) -> str:
+        c = self._colors()
+        # A shaded paragraph, not a table: every table is a frame that Qt lays out again on
+        # each change to the document, which made appending a token cost O(conversation).
         parts = [
-            f"<table width='100%' cellpadding='8' cellspacing='0' style='margin-top: 10px;'"
-            f" bgcolor='{c['bubble']}'><tr><td><b>You</b><br>{_text_html(e.question)}</td></tr>"
-            f"</table>"
+            f"<p style='margin-top: 10px; background-color: {c['bubble']};"
+            f" line-height: 130%;'>&nbsp;<b>You</b><br>&nbsp;{_text_html(e.question)}</p>"
         ]
         if e.sources:
             parts.append(self._sources_html(i, e))
-        answer = answer_html(i, e.answer)
+        answer = answer_html(i, e.answer if drawn is None else e.answer[:drawn])
         last = self.conversation is not None and i == len(self.conversation.exchanges) - 1
-        if not e.answer and not e.error and last and self._busy:
+        if (
+            not (e.answer if drawn is None else e.answer[:drawn])
+            and not e.error
+            and last
+            and self._busy
+        ):
             answer = f"<span class='muted'>{html.escape(self._status or 'Thinking…')}</span>"
         parts.append(f"<p style='margin: 8px 8px 0 8px'>{answer}</p>")
         notes = []
@@ -288,6 +432,29 @@ class ChatPane(QWidget):
             "</div>"
         )
         return self._page(body)
+
+
+def _insert_answer(cursor: QTextCursor, index: int, text: str, link: QTextCharFormat) -> None:
+    """Insert answer text as `answer_html` draws it: plain text, line breaks, [n] links.
+    insertText keeps the spaces a token starts with (insertHtml would fold them away)."""
+    plain = QTextCharFormat()
+
+    def put(segment: str) -> None:
+        if segment:
+            cursor.insertText(segment.replace("\n", "\u2028"), plain)
+
+    last = 0
+    for m in _CITE.finditer(text):
+        put(text[last : m.start()] + "[")
+        for k, n in enumerate(m.group(1).split(",")):
+            if k:
+                put(", ")
+            fmt = QTextCharFormat(link)
+            fmt.setAnchorHref(f"cite:{index}:{n.strip()}")
+            cursor.insertText(n.strip(), fmt)
+        put("]")
+        last = m.end()
+    put(text[last:])
 
 
 class PlaceholderListView(QListView):

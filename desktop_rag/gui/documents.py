@@ -175,14 +175,25 @@ class DocumentsPane(QWidget):
 
     # -- folders -------------------------------------------------------------------------------
 
-    def set_folders(self, folders: list[str], problems: dict[str, str] | None = None) -> None:
-        problems = problems or {}
+    def set_folders(
+        self,
+        folders: list[str],
+        problems: dict[str, str] | None = None,
+        polled: set[str] | None = None,
+    ) -> None:
+        """List the watched folders; a folder with a problem says why in its tooltip, and one
+        that is checked periodically instead of watched says so beside its name."""
+        problems, polled = problems or {}, polled or set()
         selected = self.selected_folder()
         self.folders.clear()
         for folder in folders:
-            item = QListWidgetItem(icon("status-failed" if folder in problems else "folder"), "")
+            look = "rescan" if folder in polled else "status-failed" if folder in problems else ""
+            item = QListWidgetItem(icon(look or "folder"), "")
             name = os.path.basename(folder.rstrip(os.sep)) or folder
             item.setText(f"{name}   {_home(os.path.dirname(folder))}")
+            if folder in polled:
+                every = problems.get(folder, "").rpartition("checked for changes ")[2]
+                item.setText(f"{item.text()}   (not watched: checked {every})")
             tip = folder + (f"\n{problems[folder]}" if folder in problems else "")
             item.setToolTip(tip)
             item.setData(Qt.ItemDataRole.UserRole, folder)

@@ -7,7 +7,6 @@ thread, queues index runs (one writer at a time) and turns results and callbacks
 
 from __future__ import annotations
 
-import copy
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -104,13 +103,13 @@ class Session(QObject):
         self.conversations = ConversationStore(settings.conversations_path)
         self.embedder_status = (ModelState.WAITING, "")
         self.model_status = (ModelState.WAITING, "")
-        self._reload_pending = False
         self._watch = watch
         self._watcher: Watcher | None = None
         self._index_job: Job | None = None
         self._last_report: IndexReport | None = None
         self._answer_job: Job | None = None
         self.watch_errors: dict[str, str] = {}
+        self.watch_polled: set[str] = set()
         self._paused = False
         self._closing = False
         self._close_reported = False
@@ -201,23 +200,36 @@ class Session(QObject):
             self._set_model(ModelState.MISSING, NO_MODEL)
         else:
             self._set_model(ModelState.WAITING, "")
+
+        def after_embedder() -> None:
+            # One model load at a time on two cores: the answer model's comes next.
+            if answer is not None and not self._closing:
+                self._load_model(answer)
+
         self.lanes.run(
             LOAD,
             lambda job: library.load_embedder(),
             on_returned=lambda _r: self._set_embedder(ModelState.READY, ""),
             on_errored=lambda e: self._set_embedder(ModelState.FAILED, user_message(e)),
+            on_finished=after_embedder,
             name="load embedder",
         )
-        if answer is not None:
-            self._load_model(answer)
 
     def _load_model(self, answer: Answerer) -> None:
-        job = Job(lambda job: answer.warm_up(), "load model")
-        # "Loading" when the job starts, not while it waits behind the embedder.
+        """Load the answer model on the answer lane: after the answer in progress, before the
+        next question, so one model is ever loaded at a time (an answer loads it too, lazily,
+        on that same lane)."""
+
+        def load(job: Job) -> None:
+            if not job.cancel.is_set():  # not worth seconds of loading at shutdown
+                answer.warm_up()
+
+        job = Job(load, "load model")
+        # "Loading" when the job starts, not while it waits behind an answer.
         job.signals.started.connect(lambda: self._set_model(ModelState.LOADING, ""))
         job.signals.returned.connect(lambda _r: self._set_model(ModelState.READY, ""))
         job.signals.errored.connect(lambda e: self._set_model(ModelState.FAILED, user_message(e)))
-        self.lanes.start(LOAD, job)
+        self.lanes.start(ANSWER, job)
 
     def _set_embedder(self, state: ModelState, detail: str) -> None:
         self.embedder_status = (state, detail)
@@ -243,15 +255,17 @@ class Session(QObject):
         watcher, library, folders = self._watcher, self.library, self.folders
         if watcher is None:
             return
-        self.lanes.run(
-            WATCH,
-            lambda job: library.watch(watcher, folders),
-            on_returned=self._on_watch_update_returned,
-            name="watch",
-        )
 
-    def _on_watch_update_returned(self, errors: Any) -> None:
-        self.watch_errors = dict(errors)
+        def update(job: Job) -> tuple[dict[str, str], set[str]]:
+            problems = library.watch(watcher, folders)
+            return problems, set(watcher.polled)
+
+        self.lanes.run(WATCH, update, on_returned=self._on_watch_update_returned, name="watch")
+
+    def _on_watch_update_returned(self, result: Any) -> None:
+        problems, polled = result
+        self.watch_errors = dict(problems)
+        self.watch_polled = set(polled)  # reconciled every few minutes instead of watched
         self.watch_problems.emit(self.watch_errors)
 
     def _on_watcher_changed(self, change: Change) -> None:
@@ -401,21 +415,19 @@ class Session(QObject):
     def reload_model(self) -> None:
         """Give the answer service a model for the current settings, and load it.
 
-        Never under a running answer (it holds the old model): that waits for it to end.
+        On the answer lane: a running answer (it holds the old model) finishes first, and a
+        question asked after the change waits for the new model rather than reloading the
+        old one, so two models are never in memory at once.
         """
         library, answer = self.library, self.answer
         if library.app is None:
             return
-        if self._answer_job is not None:
-            self._reload_pending = True
-            return
-        self._reload_pending = False
         if answer is None:
             self._set_model(ModelState.MISSING, NO_MODEL)
             return
         self._set_model(ModelState.WAITING, "")
         self.lanes.run(
-            LOAD,
+            ANSWER,
             lambda job: library.swap_model(),
             on_errored=lambda e: self._set_model(ModelState.FAILED, user_message(e)),
             name="swap model",
@@ -457,8 +469,6 @@ class Session(QObject):
     def _on_answer_job_finished(self) -> None:
         self._answer_job = None
         self.answer_finished.emit()
-        if self._reload_pending and not self._closing:
-            self.reload_model()
 
     # -- conversations (small files, but still off the GUI thread, in order) ------------------
 
@@ -473,7 +483,7 @@ class Session(QObject):
         )
 
     def save_conversation(self, conv: Conversation) -> None:
-        store, snapshot = self.conversations, copy.deepcopy(conv)
+        store, snapshot = self.conversations, conv.snapshot()
         self.lanes.run(
             SAVE,
             lambda job: store.save(snapshot),

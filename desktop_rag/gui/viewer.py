@@ -1,12 +1,18 @@
 """The source pane: an answer's sources, the PDF at the cited page with the passage marked
-(or a document without pages as text, at the cited section)."""
+(or a document without pages as text, at the cited section).
+
+A PDF is opened on a worker (a file on a slow drive or a network share can take seconds, and
+QPdfView lays out every page of a long one): the worker loads it and reads every page's size,
+so the GUI thread only swaps the ready document in. The last request wins.
+"""
 
 from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 
-from PySide6.QtCore import QModelIndex, QPointF, Qt, QUrl, Signal
+from PySide6.QtCore import QCoreApplication, QModelIndex, QPointF, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QIcon
 from PySide6.QtPdf import QPdfDocument, QPdfSearchModel
 from PySide6.QtPdfWidgets import QPdfView
@@ -25,6 +31,7 @@ from PySide6.QtWidgets import (
 from desktop_rag.gui.icons import icon, tool_button
 from desktop_rag.gui.models import SourcesModel
 from desktop_rag.gui.textview import TextView
+from desktop_rag.gui.workers import Job, Lanes
 from desktop_rag.locations import paginated, section_mark
 from desktop_rag.types import Source
 
@@ -53,16 +60,53 @@ def readable(text: str) -> str:
     return "\n\n".join(" ".join(p.split()) for p in paragraphs)
 
 
+@dataclass(frozen=True, slots=True)
+class _Request:
+    serial: int
+    path: str
+    page: int  # 1-based
+    source: Source | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Loaded:
+    request: _Request
+    document: QPdfDocument
+    error: QPdfDocument.Error
+    exists: bool
+
+
+def load_document(path: str) -> tuple[QPdfDocument, QPdfDocument.Error, bool]:
+    """Open a PDF and read each page's size (what QPdfView's layout asks for), on the calling
+    thread; the document is handed to the GUI thread, where it will be used."""
+    document = QPdfDocument()
+    error = document.load(path)
+    if error == QPdfDocument.Error.None_:
+        for page in range(document.pageCount()):
+            document.pagePointSize(page)  # pdfium keeps it: the view's layout is then quick
+    app = QCoreApplication.instance()
+    if app is not None:
+        document.moveToThread(app.thread())
+    return document, error, os.path.exists(path)
+
+
 class SourcePane(QWidget):
-    """Shows where an answer came from; `show_source` opens a PDF at the cited page."""
+    """Shows where an answer came from; `show_source` opens a PDF at the cited page.
+
+    Opening happens in the background: `opened` or `open_failed` follows."""
 
     source_selected = Signal(object)  # Source
+    opened = Signal(str)  # path, shown at the requested page
+    open_failed = Signal(str, str)  # path, why
 
     def __init__(self, model: SourcesModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = model
         self.source: Source | None = None
         self.matched = ""  # the text marked on the page ("" when nothing could be matched)
+        self._lanes = Lanes(["pdf"], self)
+        self._serial = 0
+        self._wanted: _Request | None = None
 
         self.title = QLabel("<b>Sources</b>")
         self.list = QListView()
@@ -187,8 +231,13 @@ class SourcePane(QWidget):
         """1-based, as the citation says."""
         return self.pdf.pageNavigator().currentPage() + 1
 
-    def show_source(self, source: Source) -> bool:
-        """Open the source's PDF at its page and mark the passage; False if it cannot open."""
+    @property
+    def loading(self) -> bool:
+        """A document asked for is still being opened."""
+        return self._wanted is not None
+
+    def show_source(self, source: Source) -> None:
+        """Open the source's PDF at its page and mark the passage."""
         self.source = source
         row = self.model.row_of(source.n)
         if row >= 0:
@@ -197,17 +246,11 @@ class SourcePane(QWidget):
         self.stack.setCurrentIndex(1)
         if not paginated(source.path):
             self._show_text(source.path, source.page, source.start, source.end)
-            return True
+            return
         self._show_pdf_view()
-        if not self._load(source.path):
-            return False
-        page = min(max(source.page, 1), self.document.pageCount()) - 1
-        self.matched = self._mark(source.text, page)
-        self.pdf.pageNavigator().jump(page, QPointF(0, 0), 0)
-        self._update_heading()
-        return True
+        self._request(source.path, source.page, source)
 
-    def show_file(self, path: str, page: int = 1) -> bool:
+    def show_file(self, path: str, page: int = 1) -> None:
         """Open a document without a passage (double-click in the library)."""
         self.source = None
         self.list.clearSelection()
@@ -215,40 +258,85 @@ class SourcePane(QWidget):
         self.stack.setCurrentIndex(1)
         if not paginated(path):
             self._show_text(path, page, 0, 0)
-            return True
+            return
         self._show_pdf_view()
-        if not self._load(path):
-            return False
-        self.search.setSearchString("")
-        self.matched = ""
-        self.pdf.pageNavigator().jump(max(0, page - 1), QPointF(0, 0), 0)
-        self._update_heading()
-        return True
+        self._request(path, page, None)
 
     def clear(self) -> None:
         self.source = None
+        self._wanted = None
         self.model.set_sources([])
         self.stack.setCurrentIndex(0)
 
-    def _load(self, path: str) -> bool:
+    def _request(self, path: str, page: int, source: Source | None) -> None:
+        self._serial += 1
+        request = _Request(self._serial, path, page, source)
         if self.document.property("path") == path and self.document.pageCount() > 0:
-            return True
-        self.search.setSearchString("")
-        error = self.document.load(path)
-        self.document.setProperty("path", path)
-        if error != QPdfDocument.Error.None_:
-            self.document.close()
-            self.document.setProperty("path", "")
-            self.heading.setText(os.path.basename(path))
-            why = "it is no longer there" if not os.path.exists(path) else error.name
-            self.passage.setPlainText(
-                f"This PDF cannot be opened ({why}): {path}\n\n"
-                + (self.source.text if self.source else "")
+            self._wanted = None
+            self._show(request)
+            return
+        self._wanted = request
+        self.heading.setText(f"Opening {os.path.basename(path)}…")
+        self.heading.setToolTip(path)
+
+        def load(job: Job) -> _Loaded:
+            document, error, exists = load_document(path)
+            return _Loaded(request, document, error, exists)
+
+        self._lanes.run("pdf", load, on_returned=self._on_load_returned, name="open pdf")
+
+    def _on_load_returned(self, loaded: _Loaded) -> None:
+        request, document = loaded.request, loaded.document
+        if self._wanted is None or request.serial != self._wanted.serial:
+            document.deleteLater()  # another document was asked for meanwhile
+            return
+        self._wanted = None
+        if loaded.error != QPdfDocument.Error.None_:
+            document.deleteLater()
+            self._failed(
+                request, "it is no longer there" if not loaded.exists else loaded.error.name
             )
-            self._update_buttons()
-            return False
+            return
+        old, self.document = self.document, document
+        document.setParent(self)
+        document.setProperty("path", request.path)
+        self.search.setSearchString("")
+        self.search.setDocument(document)
+        self.pdf.setDocument(document)
+        old.deleteLater()
+        self._show(request)
+
+    def _show(self, request: _Request) -> None:
+        page = min(max(request.page, 1), self.document.pageCount()) - 1
+        if request.source is not None:
+            self.matched = self._mark(request.source.text, page)
+        else:
+            self.search.setSearchString("")
+            self.matched = ""
+        self.pdf.pageNavigator().jump(page, QPointF(0, 0), 0)
+        # A new document's layout settles with the view's next resize (fit to width, the
+        # scroll bar appearing): jump again then, or a long PDF ends up pages further on.
+        QTimer.singleShot(0, lambda: self._settle_jump(request.serial, page))
+        self._update_heading()
+        self.opened.emit(request.path)
+
+    def _settle_jump(self, serial: int, page: int) -> None:
+        if serial == self._serial and self.pdf.pageNavigator().currentPage() != page:
+            self.pdf.pageNavigator().jump(page, QPointF(0, 0), 0)
+
+    def _failed(self, request: _Request, why: str) -> None:
+        path = request.path
+        self.search.setSearchString("")
+        self.document.close()
+        self.document.setProperty("path", "")
+        self.matched = ""
+        self.heading.setText(os.path.basename(path))
+        self.passage.setPlainText(
+            f"This PDF cannot be opened ({why}): {path}\n\n"
+            + (request.source.text if request.source else "")
+        )
         self._update_buttons()
-        return True
+        self.open_failed.emit(path, why)
 
     def _show_pdf_view(self) -> None:
         self._text_path = ""
@@ -257,6 +345,8 @@ class SourcePane(QWidget):
 
     def _show_text(self, path: str, page: int, start: int, end: int) -> None:
         """A document without pages: its text, at the section, the passage marked."""
+        self._serial += 1  # a PDF still opening is no longer wanted
+        self._wanted = None
         self._text_path = path
         self._text_page = page
         self.matched = ""
@@ -277,11 +367,13 @@ class SourcePane(QWidget):
         self.heading.setToolTip(f"{section}\n{path}" if section else path)
         self.matched = self.text_view.marked
         self._update_buttons()
+        self.opened.emit(path)
 
     def _on_text_view_failed(self, path: str, why: str) -> None:
         if path == self._text_path:
             self.heading.setText(os.path.basename(path))
             self._update_buttons()
+            self.open_failed.emit(path, why)
 
     def _mark(self, passage: str, page: int) -> str:
         """Search for the passage on its page; QPdfView shades every match it draws."""

@@ -239,6 +239,7 @@ class MainWindow(QMainWindow):
         self.chat.stop_requested.connect(s.stop_answer)
         self.chat.source_clicked.connect(self._on_chat_source_clicked)
         self.chat.copied.connect(self._on_chat_copied)
+        self.sources.open_failed.connect(self._on_sources_open_failed)
 
     def start(self) -> None:
         """Open the library and the conversations in the background."""
@@ -324,10 +325,13 @@ class MainWindow(QMainWindow):
         )
 
     def _on_session_folders_changed(self, folders: list[str]) -> None:
-        self.documents.set_folders(folders, self.session.watch_errors)
+        self.documents.set_folders(folders, self.session.watch_errors, self.session.watch_polled)
 
     def _on_session_watch_problems(self, problems: dict[str, str]) -> None:
-        self.documents.set_folders(self.session.folders, problems)
+        self.documents.set_folders(self.session.folders, problems, self.session.watch_polled)
+        for folder in sorted(self.session.watch_polled):
+            name = os.path.basename(folder.rstrip(os.sep)) or folder
+            self.statusBar().showMessage(f"{name} {problems[folder]}.", 15000)
 
     def _on_session_documents_loaded(self, records: list) -> None:
         self.documents_model.set_records(records)
@@ -557,11 +561,11 @@ class MainWindow(QMainWindow):
         self.chat.set_busy(False)
         if conv is not None and conv.id not in self._deleted:
             self.session.save_conversation(conv)
-        self.chat.redraw()
+        self.chat.refresh()
 
     def _redraw_if_shown(self) -> None:
         if self._asking_conv is self.current:
-            self.chat.redraw()
+            self.chat.refresh()
 
     def _on_chat_source_clicked(self, exchange_index: int, n: int) -> None:
         conv = self.current
@@ -573,8 +577,13 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"[{n}] is not one of this answer's sources.", 5000)
             return
         self.sources_model.set_sources(exchange.sources, exchange.cited)
-        if not self.sources.show_source(source):
-            self.statusBar().showMessage(f"{source.path} cannot be opened.", 8000)
+        self.sources.show_source(source)
+
+    def _on_sources_open_failed(self, path: str, why: str) -> None:
+        if Path(path) == self.session.library_dir / GUIDE_NAME:
+            self.statusBar().showMessage(f"The guide is not in {self.session.library_dir}.", 8000)
+        else:
+            self.statusBar().showMessage(f"{path} cannot be opened ({why}).", 8000)
 
     def _on_chat_copied(self, text: str) -> None:
         QGuiApplication.clipboard().setText(text)
@@ -595,9 +604,7 @@ class MainWindow(QMainWindow):
             self._on_session_model_state(*self.session.model_status)
 
     def _on_guide_action_triggered(self) -> None:
-        guide = self.session.library_dir / GUIDE_NAME
-        if not self.sources.show_file(str(guide)):
-            self.statusBar().showMessage(f"The guide is not in {self.session.library_dir}.", 8000)
+        self.sources.show_file(str(self.session.library_dir / GUIDE_NAME))
 
     def _on_about_action_triggered(self) -> None:
         QMessageBox.about(

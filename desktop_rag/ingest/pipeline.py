@@ -7,13 +7,14 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from desktop_rag.engines.embed import Embedder, Preparable
-from desktop_rag.errors import Cancelled, UsageError
+from desktop_rag.errors import BusyError, Cancelled, UsageError
 from desktop_rag.infra import faults
 from desktop_rag.ingest import sandbox
 from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, chunk_pages, rechunk_ids
@@ -53,6 +54,8 @@ FileFn = Callable[[FileEvent], None]
 EMBED_BATCH = 256  # chunks per embed call: progress and cancel are checked between calls
 FLUSH_CHUNKS = 2048  # commit when this many chunks wait...
 FLUSH_SECONDS = 5.0  # ...or this long passed: a crash loses at most a few seconds of work
+WAITING = "Waiting for another indexing run to finish"  # the window and the CLI show it
+WAIT_POLL_S = 0.2
 
 
 @dataclass(slots=True)
@@ -125,7 +128,7 @@ class IngestService:
         timeout_s: float = sandbox.DEFAULT_TIMEOUT_S,
         memory_mb: int = sandbox.DEFAULT_MEMORY_MB,
         passwords: Mapping[str, str] | None = None,
-        lock_wait_s: float = 0.0,
+        lock_wait_s: float | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -167,13 +170,13 @@ class IngestService:
             raise UsageError(f"Not found: {', '.join(missing)}. Check the path and try again.")
         for path, why in found.problems:
             report.failed.append(Failure(path, f"{why}.", FailKind.UNREADABLE))
-        with self.store.writer(self.lock_wait_s):
-            try:
+        try:
+            with self._writer(on_progress, cancel):
                 self._index_locked(
                     found.files, found.folders, report, on_progress, cancel, pause, on_file
                 )
-            except Cancelled:
-                report.cancelled = True
+        except Cancelled:
+            report.cancelled = True
         report.seconds = time.monotonic() - t0
         return report
 
@@ -182,9 +185,39 @@ class IngestService:
         roots = [normalize(p) for p in paths]
         doomed = [d for d in self.store.documents() if any(is_under(d.path, r) for r in roots)]
         if doomed:
-            with self.store.writer(self.lock_wait_s):
+            with self._writer(None, None):
                 self.store.remove([d.doc_id for d in doomed])
         return [d.path for d in doomed]
+
+    @contextmanager
+    def _writer(
+        self, on_progress: ProgressFn | None, cancel: threading.Event | None
+    ) -> Iterator[None]:
+        """The index's writer lock. Another run holding it (the window, `desktop-rag index`)
+        is waited for, saying so, until it finishes or this run is cancelled; `lock_wait_s`
+        set gives up after that long instead, with BusyError."""
+        if self.lock_wait_s is not None:
+            with self.store.writer(self.lock_wait_s):
+                yield
+            return
+        held = ExitStack()
+        told = False
+        while True:
+            try:
+                held.enter_context(self.store.writer(0.0))
+                break
+            except BusyError as exc:
+                if not told:
+                    told = True
+                    log.info("%s: %s", WAITING, exc)
+                    if on_progress is not None:
+                        on_progress(Progress(stage="waiting", message=f"{WAITING}…"))
+            if cancel is not None and cancel.wait(WAIT_POLL_S):
+                raise Cancelled("cancelled while waiting for another indexing run")
+            if cancel is None:
+                time.sleep(WAIT_POLL_S)
+        with held:
+            yield
 
     # -- the run -----------------------------------------------------------------------------
 

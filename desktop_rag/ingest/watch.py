@@ -4,10 +4,15 @@ The watcher never reads a document. It notes which watched folder (or watched fi
 waits until every changed path has stopped changing for `quiet_s` (so a file still being
 copied is not read half-written), and then reports the folder. The caller reconciles that
 folder with the index, which also recognises renames by content hash.
+
+A folder the system cannot watch (its limit of inotify watches is reached) or that sends no
+events for changes made elsewhere (a network share) is reported every `recheck_s` instead,
+so it is reconciled periodically; `polled` says which and why.
 """
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import threading
@@ -31,6 +36,43 @@ log = logging.getLogger(__name__)
 QUIET_S = 1.0  # a path must be still this long before it is reported
 MAX_WAIT_S = 30.0  # ...unless it keeps changing this long; the pipeline re-checks it anyway
 POLL_S = 0.25
+RECHECK_S = 300.0  # how often a folder that cannot be watched is reconciled instead
+# File systems whose changes made by other machines never reach inotify.
+NETWORK_FS = frozenset(
+    {"nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "afs", "ceph", "glusterfs", "davfs"}
+)
+NETWORK_FUSE = ("fuse.sshfs", "fuse.rclone", "fuse.gvfsd-fuse", "fuse.s3fs", "fuse.davfs")
+
+
+def filesystem_type(path: str) -> str:
+    """The type of the file system holding path ("" when it cannot be told: not Linux)."""
+    try:
+        with open("/proc/self/mounts", encoding="utf-8", errors="replace") as f:
+            mounts = [line.split() for line in f]
+    except OSError:
+        return ""
+    best, kind = "", ""
+    real = os.path.realpath(path)
+    for fields in mounts:
+        if len(fields) < 3:
+            continue
+        point = fields[1].replace("\\040", " ")
+        if is_under(real, point) and len(point) > len(best):
+            best, kind = point, fields[2]
+    return kind
+
+
+def is_network_fs(kind: str) -> bool:
+    return kind in NETWORK_FS or kind.startswith(NETWORK_FUSE)
+
+
+def _every(seconds: float) -> str:
+    minutes = seconds / 60
+    if minutes >= 1:
+        n = round(minutes)
+        return "every minute" if n == 1 else f"every {n} minutes"
+    n = max(1, round(seconds))
+    return "every second" if n == 1 else f"every {n} seconds"
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,12 +122,20 @@ class Watcher:
         *,
         quiet_s: float = QUIET_S,
         max_wait_s: float = MAX_WAIT_S,
-        poll_s: float = POLL_S,
+        poll_s: float | None = POLL_S,
+        clock: Callable[[], float] = time.monotonic,
+        recheck_s: float | None = None,
     ) -> None:
+        """`poll_s=None` runs no settle thread: the caller calls `settle()` (tests do, with
+        their own `clock`, so that what counts as quiet never depends on the machine's load)."""
         self.on_change = on_change
         self.quiet_s = quiet_s
         self.max_wait_s = max_wait_s
         self.poll_s = poll_s
+        self.clock = clock
+        self.recheck_s = RECHECK_S if recheck_s is None else recheck_s
+        self.polled: dict[str, str] = {}  # root -> why it is reconciled periodically instead
+        self._rechecked: dict[str, float] = {}  # root -> when it was last reported for that
         self._lock = threading.Lock()
         self._pending: dict[str, _Seen] = {}
         self._roots: dict[str, Any] = {}  # root -> watchdog ObservedWatch
@@ -105,8 +155,11 @@ class Watcher:
         self._observer = Observer()
         self._observer.daemon = True
         self._observer.start()
-        self._thread = threading.Thread(target=self._settle_loop, name="watch-settle", daemon=True)
-        self._thread.start()
+        if self.poll_s is not None:
+            self._thread = threading.Thread(
+                target=self._settle_loop, args=(self.poll_s,), name="watch-settle", daemon=True
+            )
+            self._thread.start()
         return self
 
     def stop(self, timeout: float = 2.0) -> None:
@@ -122,6 +175,7 @@ class Watcher:
         with self._lock:
             self._roots.clear()
             self._pending.clear()
+            self._rechecked.clear()
 
     def __enter__(self) -> Watcher:
         return self.start()
@@ -133,6 +187,11 @@ class Watcher:
     def roots(self) -> list[str]:
         with self._lock:
             return sorted(self._roots)
+
+    @property
+    def problems(self) -> dict[str, str]:
+        """Every root not watched live, and why (the window and the CLI show these)."""
+        return {**self.polled, **self.errors}
 
     def set_roots(self, roots: Iterable[str]) -> None:
         """Watch exactly these folders and files; a root that cannot be watched is in `errors`.
@@ -149,27 +208,50 @@ class Watcher:
             watching = {r for r, w in self._roots.items() if w is not None}
         for root, watch in dropped.items():
             self.errors.pop(root, None)
+            self.polled.pop(root, None)
+            with self._lock:
+                self._rechecked.pop(root, None)
             if watch is not None:
                 observer.unschedule(watch)
+        every = _every(self.recheck_s)
         for root in sorted(wanted - watching):  # roots that failed before are tried again
-            watch, error = None, ""
+            watch, error, polled = None, "", ""
             if not os.path.exists(root):
                 error = "does not exist"
             else:
                 folder = os.path.isdir(root)
                 handler = _Handler(self, root, single_file=not folder)
                 target = root if folder else os.path.dirname(root)
+                kind = filesystem_type(target)
                 try:
                     watch = observer.schedule(handler, target, recursive=folder)
                 except OSError as exc:
-                    error = f"cannot be watched ({exc.strerror or exc})"
-                    log.warning("cannot watch %s: %s", root, exc)
+                    why = exc.strerror or str(exc)
+                    if exc.errno == errno.ENOSPC or "limit" in why:
+                        why = "the system's limit of watched folders is reached"
+                    polled = f"cannot be watched ({why}): it is checked for changes {every}"
+                    log.warning("cannot watch %s (%s); reconciling it %s", root, exc, every)
+                if not polled and is_network_fs(kind):
+                    # inotify sees only what this machine changes there.
+                    polled = (
+                        f"is on a network drive ({kind}), which does not report changes made "
+                        f"elsewhere: it is checked for changes {every}"
+                    )
+                    log.info("%s is on %s; reconciling it %s", root, kind, every)
             with self._lock:
                 self._roots[root] = watch
+                if polled:
+                    self._rechecked.setdefault(root, self.clock())
+                else:
+                    self._rechecked.pop(root, None)
             if error:
                 self.errors[root] = error
             else:
                 self.errors.pop(root, None)
+            if polled:
+                self.polled[root] = polled
+            else:
+                self.polled.pop(root, None)
 
     # -- events ----------------------------------------------------------------------------------
 
@@ -189,20 +271,35 @@ class Watcher:
                 self._note(root, path)
 
     def _note(self, root: str, path: str) -> None:
-        now = time.monotonic()
+        """A path changed: it must be still for quiet_s from now. An event that arrives late,
+        for a file that has not changed since it was last looked at, starts no new wait."""
+        now = self.clock()
+        stat = file_info(path)
         with self._lock:
             seen = self._pending.get(path)
             if seen is None:
-                self._pending[path] = _Seen(root, file_info(path), now, now)
-            else:
+                self._pending[path] = _Seen(root, stat, now, now)
+            elif stat != seen.stat:
+                seen.stat = stat
                 seen.last_change = now
 
-    def _settle_loop(self) -> None:
-        while not self._stop.wait(self.poll_s):
+    @property
+    def pending(self) -> list[str]:
+        """Paths seen changing and not reported yet."""
+        with self._lock:
+            return sorted(self._pending)
+
+    def settle(self) -> Change | None:
+        """Report (to `on_change`, and return) what has been quiet long enough by `clock()`."""
+        batch = self._settled(self.clock())
+        if batch is not None:
+            self.on_change(batch)
+        return batch
+
+    def _settle_loop(self, poll_s: float) -> None:
+        while not self._stop.wait(poll_s):
             try:
-                batch = self._settled(time.monotonic())
-                if batch is not None:
-                    self.on_change(batch)
+                self.settle()
             except Exception:  # a failing consumer must not end the watching
                 log.exception("handling a folder change failed")
 
@@ -222,9 +319,12 @@ class Watcher:
             ready = {p: s for p, s in self._pending.items() if s.root not in busy_roots}
             for path in ready:
                 del self._pending[path]
-        if not ready:
+            due = [r for r, t in self._rechecked.items() if now - t >= self.recheck_s]
+            for root in due:
+                self._rechecked[root] = now
+        if not ready and not due:
             return None
-        roots = tuple(sorted({s.root for s in ready.values()}))
+        roots = tuple(sorted({s.root for s in ready.values()} | set(due)))
         return Change(roots, tuple(sorted(ready)))
 
 

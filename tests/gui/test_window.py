@@ -91,10 +91,10 @@ def _wait_indexed(window, qtbot, n: int, timeout: int = WAIT_MS) -> None:
     )
 
 
-def _ask(window, qtbot, question: str) -> list[object]:
+def _ask(window, qtbot, question: str, timeout: int = WAIT_MS) -> list[object]:
     events: list[object] = []
     window.session.answer_event.connect(events.append)
-    with qtbot.waitSignal(window.session.answer_finished, timeout=WAIT_MS):
+    with qtbot.waitSignal(window.session.answer_finished, timeout=timeout):
         window.chat.question.setPlainText(question)
         qtbot.keyClick(window.chat.question, Qt.Key.Key_Return)
     window.session.answer_event.disconnect(events.append)
@@ -182,9 +182,10 @@ def test_clicking_a_citation_opens_the_pdf_at_its_page_with_the_passage_marked(
         if s.path.endswith("octopus.pdf") and s.page == 2
     )
 
-    window.chat.view.anchorClicked.emit(QUrl(f"cite:0:{source.n}"))
     pane = window.sources
-    assert pane.stack.currentIndex() == 1
+    with qtbot.waitSignal(pane.opened, timeout=WAIT_MS):
+        window.chat.view.anchorClicked.emit(QUrl(f"cite:0:{source.n}"))
+        assert pane.stack.currentIndex() == 1
     assert pane.document.property("path") == source.path
     qtbot.waitUntil(lambda: pane.current_page == source.page, timeout=WAIT_MS)
     assert pane.matched, "the passage was found on the page and marked"
@@ -201,7 +202,8 @@ def test_a_source_that_moved_away_says_so(open_window, animal_pdfs, qtbot, tmp_p
     _ask(window, qtbot, "zebra stripes flies")
     source = window.current.exchanges[0].source(1)
     Path(source.path).rename(tmp_path / "gone.pdf")
-    window.chat.view.anchorClicked.emit(QUrl("src:0:1"))
+    with qtbot.waitSignal(window.sources.open_failed, timeout=WAIT_MS):
+        window.chat.view.anchorClicked.emit(QUrl("src:0:1"))
     assert "cannot be opened" in window.sources.passage.toPlainText()
     assert "cannot be opened" in window.statusBar().currentMessage()
 
@@ -456,16 +458,18 @@ def test_rebuild_is_asked_for_when_the_index_was_built_differently(
     assert app.retriever.search("add my own documents", 1)[0].path.endswith(GUIDE_NAME)
 
 
-def test_the_guide_opens_from_the_help_menu(open_window):
+def test_the_guide_opens_from_the_help_menu(open_window, qtbot):
     window = open_window()
-    window.guide_action.trigger()
+    with qtbot.waitSignal(window.sources.opened, timeout=WAIT_MS):
+        window.guide_action.trigger()
     assert window.sources.document.pageCount() >= 1
     assert GUIDE_NAME in window.sources.heading.text()
 
 
-def test_double_clicking_a_document_opens_it(open_window):
+def test_double_clicking_a_document_opens_it(open_window, qtbot):
     window = open_window()
-    window.documents.document_activated.emit(str(window.session.library_dir / GUIDE_NAME))
+    with qtbot.waitSignal(window.sources.opened, timeout=WAIT_MS):
+        window.documents.document_activated.emit(str(window.session.library_dir / GUIDE_NAME))
     assert window.sources.current_page == 1 and window.sources.stack.currentIndex() == 1
 
 
@@ -549,3 +553,201 @@ def test_a_new_model_waits_for_the_running_answer_then_loads(open_window, qtbot,
         window.session.stop_answer()
     qtbot.waitUntil(lambda: swaps == [str(model)], timeout=WAIT_MS)
     qtbot.waitUntil(lambda: window.model_label.text() == "Answers: ready", timeout=WAIT_MS)
+
+
+def test_a_folder_that_cannot_be_watched_is_checked_periodically_and_says_so(
+    open_window, tmp_path, qtbot, monkeypatch
+):
+    import errno
+
+    from watchdog.observers.api import BaseObserver
+
+    from desktop_rag.ingest import watch
+
+    share = tmp_path / "share"
+    make_pdf(share / "first.pdf", ["The first report on the share."])
+    schedule = BaseObserver.schedule
+
+    def over_the_limit(self, handler, path, recursive=False, **kw):  # type: ignore[no-untyped-def]
+        if os.fspath(path) == str(share):
+            raise OSError(errno.ENOSPC, "inotify watch limit reached")
+        return schedule(self, handler, path, recursive=recursive, **kw)
+
+    monkeypatch.setattr(BaseObserver, "schedule", over_the_limit)
+    monkeypatch.setattr(watch, "RECHECK_S", 2.0, raising=False)
+    window = open_window()
+    window.session.add_folder(str(share))
+    qtbot.waitUntil(lambda: "first.pdf" in _names(window, "indexed"), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.documents.folders.count() == 2, timeout=WAIT_MS)
+
+    def share_item():  # type: ignore[no-untyped-def]
+        for row in range(window.documents.folders.count()):
+            item = window.documents.folders.item(row)
+            if item.toolTip().startswith(str(share)):
+                return item
+        return None
+
+    qtbot.waitUntil(lambda: "checked every 2 seconds" in share_item().text(), timeout=WAIT_MS)
+    assert "limit of watched folders is reached" in share_item().toolTip()
+    assert "checked for changes every 2 seconds" in window.statusBar().currentMessage()
+
+    make_pdf(share / "second.pdf", ["A second report, which inotify never announces."])
+    qtbot.waitUntil(lambda: "second.pdf" in _names(window, "indexed"), timeout=WAIT_MS)
+
+
+def _stored(app) -> dict[str, tuple[int, int]]:  # type: ignore[no-untyped-def]
+    counts = app.store.chunk_counts()
+    return {d.path: (d.pages, counts.get(d.doc_id, 0)) for d in app.store.documents()}
+
+
+def test_indexing_waits_for_another_writer_then_runs_everything_queued(
+    open_window, animal_pdfs, tmp_path, qtbot
+):
+    """Another writer (`desktop-rag index`, here this test) holds the index: the window says
+    it waits, keeps what is queued meanwhile, and ends with the index one run gives."""
+    import threading
+
+    from desktop_rag.infra import locks
+
+    window = open_window()
+    more = tmp_path / "more"
+    make_pdf(more / "koala.pdf", ["Koalas sleep up to twenty hours a day."])
+    fd = locks.open_lock(window.session.settings.index_path.with_name("index.lock"))
+    failures: list[str] = []
+    window.session.index_failed.connect(failures.append)
+    try:
+        assert locks.try_lock(fd)
+        window.session.add_folder(str(animal_pdfs))
+        label = window.documents.progress_label
+        qtbot.waitUntil(lambda: "Waiting for another indexing run" in label.text(), timeout=WAIT_MS)
+        assert label.isVisibleTo(window)
+        window.session.add_folder(str(more))  # queued behind the waiting run
+        qtbot.wait(500)
+        assert window.session.indexing and not failures
+    finally:
+        os.close(fd)
+    # The other writer runs again as the window starts: one of them waits for the other.
+    other = fast_app_factory(window.session.settings)
+    done = threading.Event()
+    threading.Thread(target=lambda: (other.index([str(animal_pdfs)]), done.set())).start()
+    qtbot.waitUntil(lambda: done.is_set(), timeout=WAIT_MS)
+    qtbot.waitUntil(
+        lambda: (
+            {"octopus.pdf", "koala.pdf"} <= _names(window, "indexed")
+            and not window.session.indexing
+        ),
+        timeout=WAIT_MS,
+    )
+    assert not failures
+
+    single = fast_app_factory(Settings(data_dir=str(tmp_path / "single")))
+    single.index([str(window.session.library_dir), str(animal_pdfs), str(more)])
+    assert _stored(window.session.app) == _stored(other) == _stored(single)
+
+
+class _Copies:
+    """Which models are in memory now, and the most there ever were at once."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.lock = threading.Lock()
+        self.loaded: set[int] = set()
+        self.most = 0
+
+
+def _counted_llm(copies: _Copies, answer: str, delay_s: float = 0.0):  # type: ignore[no-untyped-def]
+    """A fake model that, like llama.cpp's, loads on first use (again after close), and whose
+    close waits for a generation in progress."""
+    import threading
+
+    from tests.fakes import FakeLlm
+
+    class CountedLlm(FakeLlm):
+        def __init__(self) -> None:
+            super().__init__(answer, delay_s=delay_s)
+            self.gen = threading.Lock()
+            self.is_loaded = False
+
+        @property
+        def loaded(self) -> bool:
+            return self.is_loaded
+
+        def load(self) -> None:
+            with copies.lock:
+                if not self.is_loaded:
+                    self.is_loaded = True
+                    copies.loaded.add(id(self))
+                    copies.most = max(copies.most, len(copies.loaded))
+
+        def count_tokens(self, text: str) -> int:
+            self.load()
+            return super().count_tokens(text)
+
+        def stream(self, prompt, max_tokens, cancel=None):  # type: ignore[no-untyped-def]
+            self.load()
+            with self.gen:
+                yield from super().stream(prompt, max_tokens, cancel)
+
+        def close(self) -> None:
+            with self.gen, copies.lock:
+                self.is_loaded = False
+                copies.loaded.discard(id(self))
+
+    return CountedLlm()
+
+
+def test_a_model_change_runs_on_the_answer_lane_and_never_loads_two_copies(
+    open_window, qtbot, tmp_path
+):
+    import threading
+
+    from desktop_rag.query.answer import AnswerService
+
+    copies = _Copies()
+    services: list[AnswerService] = []
+    swaps: list[str] = []
+
+    def answer_factory(app):  # type: ignore[no-untyped-def]
+        llm = _counted_llm(copies, "old model words [1]", delay_s=0.05)
+        services.append(AnswerService(app.retriever, app.store, llm, threshold=0.0))
+        return services[-1]
+
+    def model_swap(app, settings):  # type: ignore[no-untyped-def]
+        swaps.append(os.path.basename(settings.model_path))
+        answer = services[0]
+        old, answer.llm = answer.llm, _counted_llm(copies, f"{swaps[-1]} words [1]")
+        old.close()
+
+    window = open_window(answer_factory=answer_factory, model_swap=model_swap)
+    qtbot.waitUntil(lambda: window.model_label.text() == "Answers: ready", timeout=WAIT_MS)
+    question = "How do I add my own documents?"
+
+    # A change while an answer streams waits for it: the answer is the old model's, whole.
+    tokens: list[object] = []
+    window.session.answer_event.connect(
+        lambda e: tokens.append(e) if isinstance(e, TokenEvent) else None
+    )
+    with qtbot.waitSignal(window.session.answer_finished, timeout=WAIT_MS):
+        window.chat.ask(question)
+        qtbot.waitUntil(lambda: len(tokens) >= 1, timeout=WAIT_MS)
+        first = tmp_path / "first.gguf"
+        first.write_bytes(b"GGUF" + b"\0" * 32)
+        window.drop_paths([str(first)])
+        assert swaps == []
+    assert window.current.exchanges[-1].answer.endswith("old model words [1]")
+
+    # A question asked right after a change is the new model's, even while the load lane is
+    # busy (with the embedder, say): the change is queued before the question, on its lane.
+    gate = threading.Event()
+    window.session.lanes.run("load", lambda job: gate.wait(WAIT_MS / 1000), name="busy")
+    second = tmp_path / "second.gguf"
+    second.write_bytes(b"GGUF" + b"\0" * 32)
+    try:
+        window.drop_paths([str(second)])
+        _ask(window, qtbot, question)
+    finally:
+        gate.set()
+    assert swaps == ["first.gguf", "second.gguf"]
+    assert window.current.exchanges[-1].answer.endswith("second.gguf words [1]")
+    assert copies.most == 1, "two models were in memory at once"

@@ -216,6 +216,7 @@ def test_watching_reports_missing_folders(service: LibraryService, tmp_path: Pat
     class Watcher:
         def __init__(self) -> None:
             self.errors = {"/denied": "cannot be watched (Permission denied)"}
+            self.polled = {"/share": "is on a network drive (nfs4): checked every 5 minutes"}
             self.roots: list[str] = []
 
         def set_roots(self, roots) -> None:
@@ -227,7 +228,11 @@ def test_watching_reports_missing_folders(service: LibraryService, tmp_path: Pat
     watcher = Watcher()
     errors = service.watch(watcher, [str(here), str(gone), str(one)])
     assert watcher.roots == [str(here), str(one)], "the CLI watches single files too"
-    assert errors == {"/denied": "cannot be watched (Permission denied)", str(gone): MISSING}
+    assert errors == {
+        "/denied": "cannot be watched (Permission denied)",
+        "/share": "is on a network drive (nfs4): checked every 5 minutes",
+        str(gone): MISSING,
+    }
 
 
 def test_importing_watches_the_library_then_indexes_the_copies(

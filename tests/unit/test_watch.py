@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import queue
-import threading
 import time
 from pathlib import Path
 
@@ -73,29 +73,75 @@ def test_documents_of_other_formats_are_changes(watched):
     assert _paths(_next(changes)) == {"notes.md"}
 
 
-def test_a_file_still_being_written_is_reported_only_once_it_settles(watched):
-    folder, changes, _ = watched
-    target = folder / "slow.pdf"
-    writes_done = threading.Event()
-    final_size = 0
+class FakeClock:
+    """Time that passes only when the test says so."""
 
-    def slow_copy() -> None:
-        nonlocal final_size
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def _wait_pending(watcher: Watcher, path: Path) -> None:
+    """Until the observer has delivered the first event for path (real inotify, any delay)."""
+    deadline = time.monotonic() + WAIT_S
+    while str(path) not in watcher.pending:
+        assert time.monotonic() < deadline, "the watcher never saw the file"
+        time.sleep(0.01)
+
+
+def test_a_file_still_being_written_is_reported_only_once_it_settles(tmp_path):
+    """The quiet window is measured on the watcher's clock, so a loaded machine (a writer
+    thread sleeping longer than asked) cannot make a half-written file look settled."""
+    folder = tmp_path / "watched"
+    folder.mkdir()
+    clock = FakeClock()
+    reported: list[Change] = []
+    target = folder / "slow.pdf"
+    with Watcher(reported.append, quiet_s=0.3, poll_s=None, clock=clock) as watcher:
+        watcher.set_roots([str(folder)])
         with open(target, "wb") as f:
-            for _ in range(12):  # ~1.2 s of writing, in bursts shorter than quiet_s
+            f.write(b"x" * 4096)
+            f.flush()
+            _wait_pending(watcher, target)
+            for _ in range(12):  # 1.2 s of copying, in bursts shorter than the quiet window
+                clock.advance(0.1)
                 f.write(b"x" * 4096)
                 f.flush()
-                time.sleep(0.1)
-        final_size = target.stat().st_size
-        writes_done.set()
+                assert watcher.settle() is None, "reported while still being written"
+        clock.advance(0.29)
+        assert watcher.settle() is None, "reported before it was quiet for quiet_s"
+        clock.advance(0.02)
+        change = watcher.settle()
+    assert change is not None and _paths(change) == {"slow.pdf"}
+    assert reported == [change]
+    assert target.stat().st_size == 13 * 4096
 
-    writer = threading.Thread(target=slow_copy)
-    writer.start()
-    change = _next(changes)
-    assert writes_done.is_set(), "reported while the file was still being written"
-    assert "slow.pdf" in _paths(change)
-    assert target.stat().st_size == final_size
-    writer.join()
+
+def test_a_file_that_never_stops_changing_is_reported_after_max_wait(tmp_path):
+    folder = tmp_path / "watched"
+    folder.mkdir()
+    clock = FakeClock()
+    target = folder / "log.pdf"
+    with Watcher(lambda c: None, quiet_s=0.3, max_wait_s=2.0, poll_s=None, clock=clock) as w:
+        w.set_roots([str(folder)])
+        with open(target, "wb") as f:
+            f.write(b"x")
+            f.flush()
+            _wait_pending(w, target)
+            change, steps = None, 0
+            while change is None and steps < 40:
+                clock.advance(0.125)
+                f.write(b"x")
+                f.flush()
+                steps += 1
+                change = w.settle()
+    assert change is not None and _paths(change) == {"log.pdf"}
+    assert steps == 16, "reported at max_wait_s (2 s in 0.125 s steps), not before or after"
 
 
 def test_a_watched_single_file(tmp_path):
@@ -115,6 +161,74 @@ def test_a_root_that_cannot_be_watched_is_reported_not_raised(tmp_path):
     with Watcher(lambda c: None) as watcher:
         watcher.set_roots([str(tmp_path / "missing")])
         assert str(tmp_path / "missing") in watcher.errors
+
+
+def _full(*args, **kwargs):  # type: ignore[no-untyped-def]
+    raise OSError(errno.ENOSPC, "inotify watch limit reached")
+
+
+def test_a_folder_over_the_inotify_limit_is_reconciled_periodically(
+    tmp_path, animal_pdfs, monkeypatch
+):
+    root = str(animal_pdfs)
+    clock = FakeClock()
+    app = _app(tmp_path, HashEmbedder())
+    assert reindex(app, [root]).indexed == 3
+    with Watcher(lambda c: None, poll_s=None, clock=clock, recheck_s=60) as watcher:
+        monkeypatch.setattr(watcher._observer, "schedule", _full)
+        watcher.set_roots([root])
+        assert root not in watcher.errors, "it is not an error: it is checked another way"
+        assert watcher.polled[root] == (
+            "cannot be watched (the system's limit of watched folders is reached): "
+            "it is checked for changes every minute"
+        )
+        assert watcher.problems == watcher.polled
+        clock.advance(59)
+        assert watcher.settle() is None
+        clock.advance(1)
+        change = watcher.settle()
+        assert change is not None and change.roots == (root,)
+        assert reindex(app, change.roots).unchanged == 3, "a reconcile with nothing new is cheap"
+
+        make_pdf(animal_pdfs / "koala.pdf", ["Koalas sleep up to twenty hours a day."])
+        clock.advance(30)
+        assert watcher.settle() is None
+        clock.advance(30)
+        change = watcher.settle()
+        assert change is not None and reindex(app, change.roots).indexed == 1
+
+        watcher.set_roots([])  # no longer wanted: no longer checked
+        assert watcher.polled == {}
+        clock.advance(600)
+        assert watcher.settle() is None
+
+
+def test_a_folder_on_a_network_share_is_watched_and_also_reconciled(tmp_path, monkeypatch):
+    from desktop_rag.ingest import watch
+
+    share = tmp_path / "share"
+    share.mkdir()
+    monkeypatch.setattr(watch, "filesystem_type", lambda p: "nfs4" if p == str(share) else "ext4")
+    clock = FakeClock()
+    with Watcher(lambda c: None, poll_s=None, clock=clock, recheck_s=300) as watcher:
+        watcher.set_roots([str(share), str(tmp_path / "missing")])
+        assert "network drive (nfs4)" in watcher.polled[str(share)]
+        assert "every 5 minutes" in watcher.polled[str(share)]
+        assert watcher.errors == {str(tmp_path / "missing"): "does not exist"}
+        make_pdf(share / "local.pdf", ["Written from this machine: inotify sees it."])
+        _wait_pending(watcher, share / "local.pdf")
+        clock.advance(300)
+        change = watcher.settle()
+    assert change is not None and change.roots == (str(share),)
+    assert _paths(change) == {"local.pdf"}
+
+
+def test_the_file_system_type_of_a_local_folder(tmp_path):
+    from desktop_rag.ingest.watch import filesystem_type, is_network_fs
+
+    kind = filesystem_type(str(tmp_path))
+    assert kind and not is_network_fs(kind)
+    assert is_network_fs("nfs4") and is_network_fs("fuse.sshfs") and not is_network_fs("fuse")
 
 
 def _app(tmp_path: Path, emb: HashEmbedder):
