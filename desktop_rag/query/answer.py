@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 
 from desktop_rag.engines.llm import Llm
 from desktop_rag.errors import EmptyLibraryError
+from desktop_rag.query import follow_up
 from desktop_rag.query.figures import unsupported_numbers
 from desktop_rag.query.prompt import (
     MODEL_NOT_FOUND,
@@ -17,12 +18,14 @@ from desktop_rag.query.prompt import (
     build_prompt,
     parse_citations,
 )
+from desktop_rag.query.quote import pick_quotes
 from desktop_rag.query.retrieve import Retriever
 from desktop_rag.store.lance import LanceStore
 from desktop_rag.types import (
     AnswerEvent,
     DoneEvent,
     Hit,
+    QuotesEvent,
     SourcesEvent,
     Timings,
     TokenEvent,
@@ -38,8 +41,6 @@ log = logging.getLogger(__name__)
 # are answered and 96% of off-topic ones refused; at 0.30, 96.5% and 98%. Refusing a question
 # the library does answer is the worse failure, hence the lower of the two.
 RELEVANCE_THRESHOLD = 0.25
-# A follow-up this short ("and in 2022?") says too little to retrieve on by itself.
-SHORT_FOLLOW_UP_WORDS = 6
 
 
 class AnswerService:
@@ -71,10 +72,8 @@ class AnswerService:
         self.llm.load()
 
     def retrieval_query(self, question: str, history: Sequence[Turn]) -> str:
-        """A short follow-up leans on the previous question for its subject."""
-        if history and len(question.split()) <= SHORT_FOLLOW_UP_WORDS:
-            return f"{history[-1].question} {question}"
-        return question
+        """A follow-up that refers back leans on the previous question for its subject."""
+        return follow_up.retrieval_query(question, history)
 
     def relevant(self, hits: Sequence[Hit]) -> bool:
         return bool(hits) and max(h.similarity for h in hits) >= self.threshold
@@ -86,8 +85,8 @@ class AnswerService:
         k: int | None = None,
         cancel: threading.Event | None = None,
     ) -> Iterator[AnswerEvent]:
-        """Yield one SourcesEvent, then TokenEvents as the answer streams, then one DoneEvent
-        (also when cancelled, with cancelled=True)."""
+        """Yield one SourcesEvent, one QuotesEvent, then TokenEvents as the answer streams,
+        then one DoneEvent (also when cancelled, with cancelled=True)."""
         cancel = cancel or threading.Event()
         t0 = time.perf_counter()
         question = question.strip()
@@ -96,13 +95,18 @@ class AnswerService:
                 "Your library is empty: there is nothing to answer from yet. Add PDF files "
                 "(drag them onto the window, or run `desktop-rag index FOLDER`), then ask again."
             )
-        hits = self.retriever.search(self.retrieval_query(question, history), k or self.k)
+        query = self.retrieval_query(question, history)
+        hits = self.retriever.search(query, k or self.k)
+        if query != question:
+            # The previous question found these: keep those that are about this one too.
+            hits = follow_up.matching(hits, question)
         retrieval_ms = (time.perf_counter() - t0) * 1000.0
 
         if not question or not self.relevant(hits):
             best = max((h.similarity for h in hits), default=0.0)
             log.info("nothing relevant (best similarity %.3f)", best)
             yield SourcesEvent(())
+            yield QuotesEvent(())
             yield TokenEvent(NOTHING_RELEVANT)
             total = time.perf_counter() - t0
             yield DoneEvent(
@@ -135,6 +139,8 @@ class AnswerService:
                 context,
             )
         yield SourcesEvent(fitted.sources)
+        # The page's own words need no model: they are shown while the model reads the prompt.
+        yield QuotesEvent(pick_quotes(query, fitted.sources, self.retriever.embedder))
 
         pieces: list[str] = []
         first: float | None = None
