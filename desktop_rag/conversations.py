@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from desktop_rag.types import Source, Turn
+from desktop_rag.types import Quote, Source, Turn
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +31,7 @@ class Exchange:
     stopped: bool = False
     error: str = ""
     unsupported: list[str] = field(default_factory=list)  # figures not in the sources
+    quotes: list[Quote] = field(default_factory=list)  # the sources' own words, shown first
 
     @property
     def complete(self) -> bool:
@@ -87,6 +88,7 @@ def _from_json(raw: dict[str, Any]) -> Conversation:
                 stopped=bool(e.get("stopped", False)),
                 error=str(e.get("error", "")),
                 unsupported=[str(n) for n in e.get("unsupported", [])],
+                quotes=[Quote(**q) for q in e.get("quotes", [])],
             )
         )
     return Conversation(

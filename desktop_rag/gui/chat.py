@@ -233,6 +233,8 @@ class ChatPane(QWidget):
         ]
         if e.sources:
             parts.append(self._sources_html(i, e))
+        if e.quotes:
+            parts.append(self._quotes_html(i, e))
         answer = answer_html(i, e.answer)
         last = self.conversation is not None and i == len(self.conversation.exchanges) - 1
         if not e.answer and not e.error and last and self._busy:
@@ -266,6 +268,21 @@ class ChatPane(QWidget):
             "<p class='muted' style='margin: 6px 8px 0 8px'>Sources<br>"
             + "<br>".join(lines)
             + "</p>"
+        )
+
+    def _quotes_html(self, i: int, e: Exchange) -> str:
+        """The sources' own words that best answer, in a block of their own above the model's
+        answer; each [n] p. opens its page."""
+        c = self._colors()
+        rows = "".join(
+            f"<p style='margin: 2px 0 2px 0'>“{html.escape(q.text)}” "
+            f"<a href='src:{i}:{q.n}'>[{q.n}]&nbsp;p.&nbsp;{q.page}</a></p>"
+            for q in e.quotes
+        )
+        return (
+            f"<table class='quotes' width='100%' cellpadding='6' cellspacing='0'"
+            f" style='margin: 6px 8px 0 8px; border-left: 3px solid {c['link']};'><tr><td>"
+            f"<span class='muted'>In the sources' own words</span>{rows}</td></tr></table>"
         )
 
     def _welcome_html(self) -> str:

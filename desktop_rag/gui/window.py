@@ -39,7 +39,15 @@ from desktop_rag.gui.session import ModelState, Session
 from desktop_rag.gui.settings_dialog import SettingsDialog
 from desktop_rag.gui.viewer import SourcePane
 from desktop_rag.library import GUIDE_NAME, classify_drop
-from desktop_rag.types import DoneEvent, FileEvent, IndexReport, Progress, SourcesEvent, TokenEvent
+from desktop_rag.types import (
+    DoneEvent,
+    FileEvent,
+    IndexReport,
+    Progress,
+    QuotesEvent,
+    SourcesEvent,
+    TokenEvent,
+)
 
 log = logging.getLogger(__name__)
 
@@ -518,6 +526,9 @@ class MainWindow(QMainWindow):
                 self.chat.set_status("Loading the answer model…")
             else:
                 self.chat.set_status("Writing the answer…")
+            self._redraw_if_shown()
+        elif isinstance(event, QuotesEvent):
+            exchange.quotes = list(event.quotes)
             self._redraw_if_shown()
         elif isinstance(event, TokenEvent):
             if not exchange.answer:
