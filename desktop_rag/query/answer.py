@@ -20,6 +20,7 @@ from desktop_rag.query.prompt import (
 )
 from desktop_rag.query.quote import pick_quotes
 from desktop_rag.query.retrieve import Retriever
+from desktop_rag.query.runaway import Runaway
 from desktop_rag.store.lance import LanceStore
 from desktop_rag.types import (
     AnswerEvent,
@@ -142,23 +143,32 @@ class AnswerService:
         # The page's own words need no model: they are shown while the model reads the prompt.
         yield QuotesEvent(pick_quotes(query, fitted.sources, self.retriever.embedder))
 
-        pieces: list[str] = []
+        guard = Runaway()
         first: float | None = None
         last = time.perf_counter()
+        hit_limit = False
         if not cancel.is_set():
-            for piece in llm.stream(fitted.prompt, answer_tokens, cancel):
-                last = time.perf_counter()
-                if first is None:
-                    first = last
-                    piece = fitted.prompt.answer_prefix + piece
-                    if not fitted.prompt.answer_prefix:
-                        piece = piece.lstrip()
-                    if not piece:
-                        continue
-                pieces.append(piece)
-                yield TokenEvent(piece)
+            stream = llm.stream(fitted.prompt, answer_tokens, cancel)
+            try:
+                for piece in stream:
+                    last = time.perf_counter()
+                    if first is None:
+                        first = last
+                        piece = fitted.prompt.answer_prefix + piece
+                        if not fitted.prompt.answer_prefix:
+                            piece = piece.lstrip()
+                        if not piece:
+                            continue
+                    if not guard.feed(piece):
+                        break  # the model ran on into a prompt of its own
+                    yield TokenEvent(piece)
+            finally:
+                close = getattr(stream, "close", None)
+                if close is not None:
+                    close()  # ends the generation now, and releases the model
+            hit_limit = llm.last_generation.generated_tokens >= answer_tokens
         end = time.perf_counter()
-        answer = "".join(pieces).strip()
+        answer = guard.answer(hit_limit)
         cancelled = cancel.is_set()
         n_tokens = llm.count_tokens(answer) if answer else 0
         rate = (n_tokens - 1) / (last - first) if first and n_tokens > 1 and last > first else 0.0

@@ -1,0 +1,78 @@
+"""Where a base model's answer ends: its own runaway patterns, not its first line break.
+
+Stopped at "\n", an answer that starts a list ends on its colon. Let run on, the 270M base model
+goes on to invent the rest of a prompt: a new "Question:", a source line ("[2] 630.pdf, page 5:
+…"), or the same line over and over. The stop strings catch the first two where they start a
+line; this watcher catches them inside a line, and repeated lines, as the answer streams. An
+answer cut by the token limit loses its unfinished last sentence.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Invented prompt parts: a source line, or a new turn of the worked example's format.
+# A source line counts where a line or sentence starts: "According to [1] manual.pdf, page 7:"
+# opening the answer is the model citing, not running on.
+_INVENTED = re.compile(
+    r"(?:(?<=\n)|(?<=[.!?:]\s))\[\d+\]\s+[^\[\]\n]{1,200}?,\s+page\s+\d+:"
+    r"|\b(?:Question|Sources):"
+)
+# A line shorter than this ("Yes.", "- 2") may well repeat in a real answer.
+MIN_REPEAT_CHARS = 12
+# The end of a sentence or of a list item: what an answer cut by the token limit keeps.
+_END = re.compile(r"(?:[.!?][\"')\]]?(?:\s*\[\d+(?:\s*[,;–-]\s*\d+)*\])*)(?=\s|$)|\n")
+
+
+def _key(line: str) -> str:
+    return " ".join(re.sub(r"\W+", " ", line.lower()).split())
+
+
+class Runaway:
+    """Feed it the answer piece by piece; `stopped` turns True once the model runs on, and
+    `answer()` is the text up to that point."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.stopped = False
+        self._cut: int | None = None
+        self._seen: set[str] = set()
+        self._checked = 0  # lines of self.text already compared
+
+    def feed(self, piece: str) -> bool:
+        """Add a piece; False once the answer should stop."""
+        if self.stopped:
+            return False
+        start = max(0, len(self.text) - 200)
+        self.text += piece
+        invented = _INVENTED.search(self.text, start)
+        if invented:
+            self._stop(invented.start())
+            return False
+        lines = self.text.split("\n")
+        offset = sum(len(line) + 1 for line in lines[: self._checked])
+        for line in lines[self._checked : -1]:  # complete lines only
+            key = _key(line)
+            if len(key) >= MIN_REPEAT_CHARS and key in self._seen:
+                self._stop(offset)
+                return False
+            if key:
+                self._seen.add(key)
+            offset += len(line) + 1
+            self._checked += 1
+        return True
+
+    def _stop(self, at: int) -> None:
+        self.stopped = True
+        self._cut = at
+
+    def answer(self, hit_limit: bool = False) -> str:
+        """The answer without what the model ran on into; cut by the token limit, without its
+        unfinished last sentence (unless that is all there is)."""
+        text = self.text if self._cut is None else self.text[: self._cut]
+        text = text.rstrip()
+        if hit_limit and not self.stopped:
+            ends = [m.end() for m in _END.finditer(text)]
+            if ends and ends[-1] < len(text):
+                text = text[: ends[-1]].rstrip()
+        return text
