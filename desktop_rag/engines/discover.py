@@ -191,11 +191,11 @@ def quantisation_name(file_type: int | None) -> str:
     """llama.cpp's name for a general.file_type ("Q4_K_M" for 15), or "" if unknown."""
     if file_type is None:
         return ""
-    from gguf import LlamaFileType  # llama.cpp's own table of file types
-
     try:
+        from gguf import LlamaFileType  # llama.cpp's own table of file types
+
         name = LlamaFileType(file_type).name
-    except ValueError:
+    except (ImportError, ValueError):  # a build without the package: the file name may tell
         return ""
     return name.removeprefix("MOSTLY_").removeprefix("ALL_")
 

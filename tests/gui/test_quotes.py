@@ -51,3 +51,25 @@ def test_quotes_are_kept_with_the_conversation(tmp_path: Path) -> None:
     store.save(conv)
     (loaded,) = store.load_all()
     assert loaded.exchanges[0].quotes == conv.exchanges[0].quotes
+
+
+def test_the_window_shows_the_quote_as_soon_as_it_arrives(open_window, animal_pdfs, qtbot):
+    from desktop_rag.types import QuotesEvent, TokenEvent
+    from tests.gui.test_window import _ask, _wait_indexed
+
+    window = open_window()
+    window.session.add_folder(str(animal_pdfs))
+    _wait_indexed(window, qtbot, 4)
+    shown_at_first_token: list[str] = []
+
+    def on_event(event: object) -> None:
+        if isinstance(event, TokenEvent) and not shown_at_first_token:
+            shown_at_first_token.append(window.chat.view.toPlainText())
+
+    window.session.answer_event.connect(on_event)
+    events = _ask(window, qtbot, "Why is octopus blood blue?")
+    (quotes,) = [e for e in events if isinstance(e, QuotesEvent)]
+    best = quotes.quotes[0].text
+    assert best.startswith("Octopus blood is blue because it uses hemocyanin")
+    assert best in shown_at_first_token[0], "the quote was on screen before the answer began"
+    assert window.current.exchanges[-1].quotes == list(quotes.quotes)
