@@ -98,7 +98,7 @@ class SettingsDialog(QDialog):
         self.found.setFixedHeight(self.fontMetrics().lineSpacing() * 6 + 24)
         self.found.itemSelectionChanged.connect(self._on_found_itemSelectionChanged)
         self.found.hide()
-        self.found_status = QLabel("Looking for models from LM Studio, Ollama, GPT4All, Jan…")
+        self.found_status = QLabel("Looking for models of LM Studio, Ollama, GPT4All, Jan…")
         self.found_status.setWordWrap(True)
         self.found_status.setEnabled(False)
         self._find_job = Job(lambda job: find(), "find models")
@@ -136,8 +136,11 @@ class SettingsDialog(QDialog):
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         form.addRow("Watched folders:", folder_row)
         form.addRow("Language model (GGUF):", model_row)
-        form.addRow("", self.found_status)
-        form.addRow("", self.found)
+        found_box = QVBoxLayout()
+        found_box.setContentsMargins(0, 0, 0, 0)
+        found_box.addWidget(self.found_status)
+        found_box.addWidget(self.found)
+        form.addRow("Models on this computer:", found_box)
         form.addRow("Processor threads:", self.threads)
         form.addRow("Context size:", self.n_ctx)
         form.addRow("Sources per answer:", self.top_k)
@@ -191,20 +194,22 @@ class SettingsDialog(QDialog):
                 "Choose a .gguf file instead."
             )
             return
-        self.found_status.setText("Models found on this computer (choose one to use it):")
+        self.found_status.setText("Downloaded by other apps; choose one to use it.")
         current = self.model.text().strip()
         for m in models:
-            memory = (
-                "fits"
-                if m.fits
-                else f"needs {human_size(m.needed)}, {human_size(m.available)} free"
-            )
+            memory = "fits" if m.fits else "too large"
             item = QTreeWidgetItem(
                 [m.name, m.app, m.quantisation or "?", human_size(m.size), memory]
             )
             item.setData(0, PATH_ROLE, m.path)
             for column in range(5):
                 item.setToolTip(column, m.path)
+            if not m.fits:
+                item.setToolTip(
+                    4,
+                    f"Needs about {human_size(m.needed)} of memory; "
+                    f"{human_size(m.available)} is free now.",
+                )
             if not m.fits:
                 item.setForeground(4, self.palette().placeholderText())
             self.found.addTopLevelItem(item)
