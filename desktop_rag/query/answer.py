@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 # are answered and 96% of off-topic ones refused; at 0.30, 96.5% and 98%. Refusing a question
 # the library does answer is the worse failure, hence the lower of the two.
 RELEVANCE_THRESHOLD = 0.25
+LIMIT_SLACK = 8
 
 
 class AnswerService:
@@ -166,7 +167,10 @@ class AnswerService:
                 close = getattr(stream, "close", None)
                 if close is not None:
                     close()  # ends the generation now, and releases the model
-            hit_limit = llm.last_generation.generated_tokens >= answer_tokens
+            # Pieces count tokens only roughly (llama.cpp holds back a possible stop string's
+            # start and yields it with the next token); cutting back a complete answer to its
+            # last sentence end changes nothing, so near the limit counts as at it.
+            hit_limit = llm.last_generation.generated_tokens >= answer_tokens - LIMIT_SLACK
         end = time.perf_counter()
         answer = guard.answer(hit_limit)
         cancelled = cancel.is_set()
