@@ -187,17 +187,22 @@ def _parse(data: mmap.mmap) -> GgufInfo:
     )
 
 
+# llama.cpp's general.file_type values (its llama_ftype enum). The gguf package holds the same
+# table but imports PyYAML, which the installed app leaves out; tests/unit/test_discover.py
+# checks this copy against it.
+FILE_TYPES = {
+    0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 7: "Q8_0", 8: "Q5_0", 9: "Q5_1", 10: "Q2_K",
+    11: "Q3_K_S", 12: "Q3_K_M", 13: "Q3_K_L", 14: "Q4_K_S", 15: "Q4_K_M", 16: "Q5_K_S",
+    17: "Q5_K_M", 18: "Q6_K", 19: "IQ2_XXS", 20: "IQ2_XS", 21: "Q2_K_S", 22: "IQ3_XS",
+    23: "IQ3_XXS", 24: "IQ1_S", 25: "IQ4_NL", 26: "IQ3_S", 27: "IQ3_M", 28: "IQ2_S",
+    29: "IQ2_M", 30: "IQ4_XS", 31: "IQ1_M", 32: "BF16", 36: "TQ1_0", 37: "TQ2_0",
+    38: "MXFP4_MOE", 39: "NVFP4", 40: "Q1_0",
+}  # fmt: skip
+
+
 def quantisation_name(file_type: int | None) -> str:
     """llama.cpp's name for a general.file_type ("Q4_K_M" for 15), or "" if unknown."""
-    if file_type is None:
-        return ""
-    try:
-        from gguf import LlamaFileType  # llama.cpp's own table of file types
-
-        name = LlamaFileType(file_type).name
-    except (ImportError, ValueError):  # a build without the package: the file name may tell
-        return ""
-    return name.removeprefix("MOSTLY_").removeprefix("ALL_")
+    return FILE_TYPES.get(file_type, "") if file_type is not None else ""
 
 
 def quantisation_in_name(filename: str) -> str:

@@ -72,6 +72,16 @@ def test_header_gives_name_architecture_and_file_type_after_the_vocabulary(tmp_p
     assert discover.quantisation_name(None) == "" and discover.quantisation_name(999) == ""
 
 
+def test_the_file_type_names_are_llama_cpps() -> None:
+    ours = discover.FILE_TYPES
+    theirs = {
+        t.value: t.name.removeprefix("MOSTLY_").removeprefix("ALL_")
+        for t in gguf.LlamaFileType
+        if t.name != "GUESSED"
+    }
+    assert ours == theirs
+
+
 @pytest.mark.parametrize(
     "data", [b"", b"GGUF", b"GGUF\x03\x00\x00\x00" + b"\xff" * 40, b"PK\x03\x04"]
 )
