@@ -2,7 +2,7 @@
 
 A question leans on the previous one for retrieval only when it refers back to it: a pronoun
 ("does it…", "their dose"), an opening that continues ("and for children?", "what about…"),
-or an ellipsis with at most one word of its own ("Why?", "In 2022?"). Even then, a passage is
+or an ellipsis ("Why?", "In 2022?", "Side effects?"). Even then, a passage is
 kept only if it holds one of the new question's own content words: joining "and France?" to a
 question about a manual must not make the manual's pages relevant to France.
 """
@@ -24,19 +24,28 @@ _POINTING = frozenset(_POINTING_TEXT.split())
 _CONTINUING = re.compile(
     r"^\s*(?:and|but|or|also|then|so|what about|how about|same for|as for|what of)\b", re.I
 )
-_WORD = re.compile(r"[A-Za-z']+")
-# A question with at most this many content words of its own is an ellipsis.
+_WORD = re.compile(r"[A-Za-z0-9']+")
+# A question with at most this many content words of its own is an ellipsis ("Why?"), and so
+# is a fragment of at most FRAGMENT_WORDS words that opens with no question word or verb
+# ("Side effects?").
 ELLIPSIS_WORDS = 1
+FRAGMENT_WORDS = 3
+_QUESTION_OPENERS_TEXT = """
+    what which who whom whose when where why how is are was were do does did can could should
+    would will has have had may might must shall tell list give explain describe name show"""
+_QUESTION_OPENERS = frozenset(_QUESTION_OPENERS_TEXT.split())
 
 
 def refers_back(question: str) -> bool:
     """Whether the question cannot be understood without the one before it."""
     if _CONTINUING.match(question):
         return True
-    words = {w.lower() for w in _WORD.findall(question)}
-    if words & _POINTING:
+    words = [w.lower() for w in _WORD.findall(question)]
+    if set(words) & _POINTING:
         return True
-    return len(content_words(question)) <= ELLIPSIS_WORDS
+    if len(content_words(question)) <= ELLIPSIS_WORDS:
+        return True
+    return len(words) <= FRAGMENT_WORDS and words[0] not in _QUESTION_OPENERS
 
 
 def retrieval_query(question: str, history: Sequence[Turn]) -> str:

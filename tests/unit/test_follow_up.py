@@ -20,6 +20,8 @@ from desktop_rag.types import Hit, Turn
         "Why?",
         "In 2022?",
         "But how?",
+        "Side effects?",
+        "Capital of France?",
     ],
 )
 def test_questions_that_refer_back(question: str) -> None:
@@ -34,6 +36,8 @@ def test_questions_that_refer_back(question: str) -> None:
         "How do I install an extension?",
         "What was Apple's revenue in 2022?",
         "Which drug treats the infection that follows surgery?",
+        "Is the vaccine safe?",
+        "Explain the reset procedure",
     ],
 )
 def test_questions_that_stand_alone(question: str) -> None:
