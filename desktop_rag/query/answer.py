@@ -7,6 +7,7 @@ import re
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from desktop_rag.engines.llm import Llm
 from desktop_rag.errors import EmptyLibraryError
@@ -43,6 +44,7 @@ log = logging.getLogger(__name__)
 # the library does answer is the worse failure, hence the lower of the two.
 RELEVANCE_THRESHOLD = 0.25
 LIMIT_SLACK = 8
+LIST_START = "\n- "
 
 
 class AnswerService:
@@ -148,29 +150,52 @@ class AnswerService:
         first: float | None = None
         last = time.perf_counter()
         hit_limit = False
-        if not cancel.is_set():
-            stream = llm.stream(fitted.prompt, answer_tokens, cancel)
+        prompt = fitted.prompt
+        lead = prompt.answer_prefix  # put before the first piece: the prompt said it already
+        budget = answer_tokens
+        while not cancel.is_set() and budget > 0:
+            stream = llm.stream(prompt, budget, cancel)
             try:
                 for piece in stream:
                     last = time.perf_counter()
                     if first is None:
                         first = last
-                        piece = fitted.prompt.answer_prefix + piece
-                        if not fitted.prompt.answer_prefix:
-                            piece = piece.lstrip()
-                        if not piece:
-                            continue
-                    if not guard.feed(piece):
+                    if lead:
+                        piece, lead = lead + piece, ""
+                    elif not guard.text:
+                        piece = piece.lstrip()
+                    if not piece:
+                        continue
+                    shown = guard.feed(piece)
+                    if shown:
+                        yield TokenEvent(shown)
+                    if guard.stopped:
                         break  # the model ran on into a prompt of its own
-                    yield TokenEvent(piece)
             finally:
                 close = getattr(stream, "close", None)
                 if close is not None:
                     close()  # ends the generation now, and releases the model
+            used = llm.last_generation.generated_tokens
             # Pieces count tokens only roughly (llama.cpp holds back a possible stop string's
             # start and yields it with the next token); cutting back a complete answer to its
             # last sentence end changes nothing, so near the limit counts as at it.
-            hit_limit = llm.last_generation.generated_tokens >= answer_tokens - LIMIT_SLACK
+            hit_limit = used >= budget - LIMIT_SLACK
+            budget -= max(used, 1)
+            said = guard.answer()
+            if prompt is not fitted.prompt or prompt.is_chat or hit_limit or not said.endswith(":"):
+                break
+            # A list announced ("… are the following:") and cut before its first item: the
+            # base model's next line was a prompt part of its own. Start the list for it; the
+            # prompt so far is in llama.cpp's cache.
+            guard.resume()
+            said = said.removeprefix(fitted.prompt.answer_prefix)
+            prompt = replace(
+                fitted.prompt,
+                text=f"{fitted.prompt.text}{said}{LIST_START}",
+                stop=(*fitted.prompt.stop, "\n\n"),
+                answer_prefix="",
+            )
+            lead = LIST_START
         end = time.perf_counter()
         answer = guard.answer(hit_limit)
         cancelled = cancel.is_set()

@@ -17,9 +17,12 @@ LIST = (
 
 def _feed(text: str, size: int = 3) -> Runaway:
     guard = Runaway()
+    shown = ""
     for i in range(0, len(text), size):
-        if not guard.feed(text[i : i + size]):
+        shown += guard.feed(text[i : i + size])
+        if guard.stopped:
             break
+    assert shown.rstrip().startswith(guard.answer()), "what was shown is the answer, then less"
     return guard
 
 
@@ -90,3 +93,44 @@ def test_the_service_trims_an_answer_cut_by_the_token_limit(
     done = list(app.answer.ask("How many hearts does an octopus have?"))[-1]
     assert isinstance(done, DoneEvent)
     assert done.answer == "According to [1], an octopus has three hearts."
+
+
+class ScriptedLlm(FakeLlm):
+    """A fake model that answers each generation with the next of its scripted texts."""
+
+    def __init__(self, *answers: str) -> None:
+        super().__init__(answers[0])
+        self.script = list(answers)
+
+    def stream(self, prompt, max_tokens, cancel=None):  # type: ignore[no-untyped-def]
+        self.answer = self.script.pop(0) if self.script else ""
+        return super().stream(prompt, max_tokens, cancel)
+
+
+def test_a_list_cut_before_its_first_item_is_started_for_the_model(
+    tmp_path: Path, animal_pdfs: Path
+) -> None:
+    llm = ScriptedLlm("1], octopus hearts are:", "two gill hearts\n- one body heart\n\nQuestion: x")
+    app = make_app(tmp_path, llm)
+    app.ingest.index([str(animal_pdfs)])
+    events = list(app.answer.ask("How many hearts does an octopus have?"))
+    done = events[-1]
+    assert isinstance(done, DoneEvent)
+    assert (
+        done.answer == "According to [1], octopus hearts are:\n- two gill hearts\n- one body heart"
+    )
+    first, second = llm.prompts
+    assert second.text == first.text + "1], octopus hearts are:\n- "  # the cached prompt, continued
+    assert "\n\n" in second.stop
+    streamed = "".join(e.text for e in events if isinstance(e, TokenEvent))
+    assert streamed.startswith(done.answer)
+
+
+def test_a_list_is_started_once_only(tmp_path: Path, animal_pdfs: Path) -> None:
+    llm = ScriptedLlm("1], the hearts are:", "[2] octopus.pdf, page 5: more", "never asked")
+    app = make_app(tmp_path, llm)
+    app.ingest.index([str(animal_pdfs)])
+    done = list(app.answer.ask("How many hearts does an octopus have?"))[-1]
+    assert isinstance(done, DoneEvent)
+    assert done.answer == "According to [1], the hearts are:"  # its first item was a runaway
+    assert len(llm.prompts) == 2
