@@ -2,7 +2,8 @@
 
 "before" is the answer as it was: stopped at the first line break, nothing else watched.
 "after" is today's: several lines and lists allowed, stopped by the base model's runaway
-patterns (query/runaway.py and the prompt's stop strings), bounded in tokens.
+patterns (query/runaway.py and the prompt's stop strings), bounded in tokens, and a list the
+answer announced started for the model when it was cut before its first item.
 
 Each answer ends one of four ways: complete (a sentence's end, or a refusal), on a colon, on a
 list's first item, or mid-sentence. The questions are covid-qa's, about the first --docs
@@ -44,12 +45,17 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 class Passthrough:
     """The answer as before: every piece kept, nothing watched."""
 
+    stopped = False
+
     def __init__(self) -> None:
         self.text = ""
 
-    def feed(self, piece: str) -> bool:
+    def feed(self, piece: str) -> str:
         self.text += piece
-        return True
+        return piece
+
+    def resume(self) -> None:
+        pass
 
     def answer(self, hit_limit: bool = False) -> str:
         return self.text.strip()
@@ -133,10 +139,12 @@ def main() -> int:
     after_stop, guard = prompt.COMPLETION_STOP, answer_module.Runaway
     prompt.COMPLETION_STOP = BEFORE_STOP
     answer_module.Runaway = Passthrough  # type: ignore[misc, assignment]
+    app.answer.continue_lists = False
     try:
         before = run(app, questions, "before")
     finally:
         prompt.COMPLETION_STOP, answer_module.Runaway = after_stop, guard
+        app.answer.continue_lists = True
     after = run(app, questions, "after")
     out = {
         "machine": machine(),

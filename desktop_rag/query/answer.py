@@ -70,6 +70,8 @@ class AnswerService:
         self.k = k
         self.answer_tokens = answer_tokens
         self.threshold = threshold
+        # Start a list the model announced but was cut before (benchmarks turn it off).
+        self.continue_lists = True
 
     def warm_up(self) -> None:
         """Load the model now (blocking; call it from a worker thread)."""
@@ -182,7 +184,13 @@ class AnswerService:
             hit_limit = used >= budget - LIMIT_SLACK
             budget -= max(used, 1)
             said = guard.answer()
-            if prompt is not fitted.prompt or prompt.is_chat or hit_limit or not said.endswith(":"):
+            if (
+                not self.continue_lists
+                or prompt is not fitted.prompt
+                or prompt.is_chat
+                or hit_limit
+                or not said.endswith(":")
+            ):
                 break
             # A list announced ("… are the following:") and cut before its first item: the
             # base model's next line was a prompt part of its own. Start the list for it; the
