@@ -126,7 +126,11 @@ def main() -> int:
     parser.add_argument("--docs", type=int, default=10)
     parser.add_argument("--questions", type=int, default=20)
     parser.add_argument("--data-dir", default="", help="the library goes here (reused)")
+    parser.add_argument(
+        "--configs", default="before,after", help="which to run (both by default, in one run)"
+    )
     args = parser.parse_args()
+    configs = [c for c in args.configs.split(",") if c]
 
     questions = covid(args.docs, args.questions)
     base = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="complete-"))
@@ -136,28 +140,28 @@ def main() -> int:
     app.answer.warm_up()
     limit = app.answer.answer_tokens
 
-    after_stop, guard = prompt.COMPLETION_STOP, answer_module.Runaway
-    prompt.COMPLETION_STOP = BEFORE_STOP
-    answer_module.Runaway = Passthrough  # type: ignore[misc, assignment]
-    app.answer.continue_lists = False
-    try:
-        before = run(app, questions, "before")
-    finally:
-        prompt.COMPLETION_STOP, answer_module.Runaway = after_stop, guard
-        app.answer.continue_lists = True
-    after = run(app, questions, "after")
-    out = {
-        "machine": machine(),
-        "answer_tokens": limit,
-        "before": summary(before),
-        "after": summary(after),
-        "results": [
-            {"question": b["question"], "before": b, "after": a}
-            for b, a in zip(before, after, strict=True)
-        ],
-    }
+    runs: dict[str, list[dict[str, Any]]] = {}
+    if "before" in configs:
+        after_stop, guard = prompt.COMPLETION_STOP, answer_module.Runaway
+        prompt.COMPLETION_STOP = BEFORE_STOP
+        answer_module.Runaway = Passthrough  # type: ignore[misc, assignment]
+        app.answer.continue_lists = False
+        try:
+            runs["before"] = run(app, questions, "before")
+        finally:
+            prompt.COMPLETION_STOP, answer_module.Runaway = after_stop, guard
+            app.answer.continue_lists = True
+    if "after" in configs:
+        runs["after"] = run(app, questions, "after")
+    out: dict[str, Any] = {"machine": machine(), "answer_tokens": limit}
+    out.update({name: summary(rows) for name, rows in runs.items()})
+    out["results"] = [
+        {"question": q["question"], **{name: rows[i] for name, rows in runs.items()}}
+        for i, q in enumerate(questions)
+    ]
     for pair in out["results"]:
-        del pair["before"]["question"], pair["after"]["question"]
+        for name in runs:
+            pair[name].pop("question", None)
     emit("complete", out)
     return 0
 
