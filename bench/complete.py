@@ -94,7 +94,9 @@ def run(app: Any, questions: list[dict[str, Any]], name: str) -> list[dict[str, 
                 "answer": done.answer,
                 "ending": ending(done.answer),
                 "lines": len([x for x in done.answer.splitlines() if x.strip()]),
-                "tokens": app.answer.llm.last_generation.generated_tokens if done.grounded else 0,
+                "tokens": app.answer.llm.last_generation.generated_tokens
+                if not done.refused
+                else 0,
                 "f1": round(max(f1(content(done.answer), g) for g in q["answers"]), 4),
                 "total_s": round(time.perf_counter() - t0, 2),
             }

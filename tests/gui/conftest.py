@@ -59,7 +59,7 @@ class FakeAnswerService:
         yield QuotesEvent(pick_quotes(question, sources, self.app.embedder))
         if not sources:
             text = "I could not find this in your documents."
-            yield DoneEvent(text, (), Timings(), grounded=False)
+            yield DoneEvent(text, (), Timings(), refused=True)
             return
         text = self.answer or (
             f"According to your documents, {sources[0].text.split('.')[0].strip()} [1]."

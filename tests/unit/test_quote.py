@@ -87,3 +87,15 @@ def test_only_the_top_sources_are_read() -> None:
 def test_no_sources_no_quotes() -> None:
     assert pick_quotes("anything", [], HashEmbedder()) == ()
     assert pick_quotes("  ", [_source(1, MANUAL)], HashEmbedder()) == ()
+
+
+def test_an_exchange_keeps_the_quotes_of_its_answer() -> None:
+    from desktop_rag.conversations import Exchange
+    from desktop_rag.types import Quote, QuotesEvent, SourcesEvent
+
+    exchange = Exchange("How do I install an extension?")
+    source = _source(1, MANUAL, 47)
+    quote = Quote(1, source.path, 47, "To install an extension, open the Tools menu.", 0.9)
+    exchange.apply(SourcesEvent((source,)))
+    exchange.apply(QuotesEvent((quote,)))
+    assert exchange.quotes == [quote] and exchange.sources == [source]
