@@ -2,8 +2,9 @@
 
 "before" is the answer as it was: stopped at the first line break, nothing else watched.
 "after" is today's: several lines and lists allowed, stopped by the base model's runaway
-patterns (query/runaway.py and the prompt's stop strings), bounded in tokens, and a list the
-answer announced started for the model when it was cut before its first item.
+patterns (query/runaway.py and the prompt's stop strings), bounded in tokens; with
+--continue-lists, also a list the answer announced started for the model when it was cut
+before its first item.
 
 Each answer ends one of four ways: complete (a sentence's end, or a refusal), on a colon, on a
 list's first item, or mid-sentence. The questions are covid-qa's, about the first --docs
@@ -128,11 +129,13 @@ def main() -> int:
     parser.add_argument("--docs", type=int, default=10)
     parser.add_argument("--questions", type=int, default=20)
     parser.add_argument("--data-dir", default="", help="the library goes here (reused)")
+    parser.add_argument("--continue-lists", action="store_true")
     parser.add_argument(
         "--configs", default="before,after", help="which to run (both by default, in one run)"
     )
     args = parser.parse_args()
     configs = [c for c in args.configs.split(",") if c]
+    # --continue-lists measures the list start the service leaves off (see AnswerService).
 
     questions = covid(args.docs, args.questions)
     base = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="complete-"))
@@ -154,6 +157,7 @@ def main() -> int:
             prompt.COMPLETION_STOP, answer_module.Runaway = after_stop, guard
             app.answer.continue_lists = True
     if "after" in configs:
+        app.answer.continue_lists = args.continue_lists
         runs["after"] = run(app, questions, "after")
     out: dict[str, Any] = {"machine": machine(), "answer_tokens": limit}
     out.update({name: summary(rows) for name, rows in runs.items()})

@@ -68,8 +68,9 @@ class AnswerService:
         self.k = k
         self.answer_tokens = answer_tokens
         self.threshold = threshold
-        # Start a list the model announced but was cut before (benchmarks turn it off).
-        self.continue_lists = True
+        # Start a list the model announced but was cut before. Off: with the bundled 270M
+        # model (bench/complete.py), the items it then wrote were invented source lines.
+        self.continue_lists = False
 
     def warm_up(self) -> None:
         """Load the model now (blocking; call it from a worker thread)."""

@@ -17,6 +17,8 @@ import re
 _INVENTED = re.compile(
     r"(?:(?<=\n)|(?<=[.!?:]\s)|(?<=\n- ))\[\d+\]\s+[^\[\]\n]{1,200}?,\s+page\s+\d+:"
     r"|\b(?:Question|Sources):"
+    # The same source line without its number ("- 1565.pdf, page 2: …"), as a list item.
+    r"|(?:(?<=\n)|(?<=\n- ))[\w.-]+\.[A-Za-z]{2,5},\s+page\s+\d+:"
 )
 # A line shorter than this ("Yes.", "- 2") may well repeat in a real answer.
 MIN_REPEAT_CHARS = 12

@@ -37,6 +37,7 @@ def test_a_new_question_or_an_invented_source_line_ends_it() -> None:
         " Question: What is the next one?\nAnswer: more",
         "\n[2] octopus.pdf, page 5: The third heart …",
         " [3] 630.pdf, page 4: A comparison between genotypes.",
+        "\n- 1565.pdf, page 2: and the presence of a proteinase inhibitor",
     ):
         guard = _feed(LIST + tail)
         assert guard.stopped and guard.answer() == LIST, tail
@@ -112,6 +113,7 @@ def test_a_list_cut_before_its_first_item_is_started_for_the_model(
 ) -> None:
     llm = ScriptedLlm("1], octopus hearts are:", "two gill hearts\n- one body heart\n\nQuestion: x")
     app = make_app(tmp_path, llm)
+    app.answer.continue_lists = True
     app.ingest.index([str(animal_pdfs)])
     events = list(app.answer.ask("How many hearts does an octopus have?"))
     done = events[-1]
@@ -127,10 +129,20 @@ def test_a_list_cut_before_its_first_item_is_started_for_the_model(
 
 
 def test_a_list_is_started_once_only(tmp_path: Path, animal_pdfs: Path) -> None:
-    llm = ScriptedLlm("1], the hearts are:", "[2] octopus.pdf, page 5: more", "never asked")
+    llm = ScriptedLlm("1], the hearts are:", "octopus.pdf, page 5: more", "never asked")
     app = make_app(tmp_path, llm)
+    app.answer.continue_lists = True
     app.ingest.index([str(animal_pdfs)])
     done = list(app.answer.ask("How many hearts does an octopus have?"))[-1]
     assert isinstance(done, DoneEvent)
     assert done.answer == "According to [1], the hearts are:"  # its first item was a runaway
     assert len(llm.prompts) == 2
+
+
+def test_no_list_is_started_unless_asked(tmp_path: Path, animal_pdfs: Path) -> None:
+    llm = ScriptedLlm("1], the hearts are:", "never asked")
+    app = make_app(tmp_path, llm)
+    app.ingest.index([str(animal_pdfs)])
+    done = list(app.answer.ask("How many hearts does an octopus have?"))[-1]
+    assert isinstance(done, DoneEvent) and done.answer == "According to [1], the hearts are:"
+    assert len(llm.prompts) == 1
