@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from desktop_rag import __version__
 from desktop_rag.errors import DesktopRagError, UsageError, user_message
+from desktop_rag.locations import place
 from desktop_rag.types import (
     DoneEvent,
     Hit,
@@ -63,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     common = _common()
     parser = argparse.ArgumentParser(
         prog="desktop-rag",
-        description="Private, offline answers from your own PDFs. With no command, opens the "
+        description="Private, offline answers from your own documents. With no command, opens the "
         "window.",
         parents=[common],
     )
@@ -95,7 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     p = sub.add_parser(
-        "ask", parents=[common], help="stream an answer with numbered sources (file, page)"
+        "ask",
+        parents=[common],
+        help="stream an answer with numbered sources (file, page or § section)",
     )
     p.add_argument(
         "question",
@@ -193,7 +196,13 @@ def _columns(stream: TextIO) -> int:
 
 
 def _hit_json(hit: Hit) -> dict[str, Any]:
-    return {"path": hit.path, "page": hit.page, "score": round(hit.score, 6), "text": hit.text}
+    return {
+        "path": hit.path,
+        "page": hit.page,
+        "section": hit.section,
+        "score": round(hit.score, 6),
+        "text": hit.text,
+    }
 
 
 def _print_hits(hits: Sequence[Hit], out: TextIO) -> None:
@@ -202,7 +211,8 @@ def _print_hits(hits: Sequence[Hit], out: TextIO) -> None:
         return
     width = min(shutil.get_terminal_size((100, 20)).columns, 100)
     for n, hit in enumerate(hits, start=1):
-        print(f"[{n}] {hit.path}, page {hit.page}  (score {hit.score:.4f})", file=out)
+        where = place(hit.path, hit.page, hit.section)
+        print(f"[{n}] {hit.path}, {where}  (score {hit.score:.4f})", file=out)
         text = " ".join(hit.text.split())
         if len(text) > 400:
             text = text[:400].rsplit(" ", 1)[0] + " …"
@@ -393,14 +403,16 @@ def _ask_one(
             if sources and not args.json:
                 print("Sources:", file=out)
                 for s in sources:
-                    print(f"[{s.n}] {s.path}, page {s.page}", file=out)
+                    print(f"[{s.n}] {s.path}, {place(s.path, s.page, s.section)}", file=out)
                 out.flush()
         elif isinstance(event, QuotesEvent):
             quotes = event.quotes
             if quotes and not args.json:
                 print("\nIn the sources' own words:", file=out)
+                by_n = {s.n: s for s in sources}
                 for q in quotes:
-                    print(f"[{q.n}] page {q.page}: “{q.text}”", file=out)
+                    section = by_n[q.n].section if q.n in by_n else ""
+                    print(f"[{q.n}] {place(q.path, q.page, section)}: “{q.text}”", file=out)
                 out.flush()
             if sources and not args.json:
                 print("\nAnswer:", file=out, flush=True)
@@ -421,6 +433,7 @@ def _ask_one(
                         "n": s.n,
                         "path": s.path,
                         "page": s.page,
+                        "section": s.section,
                         "score": round(s.score, 6),
                         "text": s.text,
                     }

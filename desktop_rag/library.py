@@ -62,7 +62,8 @@ def is_gguf(path: str | Path) -> bool:
 
 @dataclass(slots=True)
 class Drop:
-    """What a set of dropped paths means: folders to watch, PDFs to copy, a model to use."""
+    """What a set of dropped paths means: folders to watch, documents to copy (`pdfs`, of any
+    format the readers know), a model to use."""
 
     folders: list[str] = field(default_factory=list)
     pdfs: list[str] = field(default_factory=list)
@@ -89,7 +90,7 @@ def classify_drop(paths: Iterable[str], watched: Iterable[str]) -> Drop:
         elif is_candidate(name) and os.path.isfile(path):
             drop.pdfs.append(path)
         else:
-            drop.ignored.append((path, "is not a PDF"))
+            drop.ignored.append((path, "is not a document Desktop RAG reads"))
     return drop
 
 

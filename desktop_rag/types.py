@@ -21,6 +21,8 @@ class FailKind(StrEnum):
     PASSWORD = "password"
     CORRUPT = "corrupt"
     NOT_PDF = "not_pdf"
+    NOT_FORMAT = "not_format"  # the content is not what the file's name says (a .docx not a ZIP)
+    DRM = "drm"
     NO_TEXT = "no_text"
     EMPTY = "empty"
     TOO_LARGE = "too_large"
@@ -33,15 +35,24 @@ class FailKind(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Page:
-    """The text of one page; number is 1-based, as printed by viewers."""
+    """The text of one page; number is 1-based, as printed by viewers.
+
+    Formats without pages (Word, HTML, EPUB, ...) give one Page per section: `number` is the
+    section's ordinal and `section` its heading path ("3 Setup › 3.4 Choosing a printer").
+    """
 
     number: int
     text: str
+    section: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class Chunk:
-    """A passage of one page: text == page_text[start:end]."""
+    """A passage of one page: text == page_text[start:end].
+
+    `section` is the heading path of the passage ("" if none); `nav` marks a navigation
+    page (contents, index); `boxes` holds the JSON word boxes of OCR'd text ("" otherwise).
+    """
 
     chunk_id: str
     doc_id: str
@@ -50,6 +61,9 @@ class Chunk:
     start: int
     end: int
     text: str
+    section: str = ""
+    nav: bool = False
+    boxes: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +80,7 @@ class Hit:
     text: str
     score: float
     similarity: float = 0.0
+    section: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +107,8 @@ class DocumentRecord:
     error: str
     error_kind: str
     indexed_at: float
+    format: str = "pdf"  # "pdf", "docx", "html", ...: the reader family that read it
+    reader: str = ""  # the reader that produced its text (pdfium, pypdf, python-docx, ...)
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +207,7 @@ class Source:
     text: str
     start: int = 0
     end: int = 0
+    section: str = ""
 
 
 @dataclass(frozen=True, slots=True)

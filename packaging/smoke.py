@@ -5,9 +5,11 @@ Usage: python packaging/smoke.py [dist/desktop-rag/desktop-rag] [--json-out FILE
 Every step runs the bundled executable under `unshare -rn` (a network namespace with no
 interfaces) with HOME set to a fresh empty folder and only PATH, LANG and HOME in the
 environment (no DESKTOP_RAG_* variables, no virtualenv): it indexes a generated PDF, answers a
-question about it and must cite the right page, then starts the window offscreen, waits until
-it has indexed the bundled guide, and quits it with SIGTERM. It also checks that nothing was
-assembled or exported into the cache at first start. Prints the timings as JSON.
+question about it and must cite the right page, indexes a folder of every other format it reads
+(Word, OpenDocument, EPUB, HTML, Markdown, text) and finds a word of each, then starts the
+window offscreen, waits until it has indexed the bundled guide, and quits it with SIGTERM. It
+also checks that nothing was assembled or exported into the cache at first start. Prints the
+timings as JSON.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from tests.docgen import html_of, make_docx, make_epub, make_odt  # noqa: E402
 from tests.pdfgen import make_pdf  # noqa: E402
 
 PAGES = [
@@ -141,6 +144,55 @@ def check_cli(exe: Path, work: Path) -> dict[str, Any]:
     return out
 
 
+# One made-up word per format, so a single search must find every file.
+FORMAT_WORDS = {
+    "manual.docx": "Zanzibarite",
+    "manual.odt": "Quillfeather",
+    "manual.epub": "Marrowdale",
+    "manual.html": "Tolliverne",
+    "manual.md": "Brackenby",
+    "manual.txt": "Windermoss",
+}
+
+
+def check_formats(exe: Path, work: Path) -> None:
+    """Every reader is in the bundle and reads offline."""
+    home = work / "home-formats"
+    home.mkdir()
+    env = clean_env(home)
+    folder = work / "formats"
+    folder.mkdir()
+    for name, word in FORMAT_WORDS.items():
+        sections = [
+            (1, "2 Storage", []),
+            (2, "2.3 Shelves", [f"The {word} spanner is on shelf 4."]),
+        ]
+        path = folder / name
+        if name.endswith(".docx"):
+            make_docx(path, sections)
+        elif name.endswith(".odt"):
+            make_odt(path, sections)
+        elif name.endswith(".epub"):
+            make_epub(path, [sections])
+        elif name.endswith(".html"):
+            path.write_text(html_of(sections), encoding="utf-8")
+        elif name.endswith(".md"):
+            path.write_text(f"# 2 Storage\n\n## 2.3 Shelves\n\nThe {word} spanner.\n")
+        else:
+            path.write_text(f"The {word} spanner is on shelf 4.", encoding="utf-16")
+    report = run(exe, ["index", str(folder)], env)
+    if report["indexed"] != len(FORMAT_WORDS) or report["failed"]:
+        raise SmokeError(f"index of every format reported {report}")
+    found = run(exe, ["search", " ".join(FORMAT_WORDS.values()), "-k", "10"], env)
+    names = {Path(h["path"]).name for h in found["hits"]}
+    if names != set(FORMAT_WORDS):
+        raise SmokeError(f"a search for a word of each format found {sorted(names)}")
+    docx = next(h for h in found["hits"] if h["path"].endswith(".docx"))
+    if docx["section"] != "2 Storage › 2.3 Shelves":
+        raise SmokeError(f"the .docx hit has the section {docx['section']!r}")
+    passed("every format read offline")
+
+
 def check_nothing_prepared(home: Path) -> None:
     """The models were shipped prepared: a first start assembles and exports nothing."""
     cache = home / ".cache" / "desktop-rag"
@@ -218,6 +270,7 @@ def main(argv: list[str]) -> int:
         try:
             check_left_out(exe)
             figures["cli"] = check_cli(exe, work)
+            check_formats(exe, work)
             figures["window"] = check_window(exe, work)
             figures["load_after"] = os.getloadavg()
         except (SmokeError, subprocess.TimeoutExpired) as exc:

@@ -26,6 +26,7 @@ from desktop_rag.conversations import Conversation, Exchange
 from desktop_rag.gui.icons import icon, set_icon, tool_button
 from desktop_rag.gui.models import ConversationsModel
 from desktop_rag.library import GUIDE_QUESTION
+from desktop_rag.locations import place
 from desktop_rag.query.figures import unsupported_note
 
 _CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
@@ -258,7 +259,8 @@ class ChatPane(QWidget):
         """One line per file: its name, then each numbered passage's page, all clickable."""
         by_file: dict[str, list[str]] = {}
         for s in e.sources:
-            link = f"<a href='src:{i}:{s.n}'>[{s.n}]&nbsp;p.&nbsp;{s.page}</a>"
+            where = html.escape(place(s.path, s.page, s.section, short=True))
+            link = f"<a href='src:{i}:{s.n}'>[{s.n}]&nbsp;{where.replace(' ', '&nbsp;')}</a>"
             by_file.setdefault(s.path, []).append(link)
         lines = [
             f"{html.escape(os.path.basename(path))}: {' &nbsp;'.join(links)}"
@@ -274,15 +276,18 @@ class ChatPane(QWidget):
         """The sources' own words that best answer, in a block of their own above the model's
         answer; each [n] p. opens its page."""
         c = self._colors()
-        rows = "".join(
-            f"<p style='margin: 2px 0 2px 0'>“{html.escape(q.text)}” "
-            f"<a href='src:{i}:{q.n}'>[{q.n}]&nbsp;p.&nbsp;{q.page}</a></p>"
-            for q in e.quotes
-        )
+        rows = []
+        for q in e.quotes:
+            source = e.source(q.n)
+            where = html.escape(place(q.path, q.page, source.section if source else "", short=True))
+            rows.append(
+                f"<p style='margin: 2px 0 2px 0'>“{html.escape(q.text)}” "
+                f"<a href='src:{i}:{q.n}'>[{q.n}]&nbsp;{where.replace(' ', '&nbsp;')}</a></p>"
+            )
         return (
             f"<table class='quotes' width='100%' cellpadding='6' cellspacing='0'"
             f" style='margin: 6px 8px 0 8px; border-left: 3px solid {c['link']};'><tr><td>"
-            f"<span class='muted'>In the sources' own words</span>{rows}</td></tr></table>"
+            f"<span class='muted'>In the sources' own words</span>{''.join(rows)}</td></tr></table>"
         )
 
     def _welcome_html(self) -> str:
@@ -290,14 +295,14 @@ class ChatPane(QWidget):
         intro = (
             "<p>Your library starts with the Desktop RAG user guide. Ask it something:</p>"
             if self._first_start
-            else "<p>Ask anything about the PDFs in your library. For example:</p>"
+            else "<p>Ask anything about the documents in your library. For example:</p>"
         )
         body = (
             "<div style='margin: 24px;'>"
             "<h2>Ask your documents</h2>"
             f"{intro}"
             f"<p style='margin-left: 12px'><a href='ask:{quote(GUIDE_QUESTION)}'>{q}</a></p>"
-            "<p class='muted'>Add documents by dropping PDFs or folders on this window, or with "
+            "<p class='muted'>Add documents by dropping files or folders on this window, or with "
             "<i>Add folder</i> (Ctrl+O). Answers cite their sources as [1], [2]…: click one to "
             "see the page. Everything stays on this computer.</p>"
             "</div>"

@@ -56,7 +56,7 @@ class DocumentsPane(QWidget):
 
         title = QLabel("<b>Documents</b>")
         self.add_button = tool_button(
-            "folder-add", "Add folder…", "Watch a folder of PDFs (Ctrl+O)", text_beside=True
+            "folder-add", "Add folder…", "Watch a folder of documents (Ctrl+O)", text_beside=True
         )
         self.remove_button = tool_button(
             "folder-remove", "Remove", "Stop watching the selected folder", text_beside=True
@@ -337,7 +337,7 @@ class DocumentsPane(QWidget):
         failed = counts.get(Status.FAILED, 0)
         waiting = counts.get(Status.QUEUED, 0) + counts.get(Status.INDEXING, 0)
         if not self.model.rowCount():
-            text = "No documents yet. Drop PDFs or a folder on this window, or add a folder."
+            text = "No documents yet. Drop files or a folder on this window, or add a folder."
         else:
             text = f"{done} document{'s' if done != 1 else ''} · {pages} pages indexed"
             if failed:

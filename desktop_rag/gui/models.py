@@ -18,6 +18,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QIcon
 
 from desktop_rag.conversations import Conversation
+from desktop_rag.locations import paginated, place
 from desktop_rag.types import DocumentRecord, FileEvent, Source, Status
 
 Index = QModelIndex | QPersistentModelIndex
@@ -109,6 +110,9 @@ class DocumentsModel(QAbstractTableModel):
                 return str(row.chunks) if row.chunks else ""
         elif role == Qt.ItemDataRole.ToolTipRole:
             tip = row.path
+            if row.pages and not paginated(row.path):
+                # The Pages column counts its sections: such a document has no pages.
+                tip += f"\n{row.pages} section{'s' if row.pages != 1 else ''}"
             if row.error:
                 tip += f"\n\n{row.name} {row.error}"
             return tip
@@ -307,12 +311,14 @@ class SourcesModel(QAbstractListModel):
         src = self._items[index.row()]
         name = os.path.basename(src.path)
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            return f"[{src.n}] {name}, page {src.page}"
+            return f"[{src.n}] {name}, {place(src.path, src.page, src.section)}"
         if role == Qt.ItemDataRole.ToolTipRole:
             text = " ".join(src.text.split())
             if len(text) > 300:
                 text = text[:300].rsplit(" ", 1)[0] + " …"
-            return f"{src.path}, page {src.page}\n\n{text}"
+            long = src.section and not paginated(src.path)  # the whole heading path
+            where = src.section if long else place(src.path, src.page, src.section)
+            return f"{src.path}, {where}\n\n{text}"
         if role == Qt.ItemDataRole.FontRole and src.n in self._cited:
             from PySide6.QtGui import QFont
 

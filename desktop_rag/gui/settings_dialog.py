@@ -164,7 +164,7 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.buttons)
 
     def _on_add_clicked(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Add a folder of PDFs")
+        folder = QFileDialog.getExistingDirectory(self, "Add a folder of documents")
         if folder and not self.folders.findItems(folder, Qt.MatchFlag.MatchExactly):
             self.folders.addItem(folder)
 

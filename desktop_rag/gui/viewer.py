@@ -1,4 +1,5 @@
-"""The source pane: an answer's sources, the PDF at the cited page with the passage marked."""
+"""The source pane: an answer's sources, the PDF at the cited page with the passage marked
+(or a document without pages as text, at the cited section)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ from PySide6.QtWidgets import (
 
 from desktop_rag.gui.icons import icon, tool_button
 from desktop_rag.gui.models import SourcesModel
+from desktop_rag.gui.textview import TextView
+from desktop_rag.locations import paginated, section_mark
 from desktop_rag.types import Source
 
 _WORDS = re.compile(r"\S+")
@@ -107,6 +110,16 @@ class SourcePane(QWidget):
         self.pdf.setZoomMode(QPdfView.ZoomMode.FitToWidth)
         self.pdf.setSearchModel(self.search)
 
+        # Documents without pages (Word, HTML, EPUB, text) show as text in the PDF's place.
+        self.text_view = TextView()
+        self.text_view.shown.connect(self._on_text_view_shown)
+        self.text_view.failed.connect(self._on_text_view_failed)
+        self.page_stack = QStackedWidget()
+        self.page_stack.addWidget(self.pdf)
+        self.page_stack.addWidget(self.text_view)
+        self._text_path = ""
+        self._text_page = 0
+
         self.passage = QTextBrowser()
         self.passage.setAccessibleName("Cited passage")
         self.passage.setOpenLinks(False)
@@ -136,7 +149,7 @@ class SourcePane(QWidget):
         viewer_layout.addLayout(bar)
         self.split = QSplitter(Qt.Orientation.Vertical)
         self.split.setObjectName("sourceSplit")
-        self.split.addWidget(self.pdf)
+        self.split.addWidget(self.page_stack)
         passage_box = QWidget()
         passage_layout = QVBoxLayout(passage_box)
         passage_layout.setContentsMargins(0, 4, 0, 0)
@@ -182,6 +195,10 @@ class SourcePane(QWidget):
             self.list.setCurrentIndex(self.model.index(row))
         self.passage.setPlainText(readable(source.text))
         self.stack.setCurrentIndex(1)
+        if not paginated(source.path):
+            self._show_text(source.path, source.page, source.start, source.end)
+            return True
+        self._show_pdf_view()
         if not self._load(source.path):
             return False
         page = min(max(source.page, 1), self.document.pageCount()) - 1
@@ -196,6 +213,10 @@ class SourcePane(QWidget):
         self.list.clearSelection()
         self.passage.clear()
         self.stack.setCurrentIndex(1)
+        if not paginated(path):
+            self._show_text(path, page, 0, 0)
+            return True
+        self._show_pdf_view()
         if not self._load(path):
             return False
         self.search.setSearchString("")
@@ -229,6 +250,39 @@ class SourcePane(QWidget):
         self._update_buttons()
         return True
 
+    def _show_pdf_view(self) -> None:
+        self._text_path = ""
+        self.page_stack.setCurrentWidget(self.pdf)
+        self.open_button.setToolTip("Open this PDF in your usual PDF viewer")
+
+    def _show_text(self, path: str, page: int, start: int, end: int) -> None:
+        """A document without pages: its text, at the section, the passage marked."""
+        self._text_path = path
+        self._text_page = page
+        self.matched = ""
+        self.page_stack.setCurrentWidget(self.text_view)
+        self.open_button.setToolTip("Open this document in the program your system opens it with")
+        self.heading.setText(f"Opening {os.path.basename(path)}…")
+        self.heading.setToolTip(path)
+        self._update_buttons()
+        self.text_view.show_passage(path, page, start, end)
+
+    def _on_text_view_shown(self, path: str) -> None:
+        if path != self._text_path:
+            return
+        n = f"[{self.source.n}] " if self.source else ""
+        section = self.text_view.section(self._text_page)
+        where = section_mark(section, self._text_page)
+        self.heading.setText(f"{n}{os.path.basename(path)}, {where}")
+        self.heading.setToolTip(f"{section}\n{path}" if section else path)
+        self.matched = self.text_view.marked
+        self._update_buttons()
+
+    def _on_text_view_failed(self, path: str, why: str) -> None:
+        if path == self._text_path:
+            self.heading.setText(os.path.basename(path))
+            self._update_buttons()
+
     def _mark(self, passage: str, page: int) -> str:
         """Search for the passage on its page; QPdfView shades every match it draws."""
         for candidate in search_candidates(passage):
@@ -250,6 +304,12 @@ class SourcePane(QWidget):
         self._update_buttons()
 
     def _update_buttons(self) -> None:
+        if self._text_path:
+            for b in (self.prev_button, self.next_button, self.zoom_in_button):
+                b.setEnabled(False)
+            self.zoom_out_button.setEnabled(False)
+            self.open_button.setEnabled(True)
+            return
         loaded = self.document.pageCount() > 0
         page = self.pdf.pageNavigator().currentPage()
         self.prev_button.setEnabled(loaded and page > 0)
@@ -276,7 +336,8 @@ class SourcePane(QWidget):
             self.list.setFixedHeight(height)
 
     def _on_navigator_page_changed(self, _page: int) -> None:
-        self._update_heading()
+        if not self._text_path:
+            self._update_heading()
 
     def _on_prev_button_clicked(self) -> None:
         nav = self.pdf.pageNavigator()
@@ -308,6 +369,8 @@ class SourcePane(QWidget):
         self._zoom(0.8)
 
     def _on_open_button_clicked(self) -> None:
-        path = str(self.document.property("path") or (self.source.path if self.source else ""))
+        path = self._text_path or str(
+            self.document.property("path") or (self.source.path if self.source else "")
+        )
         if path:
             QDesktopServices.openUrl(QUrl.fromLocalFile(path))

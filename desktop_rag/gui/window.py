@@ -38,6 +38,7 @@ from desktop_rag.gui.models import ConversationsModel, DocumentsModel, SourcesMo
 from desktop_rag.gui.session import ModelState, Session
 from desktop_rag.gui.settings_dialog import SettingsDialog
 from desktop_rag.gui.viewer import SourcePane
+from desktop_rag.ingest.readers import SUFFIXES
 from desktop_rag.library import GUIDE_NAME, classify_drop
 from desktop_rag.types import (
     AnswerEvent,
@@ -51,6 +52,11 @@ from desktop_rag.types import (
 )
 
 log = logging.getLogger(__name__)
+
+DOCUMENT_FILTER = (
+    f"Documents (*.pdf {' '.join('*' + s for s in sorted(SUFFIXES))});;PDF files (*.pdf);;"
+    "All files (*)"
+)
 
 STATUS_ICONS = ("queued", "indexing", "indexed", "failed")
 
@@ -134,7 +140,7 @@ class MainWindow(QMainWindow):
     def _make_actions(self) -> None:
         self.new_action = self._action("&New conversation", "new-chat", "Ctrl+N")
         self.add_folder_action = self._action("Add &folder…", "folder-add", "Ctrl+O")
-        self.add_files_action = self._action("Add &PDFs…", "document", "Ctrl+Shift+O")
+        self.add_files_action = self._action("Add &documents…", "document", "Ctrl+Shift+O")
         self.settings_action = self._action("&Settings…", "settings", "Ctrl+,")
         self.rebuild_action = self._action("&Rebuild index…", "rescan", None)
         self.quit_action = self._action("&Quit", "", QKeySequence.StandardKey.Quit)
@@ -377,13 +383,13 @@ class MainWindow(QMainWindow):
         self.library_label.setText(text)
 
     def _on_add_folder_action_triggered(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Add a folder of PDFs to watch")
+        folder = QFileDialog.getExistingDirectory(self, "Add a folder of documents to watch")
         if folder:
             self.session.add_folder(folder)
 
     def _on_add_files_action_triggered(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(
-            self, "Add PDFs (they are copied into your library)", "", "PDF files (*.pdf)"
+            self, "Add documents (they are copied into your library)", "", DOCUMENT_FILTER
         )
         if paths:
             self.session.import_files(paths)
@@ -600,7 +606,7 @@ class MainWindow(QMainWindow):
         QMessageBox.about(
             self,
             "About Desktop RAG",
-            f"<b>Desktop RAG {__version__}</b><p>Private answers from your own PDFs. "
+            f"<b>Desktop RAG {__version__}</b><p>Private answers from your own documents. "
             "Everything runs on this computer; nothing is sent anywhere.</p>"
             f"<p>Answer model: {self.session.model_name}<br>"
             f"Data: {self.session.settings.data_path}</p>",
@@ -622,7 +628,7 @@ class MainWindow(QMainWindow):
             self.drop_paths(paths)
 
     def drop_paths(self, paths: list[str]) -> None:
-        """Folders become watched folders, PDFs are copied in, a .gguf becomes the model."""
+        """Folders become watched folders, documents are copied in, a .gguf becomes the model."""
         drop = classify_drop(paths, self.session.folders)
         for folder in drop.folders:
             self.session.add_folder(folder)

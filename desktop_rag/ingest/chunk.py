@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Protocol
@@ -142,6 +142,7 @@ def chunk_pages(
                     start=start,
                     end=end,
                     text=page.text[start:end],
+                    section=page.section,
                 )
             )
     return chunks
@@ -150,6 +151,6 @@ def chunk_pages(
 def rechunk_ids(chunks: Iterable[Chunk], doc_id: str, path: str) -> list[Chunk]:
     """The same passages under another document id and path (a renamed or copied file)."""
     return [
-        Chunk(f"{doc_id}:{i:06d}", doc_id, path, c.page, c.start, c.end, c.text)
+        replace(c, chunk_id=f"{doc_id}:{i:06d}", doc_id=doc_id, path=path)
         for i, c in enumerate(chunks)
     ]

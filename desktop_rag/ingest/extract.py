@@ -8,9 +8,13 @@ import os
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from desktop_rag.types import FailKind, Page
+
+if TYPE_CHECKING:
+    from desktop_rag.ingest.readers import Reader as DocumentReader
 
 log = logging.getLogger(__name__)
 
@@ -89,8 +93,9 @@ def is_glued(pages: Sequence[Page]) -> bool:
     return len(text) > 200 and glued_ratio(text) > 0.08
 
 
-def sniff(path: str) -> None:
-    """Reject what is plainly not a PDF before a reader spends time on it."""
+def sniff(path: str, pdf: bool = True) -> None:
+    """Reject what is plainly not a PDF (or, with pdf=False, empty, huge or unreadable)
+    before a reader spends time on it."""
     try:
         size = os.path.getsize(path)
         with open(path, "rb") as f:
@@ -112,7 +117,7 @@ def sniff(path: str) -> None:
             f"is too large ({size / 2**30:.1f} GiB; the limit is "
             f"{MAX_FILE_BYTES / 2**30:.0f} GiB). Split it into smaller PDFs.",
         )
-    if b"%PDF-" not in head:
+    if pdf and b"%PDF-" not in head:
         lowered = head.lstrip().lower()
         if lowered.startswith((b"<!doctype html", b"<html")) or b"<html" in lowered[:512]:
             what = "a web page (HTML) saved with a .pdf name"
@@ -145,7 +150,7 @@ def _pypdf_pages(path: str, password: str | None) -> list[Page]:
         except (FileNotDecryptedError, WrongPasswordError) as exc:
             raise ExtractError(FailKind.PASSWORD, _password_message(password)) from exc
         except PdfReadError as exc:
-            raise ExtractError(FailKind.CORRUPT, _corrupt_message(str(exc))) from exc
+            raise ExtractError(FailKind.CORRUPT, corrupt_message(str(exc))) from exc
     return pages
 
 
@@ -158,7 +163,7 @@ def _pdfium_pages(path: str, password: str | None) -> list[Page]:
         text = str(exc).lower()
         if "password" in text:
             raise ExtractError(FailKind.PASSWORD, _password_message(password)) from exc
-        raise ExtractError(FailKind.CORRUPT, _corrupt_message(str(exc))) from exc
+        raise ExtractError(FailKind.CORRUPT, corrupt_message(str(exc))) from exc
     try:
         pages = []
         for index in range(len(doc)):
@@ -183,7 +188,8 @@ def _password_message(password: str | None) -> str:
     )
 
 
-def _corrupt_message(detail: str) -> str:
+def corrupt_message(detail: str) -> str:
+    """'is damaged or incomplete (detail)...': what to say of a file no reader can parse."""
     detail = detail.strip().rstrip(".")
     detail = f" ({detail[:160]})" if detail else ""
     return (
@@ -203,7 +209,13 @@ READER_ORDER: tuple[str, ...] = ("pdfium", "pypdf")
 def extract(
     path: str, password: str | None = None, order: Sequence[str] = READER_ORDER
 ) -> Extracted:
-    """Read every page's text. Raises ExtractError with a user-facing reason on failure."""
+    """Read every page's text (a section's, for formats without pages). Raises ExtractError
+    with a user-facing reason on failure."""
+    from desktop_rag.ingest import readers
+
+    other = readers.reader_for(path)
+    if other is not None:
+        return _extract_other(path, other)
     sniff(path)
     try:
         digest = sha256_file(path)
@@ -224,7 +236,7 @@ def extract(
             raise
         except Exception as exc:  # a reader bug on a strange file must not stop the batch
             log.debug("%s failed on %s", name, path, exc_info=True)
-            first_error = first_error or ExtractError(FailKind.CORRUPT, _corrupt_message(str(exc)))
+            first_error = first_error or ExtractError(FailKind.CORRUPT, corrupt_message(str(exc)))
             continue
         pages = [_cap(p) for p in pages]
         if not any(p.text for p in pages):
@@ -259,4 +271,28 @@ def _cap(page: Page) -> Page:
         len(page.text),
         MAX_PAGE_CHARS,
     )
-    return Page(page.number, page.text[:MAX_PAGE_CHARS])
+    return replace(page, text=page.text[:MAX_PAGE_CHARS])
+
+
+def _extract_other(path: str, reader: DocumentReader) -> Extracted:
+    sniff(path, pdf=False)
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1024)
+        digest = sha256_file(path)
+    except OSError as exc:
+        raise ExtractError(FailKind.UNREADABLE, f"cannot be read ({exc}).") from exc
+    reader.check(path, head)
+    try:
+        pages = reader.read(path)
+    except (ExtractError, MemoryError):
+        raise
+    except Exception as exc:  # a reader bug on a strange file must not stop the batch
+        log.debug("%s failed on %s", reader.name, path, exc_info=True)
+        raise ExtractError(FailKind.CORRUPT, corrupt_message(str(exc))) from exc
+    pages = [_cap(p) for p in pages if p.text]
+    if not pages:
+        raise ExtractError(
+            FailKind.NO_TEXT, "holds no text to index (it is empty, or holds only pictures)."
+        )
+    return Extracted(pages, reader.name, digest)

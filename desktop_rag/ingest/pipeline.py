@@ -23,12 +23,13 @@ from desktop_rag.ingest.scan import (
     Decision,
     decide,
     doc_id_for,
+    format_for,
     is_under,
     normalize,
     plan,
     scan,
 )
-from desktop_rag.store.lance import LanceStore
+from desktop_rag.store.lance import LanceStore, chunk_from_row
 from desktop_rag.types import (
     Chunk,
     DocumentRecord,
@@ -159,7 +160,7 @@ class IngestService:
         report = IndexReport()
         cancel = cancel or threading.Event()
         if on_progress is not None:
-            on_progress(Progress(stage="scanning", message="Looking for PDFs"))
+            on_progress(Progress(stage="scanning", message="Looking for documents"))
         found = scan(paths)
         missing = [p for p, why in found.problems if why == "does not exist"]
         if missing:
@@ -349,6 +350,8 @@ class IngestService:
             error="",
             error_kind="",
             indexed_at=time.time(),
+            format=format_for(info.path),
+            reader=extracted.reader,
         )
         pending.documents.append(record)
         pending.chunks.extend(chunks)
@@ -390,6 +393,7 @@ class IngestService:
                 error=reason,
                 error_kind=kind,
                 indexed_at=time.time(),
+                format=format_for(info.path),
             )
         )
 
@@ -419,22 +423,7 @@ class IngestService:
             report.unchanged += 1
         else:
             rows = self.store.chunk_rows(source.doc_id)
-            chunks = rechunk_ids(
-                (
-                    Chunk(
-                        r["chunk_id"],
-                        r["doc_id"],
-                        r["path"],
-                        r["page"],
-                        r["start"],
-                        r["end"],
-                        r["text"],
-                    )
-                    for r in rows
-                ),
-                doc_id,
-                info.path,
-            )
+            chunks = rechunk_ids((chunk_from_row(r) for r in rows), doc_id, info.path)
             vectors = np.asarray([r["vector"] for r in rows], dtype=np.float32)
             remove = [source.doc_id] if decision.action == Action.RENAME else []
             self.store.commit(

@@ -57,7 +57,12 @@ def _serve(conn: Connection, memory_mb: int) -> None:
         try:
             result = extract(job.path, job.password)
             conn.send(
-                ("ok", [(p.number, p.text) for p in result.pages], result.reader, result.sha256)
+                (
+                    "ok",
+                    [(p.number, p.text, p.section) for p in result.pages],
+                    result.reader,
+                    result.sha256,
+                )
             )
         except ExtractError as exc:
             conn.send(("err", exc.kind.value, str(exc)))
@@ -84,7 +89,7 @@ def _timeout_message(seconds: float) -> str:
 def _from_wire(message: tuple[Any, ...]) -> Outcome:
     if message[0] == "ok":
         _, pages, reader, sha = message
-        return Extracted([Page(n, t) for n, t in pages], reader, sha)
+        return Extracted([Page(*page) for page in pages], reader, sha)
     _, kind, text = message
     return ExtractError(FailKind(kind), text)
 

@@ -1,4 +1,4 @@
-"""Find the PDFs under the given paths and decide what indexing must do with each."""
+"""Find the documents under the given paths and decide what indexing must do with each."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from desktop_rag.ingest.readers import SUFFIXES, reader_for
 from desktop_rag.types import DocumentRecord, FailKind, FileInfo, Status
 
 log = logging.getLogger(__name__)
@@ -28,9 +29,17 @@ def normalize(path: str) -> str:
     return os.path.abspath(os.path.expanduser(path))
 
 
+def format_for(path: str) -> str:
+    """The format a file is read as, from its name ("pdf", "docx", ...)."""
+    reader = reader_for(path)
+    return reader.format if reader is not None else "pdf"
+
+
 def is_candidate(name: str) -> bool:
-    """A PDF by name, not a hidden file or an office lock file."""
-    return name.lower().endswith(PDF_SUFFIX) and not name.startswith((".", "~$"))
+    """A document by name (a PDF or a format of ingest.readers), not a hidden file or an
+    office lock file."""
+    suffix = os.path.splitext(name)[1].lower()
+    return (suffix == PDF_SUFFIX or suffix in SUFFIXES) and not name.startswith((".", "~$"))
 
 
 def is_under(path: str, root: str) -> bool:
@@ -45,7 +54,7 @@ class ScanResult:
 
 
 def scan(paths: Iterable[str]) -> ScanResult:
-    """Every PDF under the paths, following folder symlinks once (loops are cut)."""
+    """Every document under the paths, following folder symlinks once (loops are cut)."""
     result = ScanResult()
     for raw in paths:
         root = normalize(raw)

@@ -1,6 +1,6 @@
-"""Watch folders for PDFs that appear, change, move or vanish; report them once they settle.
+"""Watch folders for documents that appear, change, move or vanish; report them once they settle.
 
-The watcher never reads a PDF. It notes which watched folder (or watched file) saw a change,
+The watcher never reads a document. It notes which watched folder (or watched file) saw a change,
 waits until every changed path has stopped changing for `quiet_s` (so a file still being
 copied is not read half-written), and then reports the folder. The caller reconciles that
 folder with the index, which also recognises renames by content hash.

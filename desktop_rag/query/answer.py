@@ -103,7 +103,7 @@ class AnswerService:
         question = question.strip()
         if self.store.count_chunks() == 0:
             raise EmptyLibraryError(
-                "Your library is empty: there is nothing to answer from yet. Add PDF files "
+                "Your library is empty: there is nothing to answer from yet. Add documents "
                 "(drag them onto the window, or run `desktop-rag index FOLDER`), then ask again."
             )
         query = self.retrieval_query(question, history)

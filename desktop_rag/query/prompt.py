@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from desktop_rag.engines.llm import Prompt
+from desktop_rag.locations import SEPARATOR, paginated, section_mark
 from desktop_rag.types import Hit, Source, Turn
 
 # What the model is asked to say when the sources do not answer, and what the service says when
@@ -125,6 +126,7 @@ def merge_hits(hits: Sequence[Hit]) -> list[Hit]:
                 text=text,
                 score=max(h.score for h in group),
                 similarity=max(h.similarity for h in group),
+                section=best.section,
             )
         )
     return merged
@@ -146,8 +148,12 @@ def clean_source(text: str) -> str:
     return clean(_REFERENCE_MARK.sub("", text))
 
 
-def source_line(n: int, path: str, page: int, text: str) -> str:
-    return f"[{n}] {os.path.basename(path)}, page {page}: {text}"
+def source_line(n: int, path: str, page: int, text: str, section: str = "") -> str:
+    if paginated(path):
+        return f"[{n}] {os.path.basename(path)}, page {page}: {text}"
+    # A section's title tells the model more than its number.
+    where = section.rsplit(SEPARATOR, 1)[-1] if section else section_mark(section, page)
+    return f"[{n}] {os.path.basename(path)}, {where}: {text}"
 
 
 _LEAD_CITATION = re.compile(r"^According to \[\d+\],?\s*")
@@ -208,14 +214,14 @@ def build_prompt(
     for hit in merged:
         n = len(sources) + 1
         text = clean_source(hit.text)
-        line = source_line(n, hit.path, hit.page, text)
+        line = source_line(n, hit.path, hit.page, text, hit.section)
         cost = tokenizer.count_tokens(line + "\n")
         if cost > budget:
             room = budget - (cost - tokenizer.count_tokens(text))
             if room < MIN_SOURCE_TOKENS:
                 break
             text = tokenizer.truncate(text, room - 2).rstrip() + " …"
-            line = source_line(n, hit.path, hit.page, text)
+            line = source_line(n, hit.path, hit.page, text, hit.section)
             cost = tokenizer.count_tokens(line + "\n")
             if cost > budget:
                 break
@@ -231,6 +237,7 @@ def build_prompt(
                 text=text,
                 start=hit.start,
                 end=hit.end,
+                section=hit.section,
             )
         )
     dropped = len(merged) - len(sources)

@@ -31,11 +31,16 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+# 2: chunks gained section, nav and boxes; documents gained format and reader.
+SCHEMA_VERSION = 2
 DOCUMENTS = "documents"
 CHUNKS = "chunks"
 META_FILE = "meta.json"
 _CHUNK_COLUMNS = ["chunk_id", "doc_id", "path", "page", "start", "end", "text"]
+# Columns added by format 2; an index built before them is read without them (as built, until
+# it is rebuilt), and its rows get the defaults of types.Chunk.
+_CHUNK_EXTRAS = ["section", "nav", "boxes"]
+_HIT_EXTRAS = ["section"]  # what a hit carries of them: boxes can be large
 
 # Past maintenance.ANN_MIN_ROWS chunks the approximate index answers vector searches.
 ANN_EF = 120  # HNSW candidates explored per query, at least k x ANN_REFINE
@@ -80,6 +85,8 @@ def documents_schema() -> pa.Schema:
             ("error", pa.string()),
             ("error_kind", pa.string()),
             ("indexed_at", pa.float64()),
+            ("format", pa.string()),
+            ("reader", pa.string()),
         ]
     )
 
@@ -94,9 +101,22 @@ def chunks_schema(dim: int) -> pa.Schema:
             ("start", pa.int32()),
             ("end", pa.int32()),
             ("text", pa.string()),
+            ("section", pa.string()),
+            ("nav", pa.bool_()),
+            ("boxes", pa.string()),
             ("vector", pa.list_(pa.float32(), dim)),
         ]
     )
+
+
+def chunk_from_row(row: dict[str, Any]) -> Chunk:
+    """A stored chunk row (any columns beyond a Chunk's are ignored, missing ones defaulted)."""
+    return Chunk(**{k: row[k] for k in (*_CHUNK_COLUMNS, *_CHUNK_EXTRAS) if k in row})
+
+
+def _hit_from_row(row: dict[str, Any], score: float, similarity: float = 0.0) -> Hit:
+    fields = {k: row[k] for k in (*_CHUNK_COLUMNS, *_HIT_EXTRAS) if k in row}
+    return Hit(**fields, score=score, similarity=similarity)
 
 
 def _sql_list(values: Iterable[str]) -> str:
@@ -231,7 +251,13 @@ class LanceStore:
 
     def documents(self) -> list[DocumentRecord]:
         rows = self._docs.to_arrow().to_pylist()
-        return [DocumentRecord(**row) for row in rows]
+        # An index of an earlier format, opened as built, lacks the newer columns.
+        return [DocumentRecord(**{k: v for k, v in row.items() if v is not None}) for row in rows]
+
+    def _columns(self, extras: Sequence[str]) -> list[str]:
+        """The chunk columns to read: the base ones and those of `extras` this table has."""
+        have = set(self._chunks.schema.names)
+        return [*_CHUNK_COLUMNS, *(c for c in extras if c in have)]
 
     def count_chunks(self, where: str | None = None) -> int:
         return int(self._chunks.count_rows(where))
@@ -256,7 +282,7 @@ class LanceStore:
         query = (
             self._chunks.search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
             .distance_type("cosine")
-            .select([*_CHUNK_COLUMNS, "_distance"])
+            .select([*self._columns(_HIT_EXTRAS), "_distance"])
             .limit(k)
         )
         if exact:
@@ -267,11 +293,7 @@ class LanceStore:
             query = query.ef(max(ANN_EF, k * refine)).refine_factor(refine)
         table = query.to_arrow()
         return [
-            Hit(
-                **{c: row[c] for c in _CHUNK_COLUMNS},
-                score=1.0 - float(row["_distance"]),
-                similarity=1.0 - float(row["_distance"]),
-            )
+            _hit_from_row(row, 1.0 - float(row["_distance"]), 1.0 - float(row["_distance"]))
             for row in table.to_pylist()
         ]
 
@@ -284,14 +306,11 @@ class LanceStore:
         maintenance.ensure_text_index(self)
         table = (
             self._chunks.search(_match(terms), query_type="fts")
-            .select([*_CHUNK_COLUMNS, "_score"])
+            .select([*self._columns(_HIT_EXTRAS), "_score"])
             .limit(k)
             .to_arrow()
         )
-        return [
-            Hit(**{c: row[c] for c in _CHUNK_COLUMNS}, score=float(row["_score"]))
-            for row in table.to_pylist()
-        ]
+        return [_hit_from_row(row, float(row["_score"])) for row in table.to_pylist()]
 
     def chunk_counts(self) -> dict[str, int]:
         """Chunks per document id, as stored (one column read, no vectors)."""
@@ -388,6 +407,9 @@ class LanceStore:
             "start": [c.start for c in chunks],
             "end": [c.end for c in chunks],
             "text": [c.text for c in chunks],
+            "section": [c.section for c in chunks],
+            "nav": [c.nav for c in chunks],
+            "boxes": [c.boxes for c in chunks],
         }
         arrays = [pa.array(columns[f.name], type=f.type) for f in schema if f.name != "vector"]
         arrays.append(pa.FixedSizeListArray.from_arrays(pa.array(flat), self.meta.dim))

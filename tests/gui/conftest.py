@@ -52,7 +52,7 @@ class FakeAnswerService:
         self.asked.append((question, tuple(history), k))
         hits = self.app.retriever.search(question, k or 5)
         sources = tuple(
-            Source(n, h.path, h.page, h.score, h.text, h.start, h.end)
+            Source(n, h.path, h.page, h.score, h.text, h.start, h.end, h.section)
             for n, h in enumerate(hits, start=1)
         )
         yield SourcesEvent(sources)

@@ -21,6 +21,7 @@ from desktop_rag.config import Settings
 from desktop_rag.ingest import sandbox
 from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.ingest.extract import ExtractError
+from desktop_rag.ingest.scan import is_candidate
 from desktop_rag.query.retrieve import Mode
 from desktop_rag.types import FailKind
 from tests.fakes import HashEmbedder, WordTokenizer
@@ -62,12 +63,14 @@ def test_every_fixture_is_indexed_or_failed_with_a_reason(corpus, tmp_path):
     assert result.returncode in (0, 1), result.stderr[-3000:]
     assert "Traceback" not in result.stderr
     report = json.loads(result.stdout)
-    all_pdfs = [
+    # Every document the scan chooses: the PDFs, and the READMEs (.md, .txt) beside them.
+    documents = [
         p
         for p in (corpus / "fixtures").rglob("*")
-        if p.suffix.lower() == ".pdf" and not any(part.startswith(".") for part in p.parts)
+        if is_candidate(p.name) and not any(part.startswith(".") for part in p.parts)
     ]
-    assert report["indexed"] + len(report["failed"]) == len(all_pdfs)
+    assert sum(p.suffix.lower() != ".pdf" for p in documents) >= 1
+    assert report["indexed"] + len(report["failed"]) == len(documents)
     kinds = {f["kind"] for f in report["failed"]}
     assert kinds <= SPECIFIC, kinds
     for f in report["failed"]:

@@ -51,7 +51,14 @@ def test_ask_json_is_exactly_the_contract(data_dir, capsys) -> None:
     assert set(doc) == {"answer", "sources", "quotes", "cited", "timings"}
     assert doc["answer"].startswith("According to [1]")
     assert doc["cited"] == [1]
-    assert doc["sources"] and set(doc["sources"][0]) == {"n", "path", "page", "score", "text"}
+    assert doc["sources"] and set(doc["sources"][0]) == {
+        "n",
+        "path",
+        "page",
+        "section",
+        "score",
+        "text",
+    }
     assert doc["sources"][0]["n"] == 1 and doc["sources"][0]["page"] == 2
     assert set(doc["timings"]) == {"retrieval_ms", "ttft_s", "tokens_per_s", "total_s"}
     quote = doc["quotes"][0]

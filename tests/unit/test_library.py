@@ -55,16 +55,16 @@ def test_dropped_paths_are_classified(tmp_path):
     fake_model.write_bytes(b"nope")
     text = tmp_path / "t.txt"
     text.write_text("x")
+    photo = tmp_path / "p.jpg"
+    photo.write_bytes(b"\xff\xd8\xff")
     watched = tmp_path / "watched"
     (watched / "sub").mkdir(parents=True)
-    drop = classify_drop(
-        [str(folder), str(pdf), str(model), str(fake_model), str(text), str(watched / "sub")],
-        [str(watched)],
-    )
+    dropped = [folder, pdf, model, fake_model, text, photo, watched / "sub"]
+    drop = classify_drop([str(p) for p in dropped], [str(watched)])
     assert drop.folders == [str(folder)]
-    assert drop.pdfs == [str(pdf)]
+    assert drop.pdfs == [str(pdf), str(text)]  # every format the readers know
     assert drop.model == str(model)
-    assert {os.path.basename(p) for p, _ in drop.ignored} == {"fake.gguf", "t.txt", "sub"}
+    assert {os.path.basename(p) for p, _ in drop.ignored} == {"fake.gguf", "p.jpg", "sub"}
 
 
 def test_copy_into_copies_and_never_touches_the_original(tmp_path):

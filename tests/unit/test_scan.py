@@ -73,7 +73,7 @@ def test_changed_content_at_same_path_is_reindexed():
     assert decisions[0].action == Action.INDEX
 
 
-def test_scan_finds_pdfs_skips_hidden_and_survives_symlink_loops(tmp_path):
+def test_scan_finds_documents_skips_hidden_and_survives_symlink_loops(tmp_path):
     root = tmp_path / "lib"
     (root / "sub dir").mkdir(parents=True)
     (root / ".hidden").mkdir()
@@ -81,11 +81,13 @@ def test_scan_finds_pdfs_skips_hidden_and_survives_symlink_loops(tmp_path):
     (root / "sub dir" / "b – ü.pdf").write_bytes(b"%PDF-1.4")
     (root / ".hidden" / "c.pdf").write_bytes(b"%PDF-1.4")
     (root / "notes.txt").write_text("x")
+    (root / "photo.jpg").write_bytes(b"\xff\xd8\xff")
     (root / "~$lock.pdf").write_bytes(b"x")
+    (root / "~$report.docx").write_bytes(b"x")
     os.symlink(root, root / "sub dir" / "loop")
     result = scan([str(root)])
     names = sorted(os.path.basename(p) for p in result.files)
-    assert names == ["a.PDF", "b – ü.pdf"]
+    assert names == ["a.PDF", "b – ü.pdf", "notes.txt"]
     assert result.folders == [str(root)]
 
 

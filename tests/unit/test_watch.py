@@ -60,11 +60,17 @@ def test_other_files_and_reading_are_not_changes(watched):
     folder, changes, _ = watched
     make_pdf(folder / "a.pdf", ["alpha"])
     _next(changes)
-    (folder / "notes.txt").write_text("not a pdf")
+    (folder / "photo.jpg").write_bytes(b"\xff\xd8\xff not a document")
     (folder / ".hidden.pdf").write_bytes(b"%PDF-1.4")
     (folder / "a.pdf").read_bytes()
     make_pdf(folder / "marker.pdf", ["marker"])  # the next batch must be this one alone
     assert _paths(_next(changes)) == {"marker.pdf"}
+
+
+def test_documents_of_other_formats_are_changes(watched):
+    folder, changes, _ = watched
+    (folder / "notes.md").write_text("# Notes\n\nThe spare key is under the mat.")
+    assert _paths(_next(changes)) == {"notes.md"}
 
 
 def test_a_file_still_being_written_is_reported_only_once_it_settles(watched):

@@ -1,0 +1,47 @@
+"""How a passage's place in its document is written: "p. 26" in a PDF, "§ 3.4" elsewhere."""
+
+from __future__ import annotations
+
+import os
+import re
+
+SEPARATOR = " › "  # between the headings of a section's path
+# The formats read one section at a time (ingest/readers, whose table a test holds to this).
+SECTIONED_SUFFIXES = frozenset(
+    {".txt", ".text", ".md", ".markdown", ".rst", ".html", ".htm", ".xhtml", ".docx", ".odt",
+     ".epub"}
+)  # fmt: skip
+
+# "3.4 Choosing a printer", "A.2 Glossary", "IV. Results": the heading's own number.
+_NUMBER = re.compile(r"^((?:\d+|[A-Z]|[IVXLC]+)(?:\.\d+)*)\.?\s+\S")
+MAX_TITLE_CHARS = 40
+
+
+def paginated(path: str) -> bool:
+    """Whether the document has pages (PDFs; a file of another format has sections)."""
+    return os.path.splitext(path)[1].lower() not in SECTIONED_SUFFIXES
+
+
+def section_mark(section: str, page: int) -> str:
+    """ "§ 3.4" for a numbered heading, "§ Choosing a printer" otherwise, "§ 2" without one."""
+    last = section.rsplit(SEPARATOR, 1)[-1].strip()
+    if not last:
+        return f"§ {page}"
+    match = _NUMBER.match(last)
+    if match:
+        return f"§ {match.group(1)}"
+    if len(last) > MAX_TITLE_CHARS:
+        last = last[:MAX_TITLE_CHARS].rsplit(" ", 1)[0] + " …"
+    return f"§ {last}"
+
+
+def place(path: str, page: int, section: str = "", *, short: bool = False) -> str:
+    """Where in its document a passage is: "page 26" ("p. 26" if short) or "§ 3.4"."""
+    if paginated(path):
+        return f"p. {page}" if short else f"page {page}"
+    return section_mark(section, page)
+
+
+def cite(path: str, page: int, section: str = "", *, short: bool = False) -> str:
+    """The file and the place: "manual.docx, § 3.4", "report.pdf, page 26"."""
+    return f"{os.path.basename(path)}, {place(path, page, section, short=short)}"

@@ -1,0 +1,37 @@
+"""Where a passage is: "page 26" in a PDF, "§ 3.4" in a document without pages."""
+
+from __future__ import annotations
+
+from desktop_rag.locations import cite, paginated, place, section_mark
+from desktop_rag.query.prompt import source_line
+
+
+def test_pdfs_have_pages_other_formats_sections():
+    assert paginated("/lib/report.pdf") and paginated("/lib/REPORT.PDF")
+    assert not any(paginated(f"/lib/manual.{ext}") for ext in ("docx", "odt", "epub", "md"))
+    assert place("/lib/report.pdf", 26) == "page 26"
+    assert place("/lib/report.pdf", 26, short=True) == "p. 26"
+    assert cite("/lib/manual.docx", 7, "3 Setup › 3.4 Choosing a printer") == "manual.docx, § 3.4"
+
+
+def test_section_marks():
+    assert section_mark("3 Setup › 3.4 Choosing a printer", 7) == "§ 3.4"
+    assert section_mark("Appendix › A.2 Glossary", 9) == "§ A.2"
+    assert section_mark("IV. Results", 4) == "§ IV"
+    assert section_mark("Guide › Choosing a printer", 3) == "§ Choosing a printer"
+    assert section_mark("", 5) == "§ 5"
+    long = section_mark("What to do when the printer does not answer at all any more", 1)
+    assert long.startswith("§ What to do") and long.endswith(" …") and len(long) < 50
+
+
+def test_prompt_names_a_section_by_its_title():
+    line = source_line(2, "/lib/manual.docx", 7, "Choose PostScript.", "3 Setup › 3.4 Choosing")
+    assert line == "[2] manual.docx, 3.4 Choosing: Choose PostScript."
+    assert source_line(1, "/lib/a.pdf", 3, "Text.") == "[1] a.pdf, page 3: Text."
+
+
+def test_the_sectioned_formats_are_the_readers():
+    from desktop_rag.ingest.readers import SUFFIXES
+    from desktop_rag.locations import SECTIONED_SUFFIXES
+
+    assert SUFFIXES == SECTIONED_SUFFIXES
