@@ -45,6 +45,8 @@ bench: venv
 	$(BIN)/python bench/retrieval_latency.py
 	$(BIN)/python bench/llm_speed.py > $(BENCH_OUT)/llm_speed.json && cat $(BENCH_OUT)/llm_speed.json
 	$(BIN)/python bench/answer_quality.py > $(BENCH_OUT)/answer_quality.json && cat $(BENCH_OUT)/answer_quality.json
+	$(BIN)/python bench/quotes.py
+	$(BIN)/python bench/complete.py
 	$(BIN)/python bench/window_start.py > $(BENCH_OUT)/window_start.json && cat $(BENCH_OUT)/window_start.json
 	$(BIN)/python bench/fixtures.py > $(BENCH_OUT)/fixtures.json && cat $(BENCH_OUT)/fixtures.json
 

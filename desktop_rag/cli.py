@@ -14,7 +14,18 @@ from typing import TYPE_CHECKING, Any, TextIO
 from desktop_rag import __version__
 from desktop_rag.errors import DesktopRagError, UsageError, user_message
 from desktop_rag.locations import place
-from desktop_rag.types import Hit, IndexReport, Progress
+from desktop_rag.types import (
+    DoneEvent,
+    Hit,
+    IndexReport,
+    Progress,
+    Quote,
+    QuotesEvent,
+    Source,
+    SourcesEvent,
+    TokenEvent,
+    Turn,
+)
 
 if TYPE_CHECKING:
     from desktop_rag.app import App
@@ -89,7 +100,11 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
         help="stream an answer with numbered sources (file, page or § section)",
     )
-    p.add_argument("question", metavar="QUESTION")
+    p.add_argument(
+        "question",
+        metavar="QUESTION",
+        help="the question, or - to read one per line from stdin as one conversation",
+    )
     p.add_argument(
         "--model",
         metavar="FILE.gguf",
@@ -354,16 +369,56 @@ def _cmd_search(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
 
 
 def _cmd_ask(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from desktop_rag.query.figures import unsupported_note
-    from desktop_rag.types import DoneEvent, Source, SourcesEvent, TokenEvent
-
+    """One question, or with `-` one per line from stdin as one conversation: each line is a
+    follow-up of the ones before, as in the window."""
     if args.k is not None and args.k <= 0:
         raise UsageError("-k must be a positive number.")
+    if args.question != "-":
+        _ask_one(app, args.question, (), args, out)
+        return EXIT_OK
+    history: list[Turn] = []
+    for line in sys.stdin:
+        question = line.strip()
+        if not question:
+            continue
+        if not args.json:
+            print(f"» {question}", file=out, flush=True)
+        done = _ask_one(app, question, history, args, out)
+        if done.answer and not done.cancelled:
+            history.append(Turn(question, done.answer))
+        if not args.json:
+            print(file=out, flush=True)
+    return EXIT_OK
+
+
+def _ask_one(
+    app: App, question: str, history: Sequence[Turn], args: argparse.Namespace, out: TextIO
+) -> DoneEvent:
+    """Sources and quotes first, then the answer as it streams; or one JSON line at the end."""
+    from desktop_rag.query.figures import unsupported_note
+
     sources: tuple[Source, ...] = ()
+    quotes: tuple[Quote, ...] = ()
     done: DoneEvent | None = None
-    for event in app.answer.ask(args.question, k=args.k):
+    for event in app.answer.ask(question, history, k=args.k):
         if isinstance(event, SourcesEvent):
             sources = event.sources
+            if sources and not args.json:
+                print("Sources:", file=out)
+                for s in sources:
+                    print(f"[{s.n}] {s.path}, {place(s.path, s.page, s.section)}", file=out)
+                out.flush()
+        elif isinstance(event, QuotesEvent):
+            quotes = event.quotes
+            if quotes and not args.json:
+                print("\nIn the sources' own words:", file=out)
+                by_n = {s.n: s for s in sources}
+                for q in quotes:
+                    section = by_n[q.n].section if q.n in by_n else ""
+                    print(f"[{q.n}] {place(q.path, q.page, section)}: “{q.text}”", file=out)
+                out.flush()
+            if sources and not args.json:
+                print("\nAnswer:", file=out, flush=True)
         elif isinstance(event, TokenEvent):
             if not args.json:
                 out.write(event.text)
@@ -387,6 +442,16 @@ def _cmd_ask(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> in
                     }
                     for s in sources
                 ],
+                "quotes": [
+                    {
+                        "n": q.n,
+                        "path": q.path,
+                        "page": q.page,
+                        "text": q.text,
+                        "score": round(q.score, 4),
+                    }
+                    for q in quotes
+                ],
                 "cited": list(done.cited),
                 "timings": {
                     "retrieval_ms": round(t.retrieval_ms, 1),
@@ -398,15 +463,13 @@ def _cmd_ask(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> in
             out,
         )
         out.write("\n")
-        return EXIT_OK
+        out.flush()
+        return done
     out.write("\n")
-    if sources:
-        print("\nSources:", file=out)
-        for s in sources:
-            print(f"[{s.n}] {s.path}, {place(s.path, s.page, s.section)}", file=out)
     if done.unsupported:
         print(f"\n{unsupported_note(done.unsupported)}", file=out)
-    return EXIT_OK
+    out.flush()
+    return done
 
 
 def _cmd_status(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

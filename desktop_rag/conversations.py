@@ -11,7 +11,16 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from desktop_rag.types import AnswerEvent, DoneEvent, Source, SourcesEvent, TokenEvent, Turn
+from desktop_rag.types import (
+    AnswerEvent,
+    DoneEvent,
+    Quote,
+    QuotesEvent,
+    Source,
+    SourcesEvent,
+    TokenEvent,
+    Turn,
+)
 
 log = logging.getLogger(__name__)
 
@@ -31,16 +40,19 @@ class Exchange:
     stopped: bool = False
     error: str = ""
     unsupported: list[str] = field(default_factory=list)  # figures not in the sources
+    quotes: list[Quote] = field(default_factory=list)  # the sources' own words, shown first
 
     @property
     def complete(self) -> bool:
         return bool(self.answer) and not self.stopped and not self.error
 
     def apply(self, event: AnswerEvent) -> None:
-        """Take in the next event of the answer being written: its sources, a piece of it,
-        its end (the whole answer, what it cites, whether it was stopped)."""
+        """Take in the next event of the answer being written: its sources, their quotes, a
+        piece of it, its end (the whole answer, what it cites, whether it was stopped)."""
         if isinstance(event, SourcesEvent):
             self.sources = list(event.sources)
+        elif isinstance(event, QuotesEvent):
+            self.quotes = list(event.quotes)
         elif isinstance(event, TokenEvent):
             self.answer += event.text
         elif isinstance(event, DoneEvent):
@@ -119,6 +131,7 @@ def _from_json(raw: dict[str, Any]) -> Conversation:
                 stopped=bool(e.get("stopped", False)),
                 error=str(e.get("error", "")),
                 unsupported=[str(n) for n in e.get("unsupported", [])],
+                quotes=[Quote(**q) for q in e.get("quotes", [])],
             )
         )
     return Conversation(

@@ -211,6 +211,18 @@ class Source:
 
 
 @dataclass(frozen=True, slots=True)
+class Quote:
+    """A sentence of source n, word for word, that best answers the question (query/quote.py);
+    `score` ranks the quotes of one answer (higher is better)."""
+
+    n: int
+    path: str
+    page: int
+    text: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
 class Timings:
     retrieval_ms: float = 0.0
     ttft_s: float = 0.0
@@ -231,6 +243,13 @@ class SourcesEvent:
     """First event of an answer: the passages the model will see (may be empty)."""
 
     sources: tuple[Source, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class QuotesEvent:
+    """Right after the sources, before the model's first token: the quotes (may be empty)."""
+
+    quotes: tuple[Quote, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,4 +277,4 @@ class DoneEvent:
     unsupported: tuple[str, ...] = ()
 
 
-AnswerEvent = SourcesEvent | TokenEvent | DoneEvent
+AnswerEvent = SourcesEvent | QuotesEvent | TokenEvent | DoneEvent

@@ -373,6 +373,8 @@ class ChatPane(QWidget):
         ]
         if e.sources:
             parts.append(self._sources_html(i, e))
+        if e.quotes:
+            parts.append(self._quotes_html(i, e))
         answer = answer_html(i, e.answer if drawn is None else e.answer[:drawn])
         last = self.conversation is not None and i == len(self.conversation.exchanges) - 1
         if (
@@ -411,6 +413,27 @@ class ChatPane(QWidget):
         return (
             "<p class='muted' style='margin: 6px 8px 0 8px'>Sources<br>"
             + "<br>".join(lines)
+            + "</p>"
+        )
+
+    def _quotes_html(self, i: int, e: Exchange) -> str:
+        """The sources' own words that best answer, in a block of their own above the model's
+        answer; each [n] p. opens its page."""
+        c = self._colors()
+        rows = []
+        for q in e.quotes:
+            source = e.source(q.n)
+            where = html.escape(place(q.path, q.page, source.section if source else "", short=True))
+            rows.append(
+                f"“{html.escape(q.text)}” "
+                f"<a href='src:{i}:{q.n}'>[{q.n}]&nbsp;{where.replace(' ', '&nbsp;')}</a>"
+            )
+        # A shaded paragraph, not a table: a table is a frame Qt lays out again on every change
+        # to the document, which would make each streamed token cost O(conversation).
+        return (
+            f"<p class='quotes' style='margin: 6px 8px 0 8px; background-color: {c['bubble']};"
+            f" color: {c['text']};'><span class='muted'>In the sources' own words</span><br>"
+            + "<br>".join(rows)
             + "</p>"
         )
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import replace
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QThreadPool
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -18,19 +19,32 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPushButton,
     QSpinBox,
+    QTreeWidget,
+    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from desktop_rag.config import Settings, default_threads
+from desktop_rag.engines.discover import FoundModel, find_models, human_size
 from desktop_rag.gui.icons import set_icon
+from desktop_rag.gui.workers import Job
 from desktop_rag.library import is_gguf
+
+PATH_ROLE = Qt.ItemDataRole.UserRole
+# A search still running when its dialog closes keeps its job alive until it ends.
+_running: set[Job] = set()
 
 
 class SettingsDialog(QDialog):
     """Edits a copy of the settings; `result_settings()` is read after exec() accepts."""
 
-    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        parent: QWidget | None = None,
+        find: Callable[[], list[FoundModel]] = find_models,
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings")
         self.setMinimumWidth(680)
@@ -76,6 +90,25 @@ class SettingsDialog(QDialog):
         model_row.addWidget(browse)
         model_row.addWidget(builtin)
 
+        # The models other apps already downloaded; choosing one fills in the file above.
+        self.found = QTreeWidget()
+        self.found.setAccessibleName("Models found on this computer")
+        self.found.setHeaderLabels(["Model", "From", "Quantisation", "Size", "Memory"])
+        self.found.setRootIsDecorated(False)
+        self.found.setFixedHeight(self.fontMetrics().lineSpacing() * 6 + 24)
+        self.found.itemSelectionChanged.connect(self._on_found_itemSelectionChanged)
+        self.found.hide()
+        self.found_status = QLabel("Looking for models of LM Studio, Ollama, GPT4All, Jan…")
+        self.found_status.setWordWrap(True)
+        self.found_status.setEnabled(False)
+        self._find_job = Job(lambda job: find(), "find models")
+        self._find_job.signals.returned.connect(self._on_find_job_returned)
+        self._find_job.signals.errored.connect(self._on_find_job_errored)
+        job = self._find_job
+        _running.add(job)
+        job.signals.finished.connect(lambda: _running.discard(job))
+        QThreadPool.globalInstance().start(self._find_job)
+
         self.threads = QSpinBox()
         self.threads.setRange(0, max(64, os.cpu_count() or 1))
         self.threads.setSpecialValueText(f"Automatic ({default_threads()})")
@@ -103,6 +136,11 @@ class SettingsDialog(QDialog):
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         form.addRow("Watched folders:", folder_row)
         form.addRow("Language model (GGUF):", model_row)
+        found_box = QVBoxLayout()
+        found_box.setContentsMargins(0, 0, 0, 0)
+        found_box.addWidget(self.found_status)
+        found_box.addWidget(self.found)
+        form.addRow("Models on this computer:", found_box)
         form.addRow("Processor threads:", self.threads)
         form.addRow("Context size:", self.n_ctx)
         form.addRow("Sources per answer:", self.top_k)
@@ -140,6 +178,51 @@ class SettingsDialog(QDialog):
         )
         if path:
             self.model.setText(path)
+
+    def _on_find_job_returned(self, models: object) -> None:
+        assert isinstance(models, list)
+        self.show_found(models)
+
+    def _on_find_job_errored(self, exc: object) -> None:
+        self.found_status.setText(f"Could not look for other apps' models: {exc}")
+
+    def show_found(self, models: list[FoundModel]) -> None:
+        self.found.clear()
+        if not models:
+            self.found_status.setText(
+                "No models found in the folders of LM Studio, Ollama, GPT4All, Jan or llama.cpp. "
+                "Choose a .gguf file instead."
+            )
+            return
+        self.found_status.setText("Downloaded by other apps; choose one to use it.")
+        current = self.model.text().strip()
+        for m in models:
+            memory = "fits" if m.fits else "too large"
+            item = QTreeWidgetItem(
+                [m.name, m.app, m.quantisation or "?", human_size(m.size), memory]
+            )
+            item.setData(0, PATH_ROLE, m.path)
+            for column in range(5):
+                item.setToolTip(column, m.path)
+            if not m.fits:
+                item.setToolTip(
+                    4,
+                    f"Needs about {human_size(m.needed)} of memory; "
+                    f"{human_size(m.available)} is free now.",
+                )
+            if not m.fits:
+                item.setForeground(4, self.palette().placeholderText())
+            self.found.addTopLevelItem(item)
+            if m.path == current:
+                item.setSelected(True)
+        for column in range(5):
+            self.found.resizeColumnToContents(column)
+        self.found.show()
+
+    def _on_found_itemSelectionChanged(self) -> None:
+        items = self.found.selectedItems()
+        if items:
+            self.model.setText(str(items[0].data(0, PATH_ROLE)))
 
     def folder_list(self) -> list[str]:
         return [self.folders.item(i).text() for i in range(self.folders.count())]

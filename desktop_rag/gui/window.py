@@ -46,6 +46,7 @@ from desktop_rag.types import (
     FileEvent,
     IndexReport,
     Progress,
+    QuotesEvent,
     SourcesEvent,
     TokenEvent,
 )
@@ -537,6 +538,8 @@ class MainWindow(QMainWindow):
                 self.chat.set_status("Loading the answer model…")
             else:
                 self.chat.set_status("Writing the answer…")
+            self._redraw_if_shown()
+        elif isinstance(event, QuotesEvent):
             self._redraw_if_shown()
         elif isinstance(event, TokenEvent):
             if first_words:

@@ -7,9 +7,11 @@ import re
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from desktop_rag.engines.llm import Llm
 from desktop_rag.errors import EmptyLibraryError
+from desktop_rag.query import follow_up
 from desktop_rag.query.figures import unsupported_numbers
 from desktop_rag.query.prompt import (
     MODEL_NOT_FOUND,
@@ -17,12 +19,15 @@ from desktop_rag.query.prompt import (
     build_prompt,
     parse_citations,
 )
+from desktop_rag.query.quote import pick_quotes
 from desktop_rag.query.retrieve import Retriever
+from desktop_rag.query.runaway import Runaway
 from desktop_rag.store.lance import LanceStore
 from desktop_rag.types import (
     AnswerEvent,
     DoneEvent,
     Hit,
+    QuotesEvent,
     SourcesEvent,
     Timings,
     TokenEvent,
@@ -36,8 +41,8 @@ log = logging.getLogger(__name__)
 # cannot on either side of it (bench/results/relevance.json). Refusing a question the library
 # does answer is the worse failure, so the threshold sits low in the gap between the two.
 RELEVANCE_THRESHOLD = 0.25
-# A follow-up this short ("and in 2022?") says too little to retrieve on by itself.
-SHORT_FOLLOW_UP_WORDS = 6
+LIMIT_SLACK = 8
+LIST_START = "\n- "
 
 
 class AnswerService:
@@ -63,6 +68,9 @@ class AnswerService:
         self.k = k
         self.answer_tokens = answer_tokens
         self.threshold = threshold
+        # Start a list the model announced but was cut before. Off: with the bundled 270M
+        # model (bench/complete.py), the items it then wrote were invented source lines.
+        self.continue_lists = False
 
     def warm_up(self) -> None:
         """Load the model now (blocking; call it from a worker thread)."""
@@ -75,10 +83,8 @@ class AnswerService:
         return old
 
     def retrieval_query(self, question: str, history: Sequence[Turn]) -> str:
-        """A short follow-up leans on the previous question for its subject."""
-        if history and len(question.split()) <= SHORT_FOLLOW_UP_WORDS:
-            return f"{history[-1].question} {question}"
-        return question
+        """A follow-up that refers back leans on the previous question for its subject."""
+        return follow_up.retrieval_query(question, history)
 
     def relevant(self, hits: Sequence[Hit]) -> bool:
         return bool(hits) and max(h.similarity for h in hits) >= self.threshold
@@ -90,8 +96,8 @@ class AnswerService:
         k: int | None = None,
         cancel: threading.Event | None = None,
     ) -> Iterator[AnswerEvent]:
-        """Yield one SourcesEvent, then TokenEvents as the answer streams, then one DoneEvent
-        (also when cancelled, with cancelled=True)."""
+        """Yield one SourcesEvent, one QuotesEvent, then TokenEvents as the answer streams,
+        then one DoneEvent (also when cancelled, with cancelled=True)."""
         cancel = cancel or threading.Event()
         t0 = time.perf_counter()
         question = question.strip()
@@ -100,13 +106,18 @@ class AnswerService:
                 "Your library is empty: there is nothing to answer from yet. Add documents "
                 "(drag them onto the window, or run `desktop-rag index FOLDER`), then ask again."
             )
-        hits = self.retriever.search(self.retrieval_query(question, history), k or self.k)
+        query = self.retrieval_query(question, history)
+        hits = self.retriever.search(query, k or self.k)
+        if query != question:
+            # The previous question found these: keep those that are about this one too.
+            hits = follow_up.matching(hits, question)
         retrieval_ms = (time.perf_counter() - t0) * 1000.0
 
         if not question or not self.relevant(hits):
             best = max((h.similarity for h in hits), default=0.0)
             log.info("nothing relevant (best similarity %.3f)", best)
             yield SourcesEvent(())
+            yield QuotesEvent(())
             yield TokenEvent(NOTHING_RELEVANT)
             total = time.perf_counter() - t0
             yield DoneEvent(
@@ -139,24 +150,67 @@ class AnswerService:
                 context,
             )
         yield SourcesEvent(fitted.sources)
+        # The page's own words need no model: they are shown while the model reads the prompt.
+        yield QuotesEvent(pick_quotes(query, fitted.sources, self.retriever.embedder))
 
-        pieces: list[str] = []
+        guard = Runaway()
         first: float | None = None
         last = time.perf_counter()
-        if not cancel.is_set():
-            for piece in llm.stream(fitted.prompt, answer_tokens, cancel):
-                last = time.perf_counter()
-                if first is None:
-                    first = last
-                    piece = fitted.prompt.answer_prefix + piece
-                    if not fitted.prompt.answer_prefix:
+        hit_limit = False
+        prompt = fitted.prompt
+        lead = prompt.answer_prefix  # put before the first piece: the prompt said it already
+        budget = answer_tokens
+        while not cancel.is_set() and budget > 0:
+            stream = llm.stream(prompt, budget, cancel)
+            try:
+                for piece in stream:
+                    last = time.perf_counter()
+                    if first is None:
+                        first = last
+                    if lead:
+                        piece, lead = lead + piece, ""
+                    elif not guard.text:
                         piece = piece.lstrip()
                     if not piece:
                         continue
-                pieces.append(piece)
-                yield TokenEvent(piece)
+                    shown = guard.feed(piece)
+                    if shown:
+                        yield TokenEvent(shown)
+                    if guard.stopped:
+                        break  # the model ran on into a prompt of its own
+            finally:
+                close = getattr(stream, "close", None)
+                if close is not None:
+                    close()  # ends the generation now, and releases the model
+            used = llm.last_generation.generated_tokens
+            # Pieces count tokens only roughly (llama.cpp holds back a possible stop string's
+            # start and yields it with the next token); cutting back a complete answer to its
+            # last sentence end changes nothing, so near the limit counts as at it.
+            hit_limit = used >= budget - LIMIT_SLACK
+            budget -= max(used, 1)
+            said = guard.answer()
+            if (
+                not self.continue_lists
+                or prompt is not fitted.prompt
+                or prompt.is_chat
+                or hit_limit
+                or not said.endswith(":")
+            ):
+                break
+            # A list announced ("… are the following:") and cut before its first item: the
+            # base model's next line was a prompt part of its own. Start the list for it; the
+            # prompt so far is in llama.cpp's cache.
+            guard.resume()
+            said = said.removeprefix(fitted.prompt.answer_prefix)
+            prompt = replace(
+                fitted.prompt,
+                text=f"{fitted.prompt.text}{said}{LIST_START}",
+                stop=(*fitted.prompt.stop, "\n\n"),
+                answer_prefix="",
+            )
+            lead = LIST_START
         end = time.perf_counter()
-        answer = "".join(pieces).strip()
+        answer = guard.answer(hit_limit)
         cancelled = cancel.is_set()
         n_tokens = llm.count_tokens(answer) if answer else 0
         rate = (n_tokens - 1) / (last - first) if first and n_tokens > 1 and last > first else 0.0

@@ -46,8 +46,20 @@ CHAT_SYSTEM = (
     f"or [2][3]. Be brief. If the sources do not contain the answer, say: {MODEL_NOT_FOUND}"
 )
 
-# A base model runs on into new questions it invents; one paragraph is the answer.
-COMPLETION_STOP = ("\n", "Question:", "Sources:", "<end_of_turn>", "<eos>")
+# A base model runs on into the prompt's next parts: a new question, or source lines ("[2]
+# report.pdf, page 5: ..."). An answer may run over several lines (a list), so a line break
+# alone does not end it; query/runaway.py catches the same patterns inside a line, and
+# repeated lines.
+COMPLETION_STOP = (
+    "\nQuestion:",
+    "\nAnswer:",
+    "\nSources:",
+    "\n[",
+    "Question:",
+    "Sources:",
+    "<end_of_turn>",
+    "<eos>",
+)
 # A 270M base model copies the examples' wording but rarely their citation. Starting its answer
 # with these words leaves it only the choice of the number, so every answer cites a source.
 COMPLETION_ANSWER_PREFIX = "According to ["

@@ -11,9 +11,11 @@ import pytest
 
 from desktop_rag.config import Settings
 from desktop_rag.query.figures import unsupported_numbers
+from desktop_rag.query.quote import pick_quotes
 from desktop_rag.types import (
     AnswerEvent,
     DoneEvent,
+    QuotesEvent,
     Source,
     SourcesEvent,
     Timings,
@@ -54,6 +56,7 @@ class FakeAnswerService:
             for n, h in enumerate(hits, start=1)
         )
         yield SourcesEvent(sources)
+        yield QuotesEvent(pick_quotes(question, sources, self.app.embedder))
         if not sources:
             text = "I could not find this in your documents."
             yield DoneEvent(text, (), Timings(), refused=True)

@@ -93,7 +93,7 @@ def test_long_sources_are_fitted_to_a_small_context(tmp_path: Path) -> None:
     # llama.cpp itself accepts it: more would raise "exceeds context window".
     answer = "".join(small.stream(fitted.prompt, 32))
     assert small.last_generation.generated_tokens >= 1
-    assert "\n" not in answer
+    assert "Question:" not in answer and "\n[" not in answer  # the prompt's stop strings
     small.close()
 
 

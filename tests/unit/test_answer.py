@@ -11,7 +11,7 @@ from desktop_rag.app import App, build_app
 from desktop_rag.config import Settings
 from desktop_rag.errors import EmptyLibraryError
 from desktop_rag.query.prompt import NOTHING_RELEVANT
-from desktop_rag.types import DoneEvent, SourcesEvent, TokenEvent, Turn
+from desktop_rag.types import DoneEvent, QuotesEvent, SourcesEvent, TokenEvent, Turn
 from tests.fakes import FakeLlm, HashEmbedder, WordTokenizer
 
 
@@ -43,17 +43,26 @@ def test_building_the_app_does_not_load_the_model(tmp_path: Path) -> None:
     assert app.answer.llm.loaded is False
 
 
-def test_events_come_as_sources_then_tokens_then_done(indexed: tuple[App, FakeLlm]) -> None:
+def test_events_come_as_sources_quotes_then_tokens_then_done(
+    indexed: tuple[App, FakeLlm],
+) -> None:
     app, llm = indexed
     events = list(app.answer.ask("Why is octopus blood blue?"))
     assert isinstance(events[0], SourcesEvent)
-    assert all(isinstance(e, TokenEvent) for e in events[1:-1])
+    assert isinstance(events[1], QuotesEvent)
+    assert all(isinstance(e, TokenEvent) for e in events[2:-1])
     assert isinstance(events[-1], DoneEvent)
     sources = events[0].sources
     done = events[-1]
     assert sources and [s.n for s in sources] == list(range(1, len(sources) + 1))
     assert (Path(sources[0].path).name, sources[0].page) == ("octopus.pdf", 2)
-    streamed = "".join(e.text for e in events[1:-1])
+    best = events[1].quotes[0]
+    assert best.text == (
+        "Octopus blood is blue because it uses hemocyanin, a copper-rich protein, to carry oxygen."
+    )
+    assert (best.n, best.path, best.page) == (1, sources[0].path, 2)
+    assert best.text in sources[0].text
+    streamed = "".join(e.text for e in events[2:-1])
     assert (
         done.answer == streamed == "According to [1], octopus blood is blue because of hemocyanin."
     )
@@ -103,7 +112,7 @@ def test_empty_library_is_a_clear_error(tmp_path: Path) -> None:
 def test_nothing_relevant_is_said_plainly_without_asking_the_model(indexed) -> None:
     app, llm = indexed
     events = list(app.answer.ask("quantum chromodynamics lattice gauge"))
-    assert events[0] == SourcesEvent(())
+    assert events[:2] == [SourcesEvent(()), QuotesEvent(())]
     done = events[-1]
     assert isinstance(done, DoneEvent)
     assert done.answer == NOTHING_RELEVANT
@@ -155,7 +164,7 @@ def test_cancel_before_generation_asks_nothing(indexed) -> None:
     cancel.set()
     events = list(app.answer.ask("octopus hearts", cancel=cancel))
     assert isinstance(events[0], SourcesEvent) and isinstance(events[-1], DoneEvent)
-    assert len(events) == 2
+    assert [type(e) for e in events] == [SourcesEvent, QuotesEvent, DoneEvent]
     assert events[-1].cancelled and events[-1].answer == ""
     assert llm.prompts == []
 

@@ -13,6 +13,7 @@ from desktop_rag.app import build_app
 from desktop_rag.config import Settings
 from desktop_rag.engines.llm import check_memory, check_model_file
 from desktop_rag.errors import ModelError
+from desktop_rag.query.prompt import NOTHING_RELEVANT
 from tests.fakes import FakeLlm, HashEmbedder, WordTokenizer
 
 
@@ -47,7 +48,7 @@ def test_ask_json_is_exactly_the_contract(data_dir, capsys) -> None:
     )
     assert code == 0
     doc = json.loads(cap.out)
-    assert set(doc) == {"answer", "sources", "cited", "timings"}
+    assert set(doc) == {"answer", "sources", "quotes", "cited", "timings"}
     assert doc["answer"].startswith("According to [1]")
     assert doc["cited"] == [1]
     assert doc["sources"] and set(doc["sources"][0]) == {
@@ -60,15 +61,88 @@ def test_ask_json_is_exactly_the_contract(data_dir, capsys) -> None:
     }
     assert doc["sources"][0]["n"] == 1 and doc["sources"][0]["page"] == 2
     assert set(doc["timings"]) == {"retrieval_ms", "ttft_s", "tokens_per_s", "total_s"}
+    quote = doc["quotes"][0]
+    assert set(quote) == {"n", "path", "page", "text", "score"}
+    assert (quote["n"], quote["page"]) == (1, 2) and quote["path"] == doc["sources"][0]["path"]
+    assert quote["text"].startswith("Octopus blood is blue because it uses hemocyanin")
+    assert quote["text"] in doc["sources"][0]["text"]
 
 
-def test_ask_streams_then_lists_sources(data_dir, capsys) -> None:
+def test_ask_lists_sources_and_quotes_then_streams_the_answer(data_dir, capsys) -> None:
     code, cap = run_ask(["ask", "Why is octopus blood blue?"], data_dir, capsys, FakeLlm())
     assert code == 0
-    answer, _, listing = cap.out.partition("Sources:")
-    assert "octopus blood is blue" in answer
-    first = listing.strip().splitlines()[0]
+    before, _, answer = cap.out.partition("Answer:")
+    listing, _, quotes = before.partition("In the sources' own words:")
+    first = listing.replace("Sources:", "").strip().splitlines()[0]
     assert first.endswith("octopus.pdf, page 2") and "[1]" in first
+    assert quotes.strip().startswith("[1] page 2: “Octopus blood is blue because it uses")
+    assert "octopus blood is blue because of hemocyanin" in answer
+
+
+def _stdin(monkeypatch, text: str) -> None:
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+
+
+def test_ask_dash_answers_one_question_per_line_as_one_conversation(
+    data_dir, capsys, monkeypatch
+) -> None:
+    llm = FakeLlm()
+    _stdin(monkeypatch, "Why is octopus blood blue?\n\nHow many hearts does it have?\n")
+    code, cap = run_ask(["ask", "-", "--json"], data_dir, capsys, llm)
+    assert code == 0
+    lines = cap.out.splitlines()
+    assert len(lines) == 2
+    docs = [json.loads(line) for line in lines]
+    assert all({"answer", "sources", "quotes", "cited", "timings"} <= set(d) for d in docs)
+    assert all(d["sources"] for d in docs)
+    # The second question was asked as a follow-up of the first.
+    assert "Question: Why is octopus blood blue?" in llm.prompts[-1].text
+
+
+def _ask_lines(data_dir, capsys, monkeypatch, *questions: str) -> list[dict]:
+    _stdin(monkeypatch, "".join(q + "\n" for q in questions))
+    code, cap = run_ask(["ask", "-", "--json"], data_dir, capsys, FakeLlm())
+    assert code == 0
+    return [json.loads(line) for line in cap.out.splitlines()]
+
+
+def test_ask_dash_asks_an_unrelated_follow_up_as_a_first_question(
+    data_dir, capsys, monkeypatch
+) -> None:
+    (alone,) = _ask_lines(data_dir, capsys, monkeypatch, "What is the capital of France?")
+    first, follow_up = _ask_lines(
+        data_dir,
+        capsys,
+        monkeypatch,
+        "Why is octopus blood blue?",
+        "What is the capital of France?",
+    )
+    assert first["sources"] and first["cited"] == [1]
+    assert follow_up["sources"] == alone["sources"]
+    assert follow_up["quotes"] == alone["quotes"]
+
+
+def test_ask_dash_refuses_an_off_topic_follow_up_as_a_first_question(
+    data_dir, capsys, monkeypatch
+) -> None:
+    (alone,) = _ask_lines(data_dir, capsys, monkeypatch, "And quantum chromodynamics?")
+    first, follow_up = _ask_lines(
+        data_dir, capsys, monkeypatch, "Why is octopus blood blue?", "And quantum chromodynamics?"
+    )
+    assert first["sources"] and first["cited"] == [1]
+    assert alone["sources"] == follow_up["sources"] == []
+    assert alone["answer"] == follow_up["answer"] == NOTHING_RELEVANT
+    assert follow_up["cited"] == [] and follow_up["quotes"] == []
+
+
+def test_ask_dash_in_text_shows_each_question(data_dir, capsys, monkeypatch) -> None:
+    _stdin(monkeypatch, "Why is octopus blood blue?\nHow do zebras keep flies away?\n")
+    code, cap = run_ask(["ask", "-"], data_dir, capsys, FakeLlm())
+    assert code == 0
+    assert cap.out.count("» ") == 2 and cap.out.count("Sources:") == 2
 
 
 def test_ask_says_which_figures_its_sources_do_not_hold(data_dir, capsys) -> None:

@@ -1,0 +1,64 @@
+"""Settings lists the GGUF models other apps downloaded; choosing one is like picking the file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from desktop_rag.config import Settings
+from desktop_rag.engines import discover
+from desktop_rag.gui.settings_dialog import PATH_ROLE, SettingsDialog
+from tests.unit.test_discover import write_gguf
+
+pytest.importorskip("gguf")
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    for var in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "LLAMA_CACHE", "OLLAMA_MODELS"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(discover, "ollama_folders", lambda *a: [home / ".ollama" / "models"])
+    return home
+
+
+def _dialog(qtbot, settings: Settings | None = None) -> SettingsDialog:
+    dialog = SettingsDialog(settings or Settings())
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: "Looking" not in dialog.found_status.text(), timeout=10_000)
+    return dialog
+
+
+def test_choosing_a_found_model_fills_in_the_model_file(qtbot, home):
+    lm = write_gguf(home / ".lmstudio/models/pub/repo/tiny-Q4_K_M.gguf", name="Tiny LM")
+    cached = write_gguf(home / ".cache/llama.cpp/other.gguf", name="Other", file_type=7)
+    dialog = _dialog(qtbot)
+    assert dialog.found.isVisibleTo(dialog)
+    rows = {
+        dialog.found.topLevelItem(i).text(0): dialog.found.topLevelItem(i)
+        for i in range(dialog.found.topLevelItemCount())
+    }
+    assert set(rows) == {"Tiny LM", "Other"}
+    tiny = rows["Tiny LM"]
+    assert [tiny.text(c) for c in (1, 2, 4)] == ["LM Studio", "Q4_K_M", "fits"]
+    assert rows["Other"].text(2) == "Q8_0"
+    tiny.setSelected(True)
+    assert dialog.model.text() == str(lm)
+    dialog.accept()
+    assert dialog.result() == dialog.DialogCode.Accepted
+    assert dialog.result_settings().model_path == str(lm)
+    assert rows["Other"].data(0, PATH_ROLE) == str(cached)
+
+
+def test_the_model_in_use_is_shown_selected(qtbot, home):
+    lm = write_gguf(home / ".lmstudio/models/pub/repo/tiny.gguf")
+    dialog = _dialog(qtbot, Settings(model_path=str(lm)))
+    assert [i.data(0, PATH_ROLE) for i in dialog.found.selectedItems()] == [str(lm)]
+
+
+def test_no_models_found_says_so(qtbot, home):
+    dialog = _dialog(qtbot)
+    assert not dialog.found.isVisibleTo(dialog)
+    assert "No models found" in dialog.found_status.text()

@@ -1,0 +1,66 @@
+"""Follow-ups join the previous question only when they refer back, and keep matching hits."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop_rag.query.follow_up import matching, refers_back, retrieval_query
+from desktop_rag.types import Hit, Turn
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "And for children?",
+        "and in 2022?",
+        "What about the side effects?",
+        "How many hearts does it have?",
+        "What is their incubation period?",
+        "Is this drug safe in pregnancy?",
+        "Why?",
+        "In 2022?",
+        "But how?",
+        "Side effects?",
+        "Capital of France?",
+    ],
+)
+def test_questions_that_refer_back(question: str) -> None:
+    assert refers_back(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the capital of France?",
+        "Who won the football world cup?",
+        "How do I install an extension?",
+        "What was Apple's revenue in 2022?",
+        "Which drug treats the infection that follows surgery?",
+        "Is the vaccine safe?",
+        "Explain the reset procedure",
+    ],
+)
+def test_questions_that_stand_alone(question: str) -> None:
+    assert not refers_back(question)
+
+
+def test_only_a_question_that_refers_back_is_joined() -> None:
+    history = [Turn("How do I install an extension?", "According to [1], open Tools.")]
+    assert retrieval_query("What is the capital of France?", history) == (
+        "What is the capital of France?"
+    )
+    assert retrieval_query("And how do I remove it?", history) == (
+        "How do I install an extension? And how do I remove it?"
+    )
+    assert retrieval_query("And how do I remove it?", []) == "And how do I remove it?"
+
+
+def _hit(text: str) -> Hit:
+    return Hit("c", "d", "/m.pdf", 1, 0, len(text), text, 1.0, 0.5)
+
+
+def test_joined_hits_must_hold_a_word_of_the_new_question() -> None:
+    hits = [_hit("Open the Tools menu to install extensions."), _hit("Remove an extension here.")]
+    assert matching(hits, "And for France?") == []
+    assert matching(hits, "And how do I remove it?") == [hits[1]]
+    assert matching(hits, "Why?") == hits  # nothing of its own to check
