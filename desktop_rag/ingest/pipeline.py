@@ -248,15 +248,20 @@ class IngestService:
                     len(pending.chunks) >= FLUSH_CHUNKS
                     or time.monotonic() - pending.since >= FLUSH_SECONDS
                 ):
-                    self._flush(pending, on_file)
-                    pending = _Pending()
+                    # Handed over before committing: a batch whose commit failed is not
+                    # committed again below, where its second error would hide the first.
+                    batch, pending = pending, _Pending()
+                    self._flush(batch, on_file)
                     wrote = True
             self._checkpoint(cancel, None)  # the reader stops quietly on cancel
-        finally:
+        except BaseException as exc:
             # What is fully embedded is kept, even on cancel or error: nothing done is lost.
             if pending:
-                self._flush(pending, on_file)
-                wrote = True
+                self._flush_after(exc, pending, on_file)
+            raise
+        if pending:
+            self._flush(pending, on_file)
+            wrote = True
         if removed:
             self.store.remove([d.doc_id for d in removed])
             report.removed = len(removed)
@@ -391,6 +396,16 @@ class IngestService:
                 indexed_at=time.time(),
             )
         )
+
+    def _flush_after(self, exc: BaseException, pending: _Pending, on_file: FileFn | None) -> None:
+        """Keep what was embedded before `exc`; a failure here must not hide `exc` itself."""
+        try:
+            self._flush(pending, on_file)
+        except Exception as second:
+            if isinstance(exc, Cancelled):
+                raise  # the user knows they cancelled; that the last batch was lost is news
+            log.error("could not keep the files embedded before the error: %s", second)
+            exc.add_note(f"Keeping the files embedded before it failed too: {second}")
 
     def _flush(self, pending: _Pending, on_file: FileFn | None) -> None:
         faults.reached("flush")
