@@ -269,7 +269,7 @@ class IngestService:
                 if on_file is not None:
                     on_file(FileEvent(doc.path, "removed"))
             wrote = True
-        if wrote:
+        if wrote or self.store.needs_indexes():
             tracker.emit("optimizing", force=True, message="Tidying the index")
             faults.reached("optimize")
             self.store.optimize()

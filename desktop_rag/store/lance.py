@@ -114,6 +114,7 @@ class LanceStore:
         self._docs: Any = None
         self._chunks: Any = None
         self._has_fts = False
+        self._warned_no_fts = False
 
     # -- opening -----------------------------------------------------------------------------
 
@@ -292,7 +293,16 @@ class LanceStore:
         terms = " ".join(_fts_terms(query))
         if not terms or k <= 0:
             return []
-        self._ensure_fts_index()
+        if not self.has_fts_index():
+            # Only a writer builds indexes (the next indexing run does): a reader building
+            # one would race the writer that holds the index.
+            if not self._warned_no_fts:
+                self._warned_no_fts = True
+                log.warning(
+                    "the index has no full-text index yet; searching by meaning only until "
+                    "the next indexing run builds it"
+                )
+            return []
         table = (
             self._chunks.search(_match(terms), query_type="fts")
             .select([*_CHUNK_COLUMNS, "_score"])
@@ -466,7 +476,7 @@ class LanceStore:
         with self._write_lock:
             t0 = time.perf_counter()
             try:
-                self._ensure_fts_index(locked=True)
+                self._ensure_fts_index()
                 self._chunks.optimize(cleanup_older_than=timedelta(minutes=5))
                 self._docs.optimize(cleanup_older_than=timedelta(minutes=5))
                 self._ensure_vector_index()
@@ -506,24 +516,26 @@ class LanceStore:
         )
         log.info("built the vector index over %d chunks in %.1fs", rows, time.perf_counter() - t0)
 
-    def _ensure_fts_index(self, locked: bool = False) -> None:
-        if self._has_fts:
-            return
-        if any(i.index_type == "FTS" for i in self._chunks.list_indices()):
-            self._has_fts = True  # indexes are never dropped while the store is open
-            return
-        if self._chunks.count_rows() == 0:
+    def has_fts_index(self) -> bool:
+        """Whether the full-text index exists (a writer may have built it since we looked)."""
+        if not self._has_fts:
+            # Indexes are never dropped while the store is open: once seen, it stays.
+            self._has_fts = any(i.index_type == "FTS" for i in self._chunks.list_indices())
+        return self._has_fts
+
+    def needs_indexes(self) -> bool:
+        """Whether a writer should run `optimize` though nothing was written (a crash or a
+        failure stopped the last run before it built the full-text index)."""
+        return self.count_chunks() > 0 and not self.has_fts_index()
+
+    def _ensure_fts_index(self) -> None:
+        """Build the full-text index; writers only, with the write lock held."""
+        if self.has_fts_index() or self._chunks.count_rows() == 0:
             return
         from lancedb.index import FTS
 
-        def create() -> None:
-            self._chunks.create_index("text", config=FTS(with_position=False), replace=True)
-
-        if locked:
-            create()
-        else:
-            with self._write_lock:
-                create()
+        self._chunks.create_index("text", config=FTS(with_position=False), replace=True)
+        self._has_fts = True
 
 
 def _match(terms: str) -> Any:

@@ -9,6 +9,7 @@ from desktop_rag.config import Settings
 from desktop_rag.errors import StoreError
 from desktop_rag.ingest import pipeline
 from desktop_rag.ingest.chunk import ChunkParams
+from desktop_rag.query.retrieve import Mode
 from tests.fakes import HashEmbedder, WordTokenizer
 
 
@@ -76,3 +77,26 @@ def test_what_was_embedded_before_an_error_is_kept(tmp_path, animal_pdfs):
     with pytest.raises(RuntimeError):
         app.ingest.index([str(animal_pdfs)])
     assert app.store.stats()["documents"] == 1
+
+
+def _fts_indexes(store):
+    return [i for i in store._chunks.list_indices() if i.index_type == "FTS"]
+
+
+def test_a_search_never_builds_the_full_text_index(tmp_path, animal_pdfs, caplog):
+    writer = _app(tmp_path)
+    writer.store.optimize = lambda: None  # type: ignore[method-assign]  # killed before it
+    writer.ingest.index([str(animal_pdfs)])
+    reader = _app(tmp_path)
+    version = reader.store._chunks.version
+    with caplog.at_level("WARNING"):
+        hits = reader.retriever.search("octopus blood hemocyanin", k=3)
+    assert hits and hits[0].path.endswith("octopus.pdf"), "no fallback to the vectors"
+    assert _fts_indexes(reader.store) == [], "a search built the full-text index"
+    assert reader.store._chunks.version == version, "a search wrote to the index"
+    assert "full-text index" in caplog.text
+    # The next indexing run, a writer, builds it even when no file changed.
+    again = _app(tmp_path)
+    assert again.ingest.index([str(animal_pdfs)]).unchanged == 3
+    assert len(_fts_indexes(again.store)) == 1
+    assert again.retriever.search("hemocyanin", k=1, mode=Mode.TEXT)[0].path.endswith("octopus.pdf")
