@@ -13,6 +13,7 @@ class Status(StrEnum):
     INDEXING = "indexing"
     INDEXED = "indexed"
     FAILED = "failed"
+    EXCLUDED = "excluded"  # removed by the user: stays out until indexed by name again
 
 
 class FailKind(StrEnum):
@@ -26,6 +27,7 @@ class FailKind(StrEnum):
     TOO_LARGE = "too_large"
     UNREADABLE = "unreadable"
     TIMEOUT = "timeout"
+    LOCKED = "locked"
     MEMORY = "memory"
     CHANGING = "changing"
     ERROR = "error"
@@ -79,7 +81,13 @@ class FileInfo:
 
 @dataclass(frozen=True, slots=True)
 class DocumentRecord:
-    """One row of the documents table."""
+    """One row of the documents table.
+
+    An indexed document whose new version could not be read for a passing reason keeps its
+    chunks, its size and mtime (so the next run tries again), and says why in `error`.
+    `failures` counts the runs in a row that failed the same way on the same version of the
+    file, `failed_size` and `failed_mtime_ns`: after a few, it waits until the file changes.
+    """
 
     doc_id: str
     path: str
@@ -92,6 +100,9 @@ class DocumentRecord:
     error: str
     error_kind: str
     indexed_at: float
+    failures: int = 0
+    failed_size: int = -1
+    failed_mtime_ns: int = -1
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,8 @@ from desktop_rag.ingest import sandbox
 from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, chunk_pages, rechunk_ids
 from desktop_rag.ingest.extract import Extracted, ExtractError, sha256_file
 from desktop_rag.ingest.scan import (
+    MAX_SAME_FAILURES,
+    TRANSIENT_KINDS,
     Action,
     Decision,
     decide,
@@ -62,6 +64,8 @@ class _Pending:
     chunks: list[Chunk] = field(default_factory=list)
     vectors: list[NDArray[np.float32]] = field(default_factory=list)
     since: float = field(default_factory=time.monotonic)
+    # Documents whose row changes but whose chunks stay (a passing failure of a new version).
+    keep: set[str] = field(default_factory=set)
     # "Indexed" is said of a file once its batch is committed, not when it is embedded: a
     # crash before the commit would otherwise have shown as indexed what the index lacks.
     indexed: list[FileEvent] = field(default_factory=list)
@@ -169,7 +173,14 @@ class IngestService:
         with self.store.writer(self.lock_wait_s):
             try:
                 self._index_locked(
-                    found.files, found.folders, report, on_progress, cancel, pause, on_file
+                    found.files,
+                    found.folders,
+                    found.named,
+                    report,
+                    on_progress,
+                    cancel,
+                    pause,
+                    on_file,
                 )
             except Cancelled:
                 report.cancelled = True
@@ -191,6 +202,7 @@ class IngestService:
         self,
         files: Mapping[str, FileInfo],
         folders: Sequence[str],
+        named: Sequence[str],
         report: IndexReport,
         on_progress: ProgressFn | None,
         cancel: threading.Event,
@@ -201,7 +213,8 @@ class IngestService:
         if repaired:
             log.warning("re-indexing %d file(s) left half-written by a crash", len(repaired))
         known = self.store.documents()
-        todo = plan(files, folders, known)
+        todo = plan(files, folders, known, named)
+        previous = {d.path: d for d in known}
         # A password given since the last run makes a password failure worth another try.
         unlocked = [
             d
@@ -236,11 +249,12 @@ class IngestService:
                 info = decision.info
                 faults.reached("extracted")
                 tracker.emit("indexing", info.path, force=True)
+                before = previous.get(info.path)
                 if isinstance(outcome, ExtractError):
-                    self._failed(info, outcome.kind, str(outcome), pending, report, on_file)
+                    self._failed(info, outcome.kind, str(outcome), before, pending, report, on_file)
                 else:
                     self._embed_one(
-                        decision, outcome, pending, report, tracker, cancel, pause, on_file
+                        decision, outcome, before, pending, report, tracker, cancel, pause, on_file
                     )
                 tracker.files_done += 1
                 tracker.bytes_done += info.size
@@ -301,6 +315,7 @@ class IngestService:
         self,
         decision: Decision,
         extracted: Extracted,
+        before: DocumentRecord | None,
         pending: _Pending,
         report: IndexReport,
         tracker: _Tracker,
@@ -311,9 +326,7 @@ class IngestService:
         info = decision.info
         if _changed_since(info) or (decision.sha256 and decision.sha256 != extracted.sha256):
             reason = "is still being written; it will be indexed once it stops changing."
-            report.failed.append(Failure(info.path, reason, FailKind.CHANGING))
-            if on_file is not None:
-                on_file(FileEvent(info.path, Status.QUEUED, error=reason))
+            self._failed(info, FailKind.CHANGING, reason, before, pending, report, on_file)
             return
         doc_id = doc_id_for(info.path)
         if on_file is not None:
@@ -325,6 +338,7 @@ class IngestService:
                 FailKind.NO_TEXT,
                 "has no readable words, only symbols a reader cannot turn into text. If its "
                 "pages show text, run OCR on it (for example with OCRmyPDF) and add the result.",
+                before,
                 pending,
                 report,
                 on_file,
@@ -368,6 +382,7 @@ class IngestService:
         info: FileInfo,
         kind: FailKind,
         reason: str,
+        before: DocumentRecord | None,
         pending: _Pending,
         report: IndexReport,
         on_file: FileFn | None,
@@ -375,12 +390,57 @@ class IngestService:
         sha256: str = "",
         pages: int = 0,
     ) -> None:
+        """Record why a file failed. A passing failure of a file indexed before keeps its
+        chunks: its row keeps the old size and mtime, so the next run tries again."""
+        transient = kind in TRANSIENT_KINDS
+        failures = 1
+        if (
+            before is not None
+            and before.error_kind == kind
+            and (before.failed_size, before.failed_mtime_ns) == (info.size, info.mtime_ns)
+        ):
+            failures = before.failures + 1
+        keep = transient and before is not None and before.status == Status.INDEXED
+        if keep:
+            reason += " The version indexed before stays searchable"
+            reason += (
+                "; it will be tried again on the next run."
+                if failures < MAX_SAME_FAILURES
+                else f". It failed this way {failures} runs in a row, so it waits until the "
+                "file changes."
+            )
+        elif transient and failures >= MAX_SAME_FAILURES:
+            reason += (
+                f" It failed this way {failures} runs in a row, so it is not tried again "
+                "until it changes."
+            )
         report.failed.append(Failure(info.path, reason, kind))
         log.info("could not index %s (%s): %s", info.path, kind, reason)
+        if keep:
+            assert before is not None
+            pending.documents.append(
+                replace(
+                    before,
+                    error=reason,
+                    error_kind=kind,
+                    failures=failures,
+                    failed_size=info.size,
+                    failed_mtime_ns=info.mtime_ns,
+                )
+            )
+            pending.keep.add(before.doc_id)
+            if on_file is not None:
+                event = FileEvent(info.path, Status.INDEXED, before.pages, before.chunks, reason)
+                on_file(event)
+            return
+        if kind == FailKind.CHANGING:
+            # Nothing to record for a file not indexed before: the next pass (the watcher's,
+            # once it settles) reads it again.
+            if on_file is not None:
+                on_file(FileEvent(info.path, Status.QUEUED, error=reason))
+            return
         if on_file is not None:
             on_file(FileEvent(info.path, Status.FAILED, pages=pages, error=reason))
-        if kind == FailKind.CHANGING:
-            return  # keep whatever was indexed before; the next pass retries
         pending.documents.append(
             DocumentRecord(
                 doc_id=doc_id_for(info.path),
@@ -394,6 +454,9 @@ class IngestService:
                 error=reason,
                 error_kind=kind,
                 indexed_at=time.time(),
+                failures=failures,
+                failed_size=info.size,
+                failed_mtime_ns=info.mtime_ns,
             )
         )
 
@@ -414,7 +477,7 @@ class IngestService:
             pending.documents,
             pending.chunks,
             vectors,
-            replace_doc_ids=[d.doc_id for d in pending.documents],
+            replace_doc_ids=[d.doc_id for d in pending.documents if d.doc_id not in pending.keep],
         )
         if on_file is not None:
             for event in pending.indexed:
@@ -426,7 +489,17 @@ class IngestService:
         assert source is not None
         doc_id = doc_id_for(info.path)
         record = replace(
-            source, doc_id=doc_id, path=info.path, size=info.size, mtime_ns=info.mtime_ns
+            source,
+            doc_id=doc_id,
+            path=info.path,
+            size=info.size,
+            mtime_ns=info.mtime_ns,
+            status=Status.INDEXED,
+            error="",
+            error_kind="",
+            failures=0,
+            failed_size=-1,
+            failed_mtime_ns=-1,
         )
         if decision.action == Action.TOUCH:
             self.store.commit([record], [], None)

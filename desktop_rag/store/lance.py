@@ -80,8 +80,20 @@ def documents_schema() -> pa.Schema:
             ("error", pa.string()),
             ("error_kind", pa.string()),
             ("indexed_at", pa.float64()),
+            ("failures", pa.int32()),
+            ("failed_size", pa.int64()),
+            ("failed_mtime_ns", pa.int64()),
         ]
     )
+
+
+# Columns added to the documents table since format 1, with the value old rows get: an index
+# made before them is brought up to date by its first writer instead of being rebuilt.
+_ADDED_DOCUMENT_COLUMNS = {
+    "failures": "CAST(0 AS INT)",
+    "failed_size": "CAST(-1 AS BIGINT)",
+    "failed_mtime_ns": "CAST(-1 AS BIGINT)",
+}
 
 
 def chunks_schema(dim: int) -> pa.Schema:
@@ -232,7 +244,8 @@ class LanceStore:
 
     def documents(self) -> list[DocumentRecord]:
         rows = self._docs.to_arrow().to_pylist()
-        return [DocumentRecord(**row) for row in rows]
+        # An index whose first writer has not yet added the newer columns lacks them.
+        return [DocumentRecord(**{k: v for k, v in row.items() if v is not None}) for row in rows]
 
     def count_chunks(self, where: str | None = None) -> int:
         return int(self._chunks.count_rows(where))
@@ -359,11 +372,18 @@ class LanceStore:
             "documents": len(ok),
             "chunks": self.count_chunks(),
             "pages": sum(d.pages for d in ok),
+            # `kept`: its new version failed, the version indexed before still answers.
             "failed": [
-                {"path": d.path, "reason": d.error, "kind": d.error_kind}
+                {
+                    "path": d.path,
+                    "reason": d.error,
+                    "kind": d.error_kind,
+                    "kept": d.status == Status.INDEXED,
+                }
                 for d in docs
-                if d.status == Status.FAILED
+                if d.status == Status.FAILED or (d.status == Status.INDEXED and d.error)
             ],
+            "excluded": sorted(d.path for d in docs if d.status == Status.EXCLUDED),
         }
 
     # -- writes ------------------------------------------------------------------------------
@@ -388,6 +408,7 @@ class LanceStore:
         remove = sorted(set(remove_doc_ids))
         with self._write_lock:
             try:
+                self._add_missing_columns()
                 if chunks or replace or remove:
                     data = self._chunk_table(chunks, vectors)
                     doomed = sorted(set(replace) | set(remove))
@@ -422,6 +443,14 @@ class LanceStore:
                 if "No space left" in str(exc):
                     raise StoreError(_write_error(OSError(28, "No space left on device"))) from exc
                 raise StoreError(f"Writing the index failed: {exc}") from exc
+
+    def _add_missing_columns(self) -> None:
+        """Bring a documents table made by an earlier version up to date (writers only)."""
+        have = set(self._docs.schema.names)
+        missing = {k: v for k, v in _ADDED_DOCUMENT_COLUMNS.items() if k not in have}
+        if missing:
+            self._docs.add_columns(missing)
+            log.info("added %s to the documents table", ", ".join(missing))
 
     def _chunk_table(
         self, chunks: Sequence[Chunk], vectors: NDArray[np.float32] | None

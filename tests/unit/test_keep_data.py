@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import errno
+import os
+
 import pytest
 
 from desktop_rag.app import build_app
@@ -9,8 +12,11 @@ from desktop_rag.config import Settings
 from desktop_rag.errors import StoreError
 from desktop_rag.ingest import pipeline
 from desktop_rag.ingest.chunk import ChunkParams
+from desktop_rag.ingest.scan import MAX_SAME_FAILURES
 from desktop_rag.query.retrieve import Mode
+from desktop_rag.types import FailKind
 from tests.fakes import HashEmbedder, WordTokenizer
+from tests.pdfgen import make_pdf
 
 
 def _app(tmp_path, embedder=None):
@@ -100,3 +106,115 @@ def test_a_search_never_builds_the_full_text_index(tmp_path, animal_pdfs, caplog
     assert again.ingest.index([str(animal_pdfs)]).unchanged == 3
     assert len(_fts_indexes(again.store)) == 1
     assert again.retriever.search("hemocyanin", k=1, mode=Mode.TEXT)[0].path.endswith("octopus.pdf")
+
+
+def _fail_reading(monkeypatch, name, kind, calls):
+    """Reading `name` fails with `kind` (passing failures: the file itself is fine)."""
+    from desktop_rag.ingest import sandbox
+    from desktop_rag.ingest.extract import ExtractError
+    from desktop_rag.ingest.extract import extract as real_extract
+
+    def extract(path, password=None):
+        if path.endswith(name):
+            calls.append(path)
+            if kind == FailKind.CHANGING:  # the file changes while it is read
+                result = real_extract(path, password)
+                st = os.stat(path)
+                os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+                return result
+            raise ExtractError(kind, f"failed for a passing reason ({kind}).")
+        return real_extract(path, password)
+
+    monkeypatch.setattr(sandbox, "extract", extract)
+
+
+def _octopus_hits(app):
+    return [h for h in app.retriever.search("octopus hemocyanin blood", k=5) if "octopus" in h.path]
+
+
+@pytest.mark.parametrize(
+    "kind", [FailKind.TIMEOUT, FailKind.UNREADABLE, FailKind.LOCKED, FailKind.CHANGING]
+)
+def test_a_passing_failure_keeps_the_previous_chunks_and_says_so(
+    tmp_path, animal_pdfs, monkeypatch, kind
+):
+    app = _app(tmp_path)
+    app.ingest.index([str(animal_pdfs)])
+    old_text = {h.text for h in _octopus_hits(app)}
+    assert old_text
+    octopus = animal_pdfs / "octopus.pdf"
+    make_pdf(octopus, ["A new edition about octopus hemocyanin and blood, not read yet."])
+    calls: list[str] = []
+    _fail_reading(monkeypatch, "octopus.pdf", kind, calls)
+    report = app.ingest.index([str(animal_pdfs)])
+    assert {h.text for h in _octopus_hits(app)} == old_text, "the indexed chunks were lost"
+    assert [(f.path, f.kind) for f in report.failed] == [(str(octopus), kind)]
+    assert "stays searchable" in report.failed[0].reason
+    stats = app.store.stats()
+    assert stats["documents"] == 3
+    assert [(f["path"], f["kind"], f["kept"]) for f in stats["failed"]] == [
+        (str(octopus), kind, True)
+    ]
+    assert len(calls) == 1
+    # The next run tries again.
+    app.ingest.index([str(animal_pdfs)])
+    assert len(calls) == 2
+    assert {h.text for h in _octopus_hits(app)} == old_text
+
+
+@pytest.mark.parametrize("indexed_before", [True, False])
+def test_three_same_failures_in_a_row_wait_until_the_file_changes(
+    tmp_path, animal_pdfs, monkeypatch, indexed_before
+):
+    app = _app(tmp_path)
+    octopus = animal_pdfs / "octopus.pdf"
+    if indexed_before:
+        app.ingest.index([str(animal_pdfs)])
+        make_pdf(octopus, ["A new edition about octopus hemocyanin and blood, not read yet."])
+    calls: list[str] = []
+    _fail_reading(monkeypatch, "octopus.pdf", FailKind.TIMEOUT, calls)
+    reasons = []
+    for _ in range(MAX_SAME_FAILURES):
+        report = app.ingest.index([str(animal_pdfs)])
+        reasons.append(report.failed[0].reason)
+    assert len(calls) == MAX_SAME_FAILURES
+    assert "runs in a row" in reasons[-1] and "runs in a row" not in reasons[0]
+    report = app.ingest.index([str(animal_pdfs)])
+    assert len(calls) == MAX_SAME_FAILURES, "retried though it failed the same way thrice"
+    assert report.failed == [] and report.unchanged == 3
+    assert bool(_octopus_hits(app)) == indexed_before
+    # Once the file changes it is tried again, and indexed once it reads.
+    monkeypatch.undo()
+    make_pdf(octopus, ["The third edition says octopus blood carries hemocyanin copper."])
+    report = app.ingest.index([str(animal_pdfs)])
+    assert report.indexed == 1 and report.failed == []
+    assert any("third edition" in h.text for h in _octopus_hits(app))
+    assert app.store.stats()["failed"] == []
+
+
+def test_an_index_made_before_the_failure_columns_is_brought_up_to_date(tmp_path, animal_pdfs):
+    app = _app(tmp_path)
+    app.ingest.index([str(animal_pdfs)])
+    app.store._docs.drop_columns(["failures", "failed_size", "failed_mtime_ns"])
+    old = _app(tmp_path)
+    assert len(old.store.documents()) == 3  # a reader copes with the older table
+    make_pdf(animal_pdfs / "penguin.pdf", ["Penguins now live on page one."])
+    assert old.ingest.index([str(animal_pdfs)]).indexed == 1
+    assert {"failures", "failed_size"} <= set(old.store._docs.schema.names)
+    assert all(d.failures == 0 for d in old.store.documents())
+
+
+@pytest.mark.parametrize("code", [errno.EBUSY, errno.EAGAIN])
+def test_a_file_another_program_locks_is_a_passing_failure(tmp_path, monkeypatch, code):
+    from desktop_rag.ingest import extract as extract_module
+    from desktop_rag.ingest.extract import ExtractError, extract
+
+    path = make_pdf(tmp_path / "open elsewhere.pdf", ["text"])
+
+    def locked_open(*args, **kwargs):
+        raise OSError(code, os.strerror(code), str(path))
+
+    monkeypatch.setattr(extract_module, "open", locked_open, raising=False)
+    with pytest.raises(ExtractError) as raised:
+        extract(str(path))
+    assert raised.value.kind == FailKind.LOCKED and "locked by another program" in str(raised.value)
