@@ -141,6 +141,22 @@ class IngestService:
         self.passwords: Mapping[str, str] = passwords or {}
         self.lock_wait_s = lock_wait_s
 
+    def for_store(self, store: LanceStore) -> IngestService:
+        """The same service (models, chunking, limits, passwords) writing to another index."""
+        other = IngestService(
+            store,
+            self.embedder,
+            self.tokenizer_factory,
+            self.params,
+            isolate=self.isolate,
+            timeout_s=self.timeout_s,
+            memory_mb=self.memory_mb,
+            passwords=self.passwords,
+            lock_wait_s=self.lock_wait_s,
+        )
+        other._tokenizer = self._tokenizer
+        return other
+
     @property
     def tokenizer(self) -> TokenOffsets:
         if self._tokenizer is None:
