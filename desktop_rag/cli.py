@@ -337,9 +337,12 @@ def _cmd_ask(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> in
         raise UsageError("-k must be a positive number.")
     sources: tuple[Source, ...] = ()
     done: DoneEvent | None = None
+    notice = ""
     for event in app.answer.ask(args.question, k=args.k):
         if isinstance(event, SourcesEvent):
-            sources = event.sources
+            sources, notice = event.sources, event.notice
+            if notice and not args.json:
+                print(f"desktop-rag: {notice}", file=err, flush=True)
         elif isinstance(event, TokenEvent):
             if not args.json:
                 out.write(event.text)
@@ -363,6 +366,7 @@ def _cmd_ask(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> in
                     for s in sources
                 ],
                 "cited": list(done.cited),
+                **({"notice": notice} if notice else {}),
                 "timings": {
                     "retrieval_ms": round(t.retrieval_ms, 1),
                     "ttft_s": round(t.ttft_s, 3),

@@ -202,9 +202,11 @@ class Turn:
 
 @dataclass(frozen=True, slots=True)
 class SourcesEvent:
-    """First event of an answer: the passages the model will see (may be empty)."""
+    """First event of an answer: the passages the model will see (may be empty), and a
+    notice for the user about how they were found (searching by words only), if any."""
 
     sources: tuple[Source, ...]
+    notice: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -512,6 +512,8 @@ class MainWindow(QMainWindow):
         shown = self._asking_conv is self.current
         if isinstance(event, SourcesEvent):
             exchange.sources = list(event.sources)
+            if event.notice:  # searching by words only until the rebuild
+                self.statusBar().showMessage(event.notice, 15000)
             if shown:
                 self.sources_model.set_sources(exchange.sources)
             if self.session.model_status[0] != ModelState.READY:

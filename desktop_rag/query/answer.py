@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import re
 import threading
 import time
@@ -14,11 +15,12 @@ from desktop_rag.query.figures import unsupported_numbers
 from desktop_rag.query.prompt import (
     MODEL_NOT_FOUND,
     NOTHING_RELEVANT,
+    WORDS_ONLY,
     build_prompt,
     parse_citations,
 )
 from desktop_rag.query.retrieve import Retriever
-from desktop_rag.store.lance import LanceStore
+from desktop_rag.store.lance import LanceStore, fts_terms
 from desktop_rag.types import (
     AnswerEvent,
     DoneEvent,
@@ -38,6 +40,23 @@ log = logging.getLogger(__name__)
 # are answered and 96% of off-topic ones refused; at 0.30, 96.5% and 98%. Refusing a question
 # the library does answer is the worse failure, hence the lower of the two.
 RELEVANCE_THRESHOLD = 0.25
+# Searching by words only (an index of another embedder gives no similarity), a question is
+# on topic when its best passage holds this share of the question's words, each weighted by
+# its rarity in the library (IDF). bench/relevance.py --words-only, same questions as above:
+# at 0.4, 97.6% of on-topic questions are answered and 96% of off-topic ones refused; at 0.5,
+# 87% and 100%. The lower, for the same reason.
+WORDS_THRESHOLD = 0.4
+# Counting how many passages hold a word stops here: beyond it, the word is common anyway.
+_DF_CAP = 2000
+# Words the full-text index drops (lancedb's English stop words, so they match nothing and
+# would look like words the library lacks) and question words: they say nothing of a topic.
+_STOP_TEXT = """a about after again against all am an and are as at be been being below between both
+    but by can did do does down each few for from further had has have having he her here him
+    his how i if in into is isn it its just me more most my no not of on or other our out over
+    own same she should so some such than that the their them then there these they this to
+    too under until up was we what when where which while who whom why will with you your
+    would could may might must shall also many much"""
+_STOP_WORDS = frozenset(_STOP_TEXT.split())
 # A follow-up this short ("and in 2022?") says too little to retrieve on by itself.
 SHORT_FOLLOW_UP_WORDS = 6
 
@@ -76,7 +95,11 @@ class AnswerService:
             return f"{history[-1].question} {question}"
         return question
 
-    def relevant(self, hits: Sequence[Hit]) -> bool:
+    def relevant(self, hits: Sequence[Hit], query: str = "") -> bool:
+        """Whether the hits are about the question: by cosine similarity, or, searching by
+        words only, by the share of the question's rarer words its best passage holds."""
+        if self.retriever.text_only:
+            return word_relevance(self.store, query, hits) >= WORDS_THRESHOLD
         return bool(hits) and max(h.similarity for h in hits) >= self.threshold
 
     def ask(
@@ -96,13 +119,15 @@ class AnswerService:
                 "Your library is empty: there is nothing to answer from yet. Add PDF files "
                 "(drag them onto the window, or run `desktop-rag index FOLDER`), then ask again."
             )
-        hits = self.retriever.search(self.retrieval_query(question, history), k or self.k)
+        query = self.retrieval_query(question, history)
+        hits = self.retriever.search(query, k or self.k)
         retrieval_ms = (time.perf_counter() - t0) * 1000.0
+        notice = WORDS_ONLY if self.retriever.text_only else ""
 
-        if not question or not self.relevant(hits):
+        if not question or not self.relevant(hits, query):
             best = max((h.similarity for h in hits), default=0.0)
             log.info("nothing relevant (best similarity %.3f)", best)
-            yield SourcesEvent(())
+            yield SourcesEvent((), notice)
             yield TokenEvent(NOTHING_RELEVANT)
             total = time.perf_counter() - t0
             yield DoneEvent(
@@ -134,7 +159,7 @@ class AnswerService:
                 fitted.dropped,
                 context,
             )
-        yield SourcesEvent(fitted.sources)
+        yield SourcesEvent(fitted.sources, notice)
 
         pieces: list[str] = []
         first: float | None = None
@@ -186,3 +211,23 @@ def _normalise(text: str) -> str:
 _NOT_FOUND = re.compile(
     rf"^(?:according to \d+ )?(?:{re.escape(_normalise(MODEL_NOT_FOUND))}|the source does not say)"
 )
+
+
+def word_relevance(store: LanceStore, query: str, hits: Sequence[Hit]) -> float:
+    """The share of the question's words, each weighted by its rarity in the library (IDF),
+    that its best passage holds, as the full-text index reads words (stemmed). A word the
+    library lacks weighs most: an off-topic question's rare words are nowhere in it."""
+    terms = {t.lower().split("'")[0] for t in fts_terms(query)} - _STOP_WORDS - {""}
+    ids = [h.chunk_id for h in hits]
+    if not terms or not ids:
+        return 0.0
+    rows = store.count_chunks()
+    weights: dict[str, float] = {}
+    holders: dict[str, set[str]] = {}
+    for term in terms:
+        df = store.term_frequency(term, min(rows, _DF_CAP))
+        weights[term] = math.log((rows + 1) / (df + 0.5))
+        holders[term] = store.chunks_holding(term, ids) if df else set()
+    total = sum(weights.values())
+    best = max(sum(w for t, w in weights.items() if cid in holders[t]) for cid in ids)
+    return best / total if total > 0 else 0.0

@@ -327,6 +327,31 @@ class LanceStore:
             for row in table.to_pylist()
         ]
 
+    def term_frequency(self, term: str, cap: int) -> int:
+        """How many chunks hold one word (as the full-text index reads it), counted up to cap."""
+        if not self.has_fts_index() or cap <= 0:
+            return 0
+        table = (
+            self._chunks.search(_match(term), query_type="fts")
+            .select(["chunk_id"])
+            .limit(cap)
+            .to_arrow()
+        )
+        return int(table.num_rows)
+
+    def chunks_holding(self, term: str, chunk_ids: Sequence[str]) -> set[str]:
+        """Which of these chunks hold one word, as the full-text index reads it (stemmed)."""
+        if not chunk_ids or not self.has_fts_index():
+            return set()
+        table = (
+            self._chunks.search(_match(term), query_type="fts")
+            .where(f"chunk_id IN ({_sql_list(chunk_ids)})", prefilter=True)
+            .select(["chunk_id"])
+            .limit(len(chunk_ids))
+            .to_arrow()
+        )
+        return set(table["chunk_id"].to_pylist())
+
     def chunk_counts(self) -> dict[str, int]:
         """Chunks per document id, as stored (one column read, no vectors)."""
         table = self._chunks.search().select(["doc_id"]).limit(None).to_arrow()
@@ -571,6 +596,11 @@ def _match(terms: str) -> Any:
     from lancedb.query import FullTextOperator, MatchQuery
 
     return MatchQuery(terms, "text", operator=FullTextOperator.OR)  # type: ignore[call-arg]
+
+
+def fts_terms(query: str) -> list[str]:
+    """The words of a question as the full-text search sees them."""
+    return _fts_terms(query)
 
 
 def _fts_terms(query: str) -> list[str]:
