@@ -22,7 +22,7 @@ from desktop_rag.ingest.pipeline import IngestService, ProgressFn
 from desktop_rag.query.answer import AnswerService
 from desktop_rag.query.retrieve import Retriever
 from desktop_rag.store.lance import SCHEMA_VERSION, IndexMeta, LanceStore
-from desktop_rag.types import IndexReport
+from desktop_rag.types import IndexReport, Status
 
 log = logging.getLogger(__name__)
 
@@ -95,11 +95,13 @@ class App:
         index_path = self.settings.index_path
         store = LanceStore(rebuild.next_path(index_path), self.meta).open()
         ingest = self.ingest.for_store(store)  # the same passwords and limits
+        self._carry_exclusions(store)
         report = ingest.index(self._rebuild_sources(paths), on_progress, cancel)
         if report.cancelled:
             return report  # the old index stays; the next rebuild resumes into the same folder
         with self.store.writer(REBUILD_SWAP_WAIT_S):
             sources = self._rebuild_sources(paths)
+            self._carry_exclusions(store)
             late = ingest.index(sources, on_progress, cancel)
             report = _merged(report, late)
             if report.cancelled:
@@ -112,8 +114,17 @@ class App:
 
     def _rebuild_sources(self, paths: Sequence[str]) -> list[str]:
         """What a rebuild indexes: the roots, the paths given, and every file indexed."""
-        old_paths = [d.path for d in self.store.documents()]
+        old_paths = [d.path for d in self.store.documents() if d.status != Status.EXCLUDED]
         return sorted({*self.roots(), *paths, *(p for p in old_paths if os.path.exists(p))})
+
+    def _carry_exclusions(self, store: LanceStore) -> None:
+        """Files the user removed stay out of the rebuilt index too."""
+        done = {d.path for d in store.documents() if d.status == Status.EXCLUDED}
+        rows = [d for d in self.store.documents() if d.status == Status.EXCLUDED]
+        rows = [d for d in rows if d.path not in done]
+        if rows:
+            with store.writer(self.ingest.lock_wait_s):
+                store.commit(rows, [], None, replace_doc_ids=[d.doc_id for d in rows])
 
     def _use(self, store: LanceStore) -> None:
         self.store = store

@@ -404,6 +404,15 @@ def _cmd_status(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
         print(f"{len(failed)} file(s) could not be indexed:", file=out)
         for f in failed:
             print(f"  {f['path']}: {f['reason']}", file=out)
+    excluded = stats["excluded"]
+    if excluded:
+        print(
+            f"{len(excluded)} file(s) removed from the index stay out (index one by its path "
+            "to bring it back):",
+            file=out,
+        )
+        for path in excluded:
+            print(f"  {path}", file=out)
     return EXIT_OK
 
 

@@ -204,13 +204,28 @@ class IngestService:
         return report
 
     def remove(self, paths: Sequence[str]) -> list[str]:
-        """Drop files (or everything under folders) from the index; the disk is not touched."""
+        """Drop files (or everything under folders) from the index; the disk is not touched.
+
+        A file removed by its own path while it is still on disk stays out: its row is kept,
+        marked excluded, so reconciling its folder does not add it back; indexing it by its
+        path does. Removing a folder, or a file that is gone, forgets them altogether.
+        """
         roots = [normalize(p) for p in paths]
         doomed = [d for d in self.store.documents() if any(is_under(d.path, r) for r in roots)]
-        if doomed:
-            with self.store.writer(self.lock_wait_s):
-                self.store.remove([d.doc_id for d in doomed])
-        return [d.path for d in doomed]
+        if not doomed:
+            return []
+        excluded = [d for d in doomed if d.path in roots and os.path.isfile(d.path)]
+        forgotten = [d for d in doomed if d not in excluded]
+        with self.store.writer(self.lock_wait_s):
+            rows = [_excluded_row(d) for d in excluded]
+            self.store.commit(
+                rows,
+                [],
+                None,
+                replace_doc_ids=[d.doc_id for d in rows],
+                remove_doc_ids=[d.doc_id for d in forgotten],
+            )
+        return [d.path for d in doomed if d.status != Status.EXCLUDED]
 
     # -- the run -----------------------------------------------------------------------------
 
@@ -294,6 +309,8 @@ class IngestService:
             wrote = True
         if removed:
             self.store.remove([d.doc_id for d in removed])
+            # A file the user had removed and that is now gone from the disk too: forgotten.
+            removed = [d for d in removed if d.status != Status.EXCLUDED]
             report.removed = len(removed)
             for doc in removed:
                 if on_file is not None:
@@ -551,6 +568,22 @@ class IngestService:
                 report.chunks += record.chunks
         if on_file is not None:
             on_file(FileEvent(info.path, Status.INDEXED, record.pages, record.chunks))
+
+
+def _excluded_row(doc: DocumentRecord) -> DocumentRecord:
+    """The row that keeps a removed file out of the index (no chunks)."""
+    return replace(
+        doc,
+        pages=0,
+        chunks=0,
+        status=Status.EXCLUDED,
+        error="",
+        error_kind="",
+        failures=0,
+        failed_size=-1,
+        failed_mtime_ns=-1,
+        indexed_at=time.time(),
+    )
 
 
 def _changed_since(info: FileInfo) -> bool:
