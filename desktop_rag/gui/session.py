@@ -351,13 +351,17 @@ class Session(QObject):
 
     def _start_index(self) -> None:
         app = self.app
-        roots = sorted(self._pending_roots)
-        self._pending_roots.clear()
-        if app is None or not roots or self._closing:
+        if app is None or not self._pending_roots or self._closing:
             return
         if app.stale is not None:
-            self.notice.emit("The index must be rebuilt before changes can be indexed.")
+            # Kept queued, not dropped: the rebuild's end starts them.
+            self.notice.emit(
+                "The index must be rebuilt before changes can be indexed; they are indexed "
+                "once it is."
+            )
             return
+        roots = sorted(self._pending_roots)
+        self._pending_roots.clear()
         from desktop_rag.ingest.watch import reindex
 
         def run(job: Job) -> tuple[IndexReport, list[Any]]:

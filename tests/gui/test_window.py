@@ -549,3 +549,38 @@ def test_a_new_model_waits_for_the_running_answer_then_loads(open_window, qtbot,
         window.session.stop_answer()
     qtbot.waitUntil(lambda: swaps == [str(model)], timeout=WAIT_MS)
     qtbot.waitUntil(lambda: window.model_label.text() == "Answers: ready", timeout=WAIT_MS)
+
+
+def test_folders_changed_while_a_rebuild_waits_are_indexed_after_it(
+    open_window, qtbot, monkeypatch, tmp_path
+):
+    from PySide6.QtWidgets import QMessageBox
+
+    assert close(qtbot, open_window())
+
+    def other_embedder(settings):
+        from desktop_rag.app import build_app
+        from desktop_rag.ingest.chunk import ChunkParams
+        from tests.fakes import HashEmbedder, WordTokenizer
+
+        return build_app(
+            settings,
+            embedder=HashEmbedder(dim=32),
+            tokenizer=WordTokenizer,
+            params=ChunkParams(60, 10),
+            isolate=False,
+        )
+
+    answers = [QMessageBox.StandardButton.No]
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: answers.pop(0))
+    window = open_window(app_factory=other_embedder, wait=False)
+    qtbot.waitUntil(lambda: not answers, timeout=WAIT_MS)  # asked, and not now
+    session = window.session
+    assert session.needs_rebuilding and not session.indexing
+    extra = make_pdf(tmp_path / "elsewhere" / "walrus.pdf", ["Walruses use their tusks."])
+    session.reindex([str(extra.parent)])  # a change the stale index cannot take yet
+    session.rebuild()
+    qtbot.waitUntil(lambda: not session.needs_rebuilding, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not session.indexing, timeout=WAIT_MS)
+    paths = {d.path for d in session.app.store.documents()}
+    assert str(extra) in paths, "a change queued while the rebuild waited was forgotten"
