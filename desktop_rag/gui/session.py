@@ -449,6 +449,26 @@ class Session(QObject):
         if drop_documents:
             self._drop(folder)
 
+    def remove_file(self, path: str) -> None:
+        """Take one file out of the index (never off the disk); it stays out when its folder
+        is reconciled, until it is indexed again by name (Include again, or dropped again)."""
+        app = self.app
+        if app is None:
+            return
+        self._pending_roots.discard(path)
+
+        def remove(job: Job) -> list[Any]:
+            app.remove([path])
+            return app.store.documents()
+
+        self.lanes.run(
+            INDEX,
+            remove,
+            on_returned=self.documents_loaded.emit,
+            on_errored=lambda e: self.index_failed.emit(user_message(e)),
+            name="remove file",
+        )
+
     def _drop(self, folder: str) -> None:
         app = self.app
         if app is None:
@@ -518,7 +538,8 @@ class Session(QObject):
             self.notice.emit(f"Copied {len(new)} file(s) into {self.library_dir}.")
         elif copied:
             self.notice.emit("Those files are already in your library.")
-        self.reindex([str(self.library_dir)])
+        # Named, the files dropped come back even if they had been removed from the index.
+        self.reindex([str(self.library_dir), *(c.dest for c in copied)])
 
     def apply_settings(self, new: Settings, drop_removed: bool = True) -> None:
         """Adopt edited settings: folders are watched or dropped, a new model is loaded."""

@@ -216,6 +216,7 @@ class MainWindow(QMainWindow):
         self.documents.document_activated.connect(self._on_documents_document_activated)
         self.documents.password_requested.connect(self._on_documents_password_requested)
         self.documents.reindex_requested.connect(self._on_documents_reindex_requested)
+        self.documents.remove_requested.connect(self.session.remove_file)
 
         self.conversations.selected.connect(self._on_conversations_selected)
         self.conversations.new_requested.connect(self._on_conversations_new_requested)
