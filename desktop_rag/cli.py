@@ -309,6 +309,10 @@ def _cmd_search(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
     if args.k <= 0:
         raise UsageError("-k must be a positive number.")
     mode = Mode(args.mode)
+    if app.retriever.text_only:
+        from desktop_rag.query.prompt import WORDS_ONLY
+
+        print(f"desktop-rag: {WORDS_ONLY}", file=err, flush=True)
     if args.query == "-":
         for line in sys.stdin:
             query = line.strip()
