@@ -259,23 +259,24 @@ class IngestService:
         # Hashing is only worth it when there is something to recognise.
         hasher = sha256_file if known else (lambda _path: "")
         decisions, removed = decide(todo.candidates, todo.removed, known, hasher)
-        quick = [d for d in decisions if d.action != Action.INDEX]
-        slow = [d for d in decisions if d.action == Action.INDEX]
-        tracker = _Tracker(on_progress, len(slow), sum(d.info.size for d in slow))
+        # Known content under a new path or time reuses its chunks; the rest must be read.
+        reused = [d for d in decisions if d.action != Action.INDEX]
+        to_read = [d for d in decisions if d.action == Action.INDEX]
+        tracker = _Tracker(on_progress, len(to_read), sum(d.info.size for d in to_read))
         if on_file is not None:  # so a window can list what waits before it is read
-            for decision in slow:
+            for decision in to_read:
                 on_file(FileEvent(decision.info.path, Status.QUEUED))
-        if slow and isinstance(self.embedder, Preparable):
+        if to_read and isinstance(self.embedder, Preparable):
             # A one-time export of the fast embedder happens here, in the indexing worker.
             self.embedder.prepare(lambda text: tracker.emit("preparing", force=True, message=text))
         wrote = False
-        for decision in quick:
+        for decision in reused:
             self._checkpoint(cancel, pause)
             self._reuse(decision, report, on_file)
             wrote = True
         pending = _Pending()
         try:
-            for decision, outcome in self._extract(slow, cancel):
+            for decision, outcome in self._extract(to_read, cancel):
                 self._checkpoint(cancel, pause)
                 info = decision.info
                 faults.reached("extracted")
