@@ -40,9 +40,8 @@ log = logging.getLogger(__name__)
 RELEVANCE_THRESHOLD = 0.25
 # Searching by words only (an index of another embedder gives no similarity), a question is
 # on topic when its best passage holds this share of the question's words, each weighted by
-# its rarity in the library (IDF). bench/relevance.py --words-only, same questions as above:
-# at 0.4, 97.6% of on-topic questions are answered and 96% of off-topic ones refused; at 0.5,
-# 87% and 100%. The lower, for the same reason.
+# its rarity in the library (IDF): bench/relevance.py --words-only puts the same questions on
+# either side of it (bench/results/relevance-words.json); low in the gap, for the same reason.
 WORDS_THRESHOLD = 0.4
 # Counting how many passages hold a word stops here: beyond it, the word is common anyway.
 _DF_CAP = 2000
