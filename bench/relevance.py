@@ -16,7 +16,9 @@ import json
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus"
 
@@ -44,6 +46,21 @@ EVERYDAY = [
 ]
 
 
+class _StandIn:
+    """Constant vectors: searching by words only never reads them."""
+
+    model_id = "bench/stand-in"
+    dim = 8
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        import numpy as np
+
+        return np.ones((len(texts), self.dim), dtype=np.float32) / self.dim**0.5
+
+    def embed_query(self, text: str) -> Any:
+        return self.embed([text])[0]
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     if not ordered:
@@ -58,11 +75,19 @@ def main() -> int:
     parser.add_argument("--data-dir", default="", help="index here (default: a temporary dir)")
     parser.add_argument("--docs", type=int, default=10, help="covid-qa articles to index")
     parser.add_argument("-k", type=int, default=6)
+    parser.add_argument(
+        "--words-only",
+        action="store_true",
+        help="judge as the app does on an index of another embedder: by the share of the "
+        "question's rarer words the best passage holds (the vectors are not used, so the "
+        "library is embedded by a stand-in)",
+    )
     args = parser.parse_args()
     corpus = Path(args.corpus)
 
     from desktop_rag.app import build_app
     from desktop_rag.config import Settings
+    from desktop_rag.query.answer import word_relevance
 
     questions = [json.loads(line) for line in (corpus / "covid-qa/questions.jsonl").open()]
     docs: list[str] = []
@@ -77,13 +102,16 @@ def main() -> int:
     ][:30]
 
     data_dir = args.data_dir or tempfile.mkdtemp(prefix="relevance-")
-    app = build_app(Settings(data_dir=data_dir))
+    app = build_app(Settings(data_dir=data_dir), embedder=_StandIn() if args.words_only else None)
+    app.retriever.text_only = args.words_only
     t0 = time.perf_counter()
     report = app.ingest.index([str(corpus / "covid-qa" / d) for d in docs])
     print(f"indexed {report.chunks} chunks in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
 
     def best(question: str) -> float:
         hits = app.retriever.search(question, args.k)
+        if args.words_only:
+            return word_relevance(app.store, question, hits)
         return max((h.similarity for h in hits), default=0.0)
 
     groups = {
@@ -94,12 +122,14 @@ def main() -> int:
     off = groups["off_topic_finance"] + groups["off_topic_everyday"]
     on = groups["on_topic_covid"]
     thresholds = {}
-    for t in (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45):
+    candidates = (0.3, 0.35, 0.4, 0.45, 0.5, 0.6) if args.words_only else (0.15, 0.2, 0.25, 0.3)
+    for t in candidates if args.words_only else (*candidates, 0.35, 0.4, 0.45):
         thresholds[str(t)] = {
             "on_topic_kept": round(sum(v >= t for v in on) / len(on), 3),
             "off_topic_refused": round(sum(v < t for v in off) / len(off), 3),
         }
     out = {
+        "judged_by": "words (IDF share)" if args.words_only else "cosine similarity",
         "docs": len(docs),
         "k": args.k,
         "groups": {

@@ -22,9 +22,13 @@ from desktop_rag.ingest.pipeline import IngestService, ProgressFn
 from desktop_rag.query.answer import AnswerService
 from desktop_rag.query.retrieve import Retriever
 from desktop_rag.store.lance import SCHEMA_VERSION, IndexMeta, LanceStore
-from desktop_rag.types import IndexReport
+from desktop_rag.types import IndexReport, Status
 
 log = logging.getLogger(__name__)
+
+# A finished rebuild waits this long for another writer (an indexing run) to let go of the
+# index before it is swapped in; given up, the next rebuild resumes from the finished copy.
+REBUILD_SWAP_WAIT_S = 600.0
 
 
 @dataclass
@@ -83,26 +87,44 @@ class App:
         on_progress: ProgressFn | None = None,
         cancel: threading.Event | None = None,
     ) -> IndexReport:
-        """Build a new index beside the old one (which keeps answering), then swap it in."""
-        old_paths = [d.path for d in self.store.documents()]
-        sources = sorted({*self.roots(), *paths, *(p for p in old_paths if os.path.exists(p))})
-        target = rebuild.next_path(self.settings.index_path)
-        store = LanceStore(target, self.meta).open()
-        ingest = IngestService(
-            store,
-            self.embedder,
-            self.ingest.tokenizer_factory,
-            self.ingest.params,
-            isolate=self.ingest.isolate,
-        )
-        report = ingest.index(sources, on_progress, cancel)
+        """Build a new index beside the old one (which keeps answering), then swap it in.
+
+        The swap happens under the index's writer lock, after a last reconcile of whatever
+        another writer changed in the old index meanwhile, so no commit is lost with it.
+        """
+        index_path = self.settings.index_path
+        store = LanceStore(rebuild.next_path(index_path), self.meta).open()
+        ingest = self.ingest.for_store(store)  # the same passwords and limits
+        self._carry_exclusions(store)
+        report = ingest.index(self._rebuild_sources(paths), on_progress, cancel)
         if report.cancelled:
             return report  # the old index stays; the next rebuild resumes into the same folder
-        rebuild.swap_in(self.settings.index_path)
+        with self.store.writer(REBUILD_SWAP_WAIT_S):
+            sources = self._rebuild_sources(paths)
+            self._carry_exclusions(store)
+            late = ingest.index(sources, on_progress, cancel)
+            report = _merged(report, late)
+            if report.cancelled:
+                return report
+            rebuild.swap_in(index_path)
+            self._use(LanceStore(index_path, self.meta).open())
         rebuild.add_roots(self.settings.data_path, sources)
-        self._use(LanceStore(self.settings.index_path, self.meta).open())
         self.stale = None
         return report
+
+    def _rebuild_sources(self, paths: Sequence[str]) -> list[str]:
+        """What a rebuild indexes: the roots, the paths given, and every file indexed."""
+        old_paths = [d.path for d in self.store.documents() if d.status != Status.EXCLUDED]
+        return sorted({*self.roots(), *paths, *(p for p in old_paths if os.path.exists(p))})
+
+    def _carry_exclusions(self, store: LanceStore) -> None:
+        """Files the user removed stay out of the rebuilt index too."""
+        done = {d.path for d in store.documents() if d.status == Status.EXCLUDED}
+        rows = [d for d in self.store.documents() if d.status == Status.EXCLUDED]
+        rows = [d for d in rows if d.path not in done]
+        if rows:
+            with store.writer(self.ingest.lock_wait_s or REBUILD_SWAP_WAIT_S):
+                store.commit(rows, [], None, replace_doc_ids=[d.doc_id for d in rows])
 
     def _use(self, store: LanceStore) -> None:
         self.store = store
@@ -110,6 +132,22 @@ class App:
         self.retriever.store = store
         self.retriever.text_only = False
         self.answer.store = store
+
+
+def _merged(first: IndexReport, then: IndexReport) -> IndexReport:
+    """One report for a run and the catch-up run after it (whose failures are the latest)."""
+    again = {f.path for f in then.failed}
+    return IndexReport(
+        indexed=first.indexed + then.indexed,
+        unchanged=first.unchanged,  # the catch-up finds again what the run just did
+        removed=first.removed + then.removed,
+        renamed=first.renamed + then.renamed,
+        failed=[f for f in first.failed if f.path not in again] + then.failed,
+        pages=first.pages + then.pages,
+        chunks=first.chunks + then.chunks,
+        seconds=first.seconds + then.seconds,
+        cancelled=then.cancelled,
+    )
 
 
 def default_embedder(settings: Settings) -> Embedder:
@@ -175,6 +213,11 @@ def build_app(
     stale: IndexMismatchError | None = None
     needs_reindex = False
     path = settings.index_path
+    if rebuild.swap_interrupted(path):
+        with LanceStore(path, meta).writer(wait_s=60):
+            done = rebuild.finish_swap(path)
+        if done:
+            log.warning("a rebuild's swap was cut short: %s", done)
     try:
         store = LanceStore(path, meta).open()
     except IndexMismatchError as exc:

@@ -348,6 +348,10 @@ def _cmd_search(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
     if args.k <= 0:
         raise UsageError("-k must be a positive number.")
     mode = Mode(args.mode)
+    if app.retriever.text_only:
+        from desktop_rag.query.prompt import WORDS_ONLY
+
+        print(f"desktop-rag: {WORDS_ONLY}", file=err, flush=True)
     if args.query == "-":
         for line in sys.stdin:
             query = line.strip()
@@ -400,9 +404,12 @@ def _ask_one(
     sources: tuple[Source, ...] = ()
     quotes: tuple[Quote, ...] = ()
     done: DoneEvent | None = None
+    notice = ""
     for event in app.answer.ask(question, history, k=args.k):
         if isinstance(event, SourcesEvent):
-            sources = event.sources
+            sources, notice = event.sources, event.notice
+            if notice and not args.json:
+                print(f"desktop-rag: {notice}", file=sys.stderr, flush=True)
             if sources and not args.json:
                 print("Sources:", file=out)
                 for s in sources:
@@ -453,6 +460,7 @@ def _ask_one(
                     for q in quotes
                 ],
                 "cited": list(done.cited),
+                **({"notice": notice} if notice else {}),
                 "timings": {
                     "retrieval_ms": round(t.retrieval_ms, 1),
                     "ttft_s": round(t.ttft_s, 3),
@@ -488,6 +496,15 @@ def _cmd_status(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
         print(f"{len(failed)} file(s) could not be indexed:", file=out)
         for f in failed:
             print(f"  {f['path']}: {f['reason']}", file=out)
+    excluded = stats["excluded"]
+    if excluded:
+        print(
+            f"{len(excluded)} file(s) removed from the index stay out (index one by its path "
+            "to bring it back):",
+            file=out,
+        )
+        for path in excluded:
+            print(f"  {path}", file=out)
     return EXIT_OK
 
 

@@ -282,7 +282,9 @@ class LibraryService:
             notice = "Those files are already in your library."
         else:
             notice = ""
-        return Edit(index=(str(self.library_dir),), notices=(notice,) if notice else ())
+        # Named, the files dropped come back even if they had been removed from the index.
+        index = (str(self.library_dir), *(c.dest for c in copied))
+        return Edit(index=index, notices=(notice,) if notice else ())
 
     def _saved(self) -> tuple[str, ...]:
         """Save the settings; a problem to tell the user, if any."""
@@ -326,6 +328,14 @@ class LibraryService:
     ) -> IndexReport:
         """Build a new index beside the old one (which keeps answering), then swap it in."""
         return self._opened().rebuild(folders, on_progress, cancel)
+
+    def remove_file(self, path: str) -> list[DocumentRecord]:
+        """One file leaves the index (not the disk) and stays out of its folder's reconciles
+        until it is indexed by name again; the documents that remain."""
+        self._pending.discard(path)
+        app = self._opened()
+        app.remove([path])
+        return app.store.documents()
 
     def drop(self, folder: str) -> list[DocumentRecord]:
         """The folder's documents leave the index; the documents that remain."""

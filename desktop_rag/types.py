@@ -13,6 +13,7 @@ class Status(StrEnum):
     INDEXING = "indexing"
     INDEXED = "indexed"
     FAILED = "failed"
+    EXCLUDED = "excluded"  # removed by the user: stays out until indexed by name again
 
 
 class FailKind(StrEnum):
@@ -28,6 +29,7 @@ class FailKind(StrEnum):
     TOO_LARGE = "too_large"
     UNREADABLE = "unreadable"
     TIMEOUT = "timeout"
+    LOCKED = "locked"
     MEMORY = "memory"
     CHANGING = "changing"
     ERROR = "error"
@@ -94,7 +96,13 @@ class FileInfo:
 
 @dataclass(frozen=True, slots=True)
 class DocumentRecord:
-    """One row of the documents table."""
+    """One row of the documents table.
+
+    An indexed document whose new version could not be read for a passing reason keeps its
+    chunks, its size and mtime (so the next run tries again), and says why in `error`.
+    `failures` counts the runs in a row that failed the same way on the same version of the
+    file, `failed_size` and `failed_mtime_ns`: after a few, it waits until the file changes.
+    """
 
     doc_id: str
     path: str
@@ -109,6 +117,9 @@ class DocumentRecord:
     indexed_at: float
     format: str = "pdf"  # "pdf", "docx", "html", ...: the reader family that read it
     reader: str = ""  # the reader that produced its text (pdfium, pypdf, python-docx, ...)
+    failures: int = 0
+    failed_size: int = -1
+    failed_mtime_ns: int = -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,9 +251,11 @@ class Turn:
 
 @dataclass(frozen=True, slots=True)
 class SourcesEvent:
-    """First event of an answer: the passages the model will see (may be empty)."""
+    """First event of an answer: the passages the model will see (may be empty), and a
+    notice for the user about how they were found (searching by words only), if any."""
 
     sources: tuple[Source, ...]
+    notice: str = ""
 
 
 @dataclass(frozen=True, slots=True)

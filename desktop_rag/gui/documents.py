@@ -46,7 +46,8 @@ class DocumentsPane(QWidget):
     rescan_requested = Signal()
     document_activated = Signal(str)  # a path, to open in the viewer
     password_requested = Signal(str)  # a path whose password the user wants to give
-    reindex_requested = Signal(str)  # a path to try again
+    reindex_requested = Signal(str)  # a path to try again (or to include again, if removed)
+    remove_requested = Signal(str)  # a file to take out of the index (never off the disk)
 
     def __init__(self, model: DocumentsModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -254,7 +255,12 @@ class DocumentsPane(QWidget):
         password_action = None
         if row.kind == FailKind.PASSWORD:
             password_action = menu.addAction("Enter password…")
-        again_action = menu.addAction(icon("rescan"), "Index again")
+        remove_action = None
+        if row.status == Status.EXCLUDED:
+            again_action = menu.addAction(icon("rescan"), "Include again")
+        else:
+            again_action = menu.addAction(icon("rescan"), "Index again")
+            remove_action = menu.addAction(icon("delete"), "Remove from the index")
         chosen = menu.exec(self.table.viewport().mapToGlobal(pos))
         if chosen is open_action:
             self.document_activated.emit(row.path)
@@ -264,6 +270,8 @@ class DocumentsPane(QWidget):
             self.password_requested.emit(row.path)
         elif chosen is again_action:
             self.reindex_requested.emit(row.path)
+        elif chosen is not None and chosen is remove_action:
+            self.remove_requested.emit(row.path)
 
     def _on_model_changed(self, *args: object) -> None:
         # Coalesced: a burst of row changes redraws the summary once.

@@ -31,9 +31,16 @@ STATUS_TEXT = {
     Status.INDEXING: "Indexing…",
     Status.INDEXED: "Indexed",
     Status.FAILED: "Failed",
+    Status.EXCLUDED: "Removed from the index",
 }
 # Sorting by status puts what needs attention first.
-STATUS_ORDER = {Status.FAILED: 0, Status.INDEXING: 1, Status.QUEUED: 2, Status.INDEXED: 3}
+STATUS_ORDER = {
+    Status.FAILED: 0,
+    Status.INDEXING: 1,
+    Status.QUEUED: 2,
+    Status.INDEXED: 3,
+    Status.EXCLUDED: 4,
+}
 
 
 BULK_ROWS = 200  # more changes than this at once: reset the model instead

@@ -282,12 +282,16 @@ class Session(QObject):
 
     def _start_index(self) -> None:
         library = self.library
-        roots = library.take_pending()
-        if library.app is None or not roots or self._closing:
+        if library.app is None or not library.has_pending or self._closing:
             return
         if library.needs_rebuild:
-            self.notice.emit("The index must be rebuilt before changes can be indexed.")
+            # Kept queued, not dropped: the rebuild's end starts them.
+            self.notice.emit(
+                "The index must be rebuilt before changes can be indexed; they are indexed "
+                "once it is."
+            )
             return
+        roots = library.take_pending()
 
         def run(job: Job) -> tuple[IndexReport, list[Any]]:
             report = library.reindex(
@@ -373,6 +377,20 @@ class Session(QObject):
     def remove_folder(self, folder: str, drop_documents: bool = True) -> None:
         """Stop watching a folder; drop its documents from the index (never from the disk)."""
         self._carry_out(self.library.remove_folder(folder, drop_documents))
+
+    def remove_file(self, path: str) -> None:
+        """Take one file out of the index (never off the disk); it stays out when its folder
+        is reconciled, until it is indexed again by name (Include again, or dropped again)."""
+        library = self.library
+        if library.app is None:
+            return
+        self.lanes.run(
+            INDEX,
+            lambda job: library.remove_file(path),
+            on_returned=self.documents_loaded.emit,
+            on_errored=lambda e: self.index_failed.emit(user_message(e)),
+            name="remove file",
+        )
 
     def _drop(self, folder: str) -> None:
         library = self.library

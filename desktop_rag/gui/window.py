@@ -231,6 +231,7 @@ class MainWindow(QMainWindow):
         self.documents.document_activated.connect(self._on_documents_document_activated)
         self.documents.password_requested.connect(self._on_documents_password_requested)
         self.documents.reindex_requested.connect(self._on_documents_reindex_requested)
+        self.documents.remove_requested.connect(self.session.remove_file)
 
         self.conversations.selected.connect(self._on_conversations_selected)
         self.conversations.new_requested.connect(self._on_conversations_new_requested)
@@ -532,6 +533,8 @@ class MainWindow(QMainWindow):
         first_words = isinstance(event, TokenEvent) and not exchange.answer
         exchange.apply(event)
         if isinstance(event, SourcesEvent):
+            if event.notice:  # searching by words only until the rebuild
+                self.statusBar().showMessage(event.notice, 15000)
             if shown:
                 self.sources_model.set_sources(exchange.sources)
             if self.session.model_status[0] != ModelState.READY:

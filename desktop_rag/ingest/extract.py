@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import logging
 import os
@@ -93,6 +94,18 @@ def is_glued(pages: Sequence[Page]) -> bool:
     return len(text) > 200 and glued_ratio(text) > 0.08
 
 
+_LOCKED_MESSAGE = "is locked by another program that has it open; it will be tried again."
+# Windows refuses to open a file another program holds with a sharing or lock violation.
+_WIN_LOCK_ERRORS = frozenset({32, 33})
+
+
+def _locked(exc: OSError) -> bool:
+    return getattr(exc, "winerror", None) in _WIN_LOCK_ERRORS or exc.errno in (
+        errno.EBUSY,
+        errno.EAGAIN,
+    )
+
+
 def sniff(path: str, pdf: bool = True) -> None:
     """Reject what is plainly not a PDF (or, with pdf=False, empty, huge or unreadable)
     before a reader spends time on it."""
@@ -100,12 +113,14 @@ def sniff(path: str, pdf: bool = True) -> None:
         size = os.path.getsize(path)
         with open(path, "rb") as f:
             head = f.read(1024)
-    except PermissionError as exc:
-        raise ExtractError(
-            FailKind.UNREADABLE,
-            "cannot be read: permission denied. Give your user read access to the file.",
-        ) from exc
     except OSError as exc:
+        if _locked(exc):
+            raise ExtractError(FailKind.LOCKED, _LOCKED_MESSAGE) from exc
+        if isinstance(exc, PermissionError):
+            raise ExtractError(
+                FailKind.UNREADABLE,
+                "cannot be read: permission denied. Give your user read access to the file.",
+            ) from exc
         raise ExtractError(FailKind.UNREADABLE, f"cannot be read ({exc.strerror or exc}).") from exc
     if size == 0:
         raise ExtractError(

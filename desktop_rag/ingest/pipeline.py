@@ -20,6 +20,8 @@ from desktop_rag.ingest import sandbox
 from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, chunk_pages, rechunk_ids
 from desktop_rag.ingest.extract import Extracted, ExtractError, sha256_file
 from desktop_rag.ingest.scan import (
+    MAX_SAME_FAILURES,
+    TRANSIENT_KINDS,
     Action,
     Decision,
     decide,
@@ -66,6 +68,8 @@ class _Pending:
     chunks: list[Chunk] = field(default_factory=list)
     vectors: list[NDArray[np.float32]] = field(default_factory=list)
     since: float = field(default_factory=time.monotonic)
+    # Documents whose row changes but whose chunks stay (a passing failure of a new version).
+    keep: set[str] = field(default_factory=set)
     # "Indexed" is said of a file once its batch is committed, not when it is embedded: a
     # crash before the commit would otherwise have shown as indexed what the index lacks.
     indexed: list[FileEvent] = field(default_factory=list)
@@ -141,6 +145,22 @@ class IngestService:
         self.passwords: Mapping[str, str] = passwords or {}
         self.lock_wait_s = lock_wait_s
 
+    def for_store(self, store: LanceStore) -> IngestService:
+        """The same service (models, chunking, limits, passwords) writing to another index."""
+        other = IngestService(
+            store,
+            self.embedder,
+            self.tokenizer_factory,
+            self.params,
+            isolate=self.isolate,
+            timeout_s=self.timeout_s,
+            memory_mb=self.memory_mb,
+            passwords=self.passwords,
+            lock_wait_s=self.lock_wait_s,
+        )
+        other._tokenizer = self._tokenizer
+        return other
+
     @property
     def tokenizer(self) -> TokenOffsets:
         if self._tokenizer is None:
@@ -173,7 +193,14 @@ class IngestService:
         try:
             with self._writer(on_progress, cancel):
                 self._index_locked(
-                    found.files, found.folders, report, on_progress, cancel, pause, on_file
+                    found.files,
+                    found.folders,
+                    found.named,
+                    report,
+                    on_progress,
+                    cancel,
+                    pause,
+                    on_file,
                 )
         except Cancelled:
             report.cancelled = True
@@ -181,13 +208,28 @@ class IngestService:
         return report
 
     def remove(self, paths: Sequence[str]) -> list[str]:
-        """Drop files (or everything under folders) from the index; the disk is not touched."""
+        """Drop files (or everything under folders) from the index; the disk is not touched.
+
+        A file removed by its own path while it is still on disk stays out: its row is kept,
+        marked excluded, so reconciling its folder does not add it back; indexing it by its
+        path does. Removing a folder, or a file that is gone, forgets them altogether.
+        """
         roots = [normalize(p) for p in paths]
         doomed = [d for d in self.store.documents() if any(is_under(d.path, r) for r in roots)]
-        if doomed:
-            with self._writer(None, None):
-                self.store.remove([d.doc_id for d in doomed])
-        return [d.path for d in doomed]
+        if not doomed:
+            return []
+        excluded = [d for d in doomed if d.path in roots and os.path.isfile(d.path)]
+        forgotten = [d for d in doomed if d not in excluded]
+        with self._writer(None, None):
+            rows = [_excluded_row(d) for d in excluded]
+            self.store.commit(
+                rows,
+                [],
+                None,
+                replace_doc_ids=[d.doc_id for d in rows],
+                remove_doc_ids=[d.doc_id for d in forgotten],
+            )
+        return [d.path for d in doomed if d.status != Status.EXCLUDED]
 
     @contextmanager
     def _writer(
@@ -225,6 +267,7 @@ class IngestService:
         self,
         files: Mapping[str, FileInfo],
         folders: Sequence[str],
+        named: Sequence[str],
         report: IndexReport,
         on_progress: ProgressFn | None,
         cancel: threading.Event,
@@ -235,7 +278,8 @@ class IngestService:
         if repaired:
             log.warning("re-indexing %d file(s) left half-written by a crash", len(repaired))
         known = self.store.documents()
-        todo = plan(files, folders, known)
+        todo = plan(files, folders, known, named)
+        previous = {d.path: d for d in known}
         # A password given since the last run makes a password failure worth another try.
         unlocked = [
             d
@@ -271,11 +315,12 @@ class IngestService:
                 info = decision.info
                 faults.reached("extracted")
                 tracker.emit("indexing", info.path, force=True)
+                before = previous.get(info.path)
                 if isinstance(outcome, ExtractError):
-                    self._failed(info, outcome.kind, str(outcome), pending, report, on_file)
+                    self._failed(info, outcome.kind, str(outcome), before, pending, report, on_file)
                 else:
                     self._embed_one(
-                        decision, outcome, pending, report, tracker, cancel, pause, on_file
+                        decision, outcome, before, pending, report, tracker, cancel, pause, on_file
                     )
                 tracker.files_done += 1
                 tracker.bytes_done += info.size
@@ -283,23 +328,30 @@ class IngestService:
                     len(pending.chunks) >= FLUSH_CHUNKS
                     or time.monotonic() - pending.since >= FLUSH_SECONDS
                 ):
-                    self._flush(pending, on_file)
-                    pending = _Pending()
+                    # Handed over before committing: a batch whose commit failed is not
+                    # committed again below, where its second error would hide the first.
+                    batch, pending = pending, _Pending()
+                    self._flush(batch, on_file)
                     wrote = True
             self._checkpoint(cancel, None)  # the reader stops quietly on cancel
-        finally:
+        except BaseException as exc:
             # What is fully embedded is kept, even on cancel or error: nothing done is lost.
             if pending:
-                self._flush(pending, on_file)
-                wrote = True
+                self._flush_after(exc, pending, on_file)
+            raise
+        if pending:
+            self._flush(pending, on_file)
+            wrote = True
         if removed:
             self.store.remove([d.doc_id for d in removed])
+            # A file the user had removed and that is now gone from the disk too: forgotten.
+            removed = [d for d in removed if d.status != Status.EXCLUDED]
             report.removed = len(removed)
             for doc in removed:
                 if on_file is not None:
                     on_file(FileEvent(doc.path, "removed"))
             wrote = True
-        if wrote:
+        if wrote or self.store.needs_indexes():
             tracker.emit("optimizing", force=True, message="Tidying the index")
             faults.reached("optimize")
             self.store.optimize()
@@ -331,6 +383,7 @@ class IngestService:
         self,
         decision: Decision,
         extracted: Extracted,
+        before: DocumentRecord | None,
         pending: _Pending,
         report: IndexReport,
         tracker: _Tracker,
@@ -341,9 +394,7 @@ class IngestService:
         info = decision.info
         if _changed_since(info) or (decision.sha256 and decision.sha256 != extracted.sha256):
             reason = "is still being written; it will be indexed once it stops changing."
-            report.failed.append(Failure(info.path, reason, FailKind.CHANGING))
-            if on_file is not None:
-                on_file(FileEvent(info.path, Status.QUEUED, error=reason))
+            self._failed(info, FailKind.CHANGING, reason, before, pending, report, on_file)
             return
         doc_id = doc_id_for(info.path)
         if on_file is not None:
@@ -355,6 +406,7 @@ class IngestService:
                 FailKind.NO_TEXT,
                 "has no readable words, only symbols a reader cannot turn into text. If its "
                 "pages show text, run OCR on it (for example with OCRmyPDF) and add the result.",
+                before,
                 pending,
                 report,
                 on_file,
@@ -400,6 +452,7 @@ class IngestService:
         info: FileInfo,
         kind: FailKind,
         reason: str,
+        before: DocumentRecord | None,
         pending: _Pending,
         report: IndexReport,
         on_file: FileFn | None,
@@ -407,12 +460,57 @@ class IngestService:
         sha256: str = "",
         pages: int = 0,
     ) -> None:
+        """Record why a file failed. A passing failure of a file indexed before keeps its
+        chunks: its row keeps the old size and mtime, so the next run tries again."""
+        transient = kind in TRANSIENT_KINDS
+        failures = 1
+        if (
+            before is not None
+            and before.error_kind == kind
+            and (before.failed_size, before.failed_mtime_ns) == (info.size, info.mtime_ns)
+        ):
+            failures = before.failures + 1
+        keep = transient and before is not None and before.status == Status.INDEXED
+        if keep:
+            reason += " The version indexed before stays searchable"
+            reason += (
+                "; it will be tried again on the next run."
+                if failures < MAX_SAME_FAILURES
+                else f". It failed this way {failures} runs in a row, so it waits until the "
+                "file changes."
+            )
+        elif transient and failures >= MAX_SAME_FAILURES:
+            reason += (
+                f" It failed this way {failures} runs in a row, so it is not tried again "
+                "until it changes."
+            )
         report.failed.append(Failure(info.path, reason, kind))
         log.info("could not index %s (%s): %s", info.path, kind, reason)
+        if keep:
+            assert before is not None
+            pending.documents.append(
+                replace(
+                    before,
+                    error=reason,
+                    error_kind=kind,
+                    failures=failures,
+                    failed_size=info.size,
+                    failed_mtime_ns=info.mtime_ns,
+                )
+            )
+            pending.keep.add(before.doc_id)
+            if on_file is not None:
+                event = FileEvent(info.path, Status.INDEXED, before.pages, before.chunks, reason)
+                on_file(event)
+            return
+        if kind == FailKind.CHANGING:
+            # Nothing to record for a file not indexed before: the next pass (the watcher's,
+            # once it settles) reads it again.
+            if on_file is not None:
+                on_file(FileEvent(info.path, Status.QUEUED, error=reason))
+            return
         if on_file is not None:
             on_file(FileEvent(info.path, Status.FAILED, pages=pages, error=reason))
-        if kind == FailKind.CHANGING:
-            return  # keep whatever was indexed before; the next pass retries
         pending.documents.append(
             DocumentRecord(
                 doc_id=doc_id_for(info.path),
@@ -427,8 +525,21 @@ class IngestService:
                 error_kind=kind,
                 indexed_at=time.time(),
                 format=format_for(info.path),
+                failures=failures,
+                failed_size=info.size,
+                failed_mtime_ns=info.mtime_ns,
             )
         )
+
+    def _flush_after(self, exc: BaseException, pending: _Pending, on_file: FileFn | None) -> None:
+        """Keep what was embedded before `exc`; a failure here must not hide `exc` itself."""
+        try:
+            self._flush(pending, on_file)
+        except Exception as second:
+            if isinstance(exc, Cancelled):
+                raise  # the user knows they cancelled; that the last batch was lost is news
+            log.error("could not keep the files embedded before the error: %s", second)
+            exc.add_note(f"Keeping the files embedded before it failed too: {second}")
 
     def _flush(self, pending: _Pending, on_file: FileFn | None) -> None:
         faults.reached("flush")
@@ -437,7 +548,7 @@ class IngestService:
             pending.documents,
             pending.chunks,
             vectors,
-            replace_doc_ids=[d.doc_id for d in pending.documents],
+            replace_doc_ids=[d.doc_id for d in pending.documents if d.doc_id not in pending.keep],
         )
         if on_file is not None:
             for event in pending.indexed:
@@ -449,7 +560,17 @@ class IngestService:
         assert source is not None
         doc_id = doc_id_for(info.path)
         record = replace(
-            source, doc_id=doc_id, path=info.path, size=info.size, mtime_ns=info.mtime_ns
+            source,
+            doc_id=doc_id,
+            path=info.path,
+            size=info.size,
+            mtime_ns=info.mtime_ns,
+            status=Status.INDEXED,
+            error="",
+            error_kind="",
+            failures=0,
+            failed_size=-1,
+            failed_mtime_ns=-1,
         )
         if decision.action == Action.TOUCH:
             self.store.commit([record], [], None)
@@ -470,6 +591,22 @@ class IngestService:
                 report.chunks += record.chunks
         if on_file is not None:
             on_file(FileEvent(info.path, Status.INDEXED, record.pages, record.chunks))
+
+
+def _excluded_row(doc: DocumentRecord) -> DocumentRecord:
+    """The row that keeps a removed file out of the index (no chunks)."""
+    return replace(
+        doc,
+        pages=0,
+        chunks=0,
+        status=Status.EXCLUDED,
+        error="",
+        error_kind="",
+        failures=0,
+        failed_size=-1,
+        failed_mtime_ns=-1,
+        indexed_at=time.time(),
+    )
 
 
 def _changed_since(info: FileInfo) -> bool:

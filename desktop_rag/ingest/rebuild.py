@@ -12,16 +12,17 @@ import json
 import logging
 import os
 import shutil
-import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from desktop_rag.infra import faults
 from desktop_rag.ingest.scan import is_under, normalize
 
 log = logging.getLogger(__name__)
 
 ROOTS_FILE = "roots.json"
 NEXT_SUFFIX = ".next"
+OLD_SUFFIX = ".old"
 DAMAGED_SUFFIX = ".damaged"
 DEFAULT_PAGES_PER_S = 5.0  # until this machine has been measured
 
@@ -104,11 +105,50 @@ def next_path(index_path: Path) -> Path:
     return index_path.with_name(index_path.name + NEXT_SUFFIX)
 
 
+def old_path(index_path: Path) -> Path:
+    return index_path.with_name(index_path.name + OLD_SUFFIX)
+
+
 def swap_in(index_path: Path) -> None:
-    """Replace the index with the finished rebuild beside it, then delete the old one."""
-    new = next_path(index_path)
-    old = index_path.with_name(f"{index_path.name}.old-{int(time.time())}")
+    """Replace the index with the finished rebuild beside it, then delete the old one.
+
+    Call it with the index's writer lock held. Two renames: index to index.old, then
+    index.next to index. A kill between them leaves both folders and no index:
+    `finish_swap`, at the next start, completes the swap.
+    """
+    new, old = next_path(index_path), old_path(index_path)
+    if not new.is_dir():
+        raise FileNotFoundError(f"no finished rebuild in {new}")
+    if old.exists():  # an earlier swap was cut short while deleting its old index
+        shutil.rmtree(old)
+    faults.reached("swap")
     if index_path.exists():
         os.replace(index_path, old)
+    faults.reached("swap-renamed")
     os.replace(new, index_path)
+    faults.reached("swap-done")
     shutil.rmtree(old, ignore_errors=True)
+
+
+def swap_interrupted(index_path: Path) -> bool:
+    """A swap was cut short (cheap: one stat); `finish_swap` under the writer lock mends it."""
+    return old_path(index_path).exists()
+
+
+def finish_swap(index_path: Path) -> str:
+    """Complete a swap a kill cut short, so there is always one index; call it under the
+    writer lock. Returns what was done, for the log."""
+    new, old = next_path(index_path), old_path(index_path)
+    if not old.exists():
+        return ""
+    if index_path.exists():  # swapped; only the old index's deletion was cut short
+        shutil.rmtree(old, ignore_errors=True)
+        return "deleted the index a finished rebuild replaced"
+    if new.is_dir():  # killed between the two renames: the rebuild was complete
+        os.replace(new, index_path)
+        shutil.rmtree(old, ignore_errors=True)
+        log.warning("finished swapping in the rebuilt index %s", index_path)
+        return "finished swapping in the rebuilt index"
+    os.replace(old, index_path)  # no rebuild to swap in: put the old index back
+    log.warning("put the index %s back; the swap had nothing to swap in", index_path)
+    return "put the old index back"

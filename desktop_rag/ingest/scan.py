@@ -15,8 +15,14 @@ from desktop_rag.types import DocumentRecord, FailKind, FileInfo, Status
 log = logging.getLogger(__name__)
 
 PDF_SUFFIX = ".pdf"
-# Failures that may go away without the file changing (permissions fixed, copy finished).
-RETRY_KINDS = frozenset({FailKind.UNREADABLE, FailKind.CHANGING, FailKind.ERROR})
+# Failures that may go away without the file changing (permissions fixed, copy finished, the
+# program that locked it closed, a busy machine): an indexed file keeps its chunks meanwhile.
+TRANSIENT_KINDS = frozenset(
+    {FailKind.UNREADABLE, FailKind.LOCKED, FailKind.TIMEOUT, FailKind.CHANGING, FailKind.ERROR}
+)
+RETRY_KINDS = TRANSIENT_KINDS  # the name the failure branch and the GUI know them by
+# A file that failed the same way this many runs in a row waits until it changes.
+MAX_SAME_FAILURES = 3
 
 
 def doc_id_for(path: str) -> str:
@@ -50,6 +56,7 @@ def is_under(path: str, root: str) -> bool:
 class ScanResult:
     files: dict[str, FileInfo] = field(default_factory=dict)
     folders: list[str] = field(default_factory=list)  # roots that are folders
+    named: list[str] = field(default_factory=list)  # roots that are files
     problems: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
 
 
@@ -65,6 +72,7 @@ def scan(paths: Iterable[str]) -> ScanResult:
             info = file_info(root, result.problems)
             if info is not None:
                 result.files[root] = info
+                result.named.append(root)
         else:
             result.problems.append((root, "does not exist"))
     return result
@@ -130,21 +138,47 @@ class Plan:
     unchanged: list[DocumentRecord] = field(default_factory=list)
     candidates: list[FileInfo] = field(default_factory=list)
     removed: list[DocumentRecord] = field(default_factory=list)
+    excluded: list[DocumentRecord] = field(default_factory=list)  # removed by the user
+
+
+def gave_up(doc: DocumentRecord, info: FileInfo) -> bool:
+    """This very version of the file failed the same passing way too many runs in a row."""
+    return (
+        doc.error_kind in RETRY_KINDS
+        and doc.failures >= MAX_SAME_FAILURES
+        and (doc.failed_size, doc.failed_mtime_ns) == (info.size, info.mtime_ns)
+    )
 
 
 def plan(
-    files: Mapping[str, FileInfo], folders: Sequence[str], known: Sequence[DocumentRecord]
+    files: Mapping[str, FileInfo],
+    folders: Sequence[str],
+    known: Sequence[DocumentRecord],
+    named: Iterable[str] = (),
 ) -> Plan:
-    """Compare size and mtime with the documents table; no file is read here."""
+    """Compare size and mtime with the documents table; no file is read here.
+
+    A file the user removed stays out, unless it is among `named` (given by its own path).
+    """
     by_path = {d.path: d for d in known}
+    named = set(named)
     out = Plan()
     for path, info in files.items():
         doc = by_path.get(path)
-        if doc is not None and doc.size == info.size and doc.mtime_ns == info.mtime_ns:
+        if doc is not None and doc.status == Status.EXCLUDED:
+            if path in named:  # indexing a removed file by name brings it back
+                out.candidates.append(info)
+            else:
+                out.excluded.append(doc)
+            continue
+        if doc is not None and (doc.size, doc.mtime_ns) == (info.size, info.mtime_ns):
             failed_for_good = doc.status == Status.FAILED and doc.error_kind not in RETRY_KINDS
             if doc.status == Status.INDEXED or failed_for_good:
                 out.unchanged.append(doc)
                 continue
+        if doc is not None and gave_up(doc, info):
+            out.unchanged.append(doc)
+            continue
         out.candidates.append(info)
     for doc in known:
         if doc.path not in files and any(is_under(doc.path, f) for f in folders):

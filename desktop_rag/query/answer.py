@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import re
 import threading
 import time
@@ -16,13 +17,14 @@ from desktop_rag.query.figures import unsupported_numbers
 from desktop_rag.query.prompt import (
     MODEL_NOT_FOUND,
     NOTHING_RELEVANT,
+    WORDS_ONLY,
     build_prompt,
     parse_citations,
 )
 from desktop_rag.query.quote import pick_quotes
 from desktop_rag.query.retrieve import Retriever
 from desktop_rag.query.runaway import Runaway
-from desktop_rag.store.lance import LanceStore
+from desktop_rag.store.lance import LanceStore, fts_terms
 from desktop_rag.types import (
     AnswerEvent,
     DoneEvent,
@@ -43,6 +45,22 @@ log = logging.getLogger(__name__)
 RELEVANCE_THRESHOLD = 0.25
 LIMIT_SLACK = 8
 LIST_START = "\n- "
+# Searching by words only (an index of another embedder gives no similarity), a question is
+# on topic when its best passage holds this share of the question's words, each weighted by
+# its rarity in the library (IDF): bench/relevance.py --words-only puts the same questions on
+# either side of it (bench/results/relevance-words.json); low in the gap, for the same reason.
+WORDS_THRESHOLD = 0.4
+# Counting how many passages hold a word stops here: beyond it, the word is common anyway.
+_DF_CAP = 2000
+# Words the full-text index drops (lancedb's English stop words, so they match nothing and
+# would look like words the library lacks) and question words: they say nothing of a topic.
+_STOP_TEXT = """a about after again against all am an and are as at be been being below between both
+    but by can did do does down each few for from further had has have having he her here him
+    his how i if in into is isn it its just me more most my no not of on or other our out over
+    own same she should so some such than that the their them then there these they this to
+    too under until up was we what when where which while who whom why will with you your
+    would could may might must shall also many much"""
+_STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 
 class AnswerService:
@@ -86,7 +104,11 @@ class AnswerService:
         """A follow-up that refers back leans on the previous question for its subject."""
         return follow_up.retrieval_query(question, history)
 
-    def relevant(self, hits: Sequence[Hit]) -> bool:
+    def relevant(self, hits: Sequence[Hit], query: str = "") -> bool:
+        """Whether the hits are about the question: by cosine similarity, or, searching by
+        words only, by the share of the question's rarer words its best passage holds."""
+        if self.retriever.text_only:
+            return word_relevance(self.store, query, hits) >= WORDS_THRESHOLD
         return bool(hits) and max(h.similarity for h in hits) >= self.threshold
 
     def ask(
@@ -112,11 +134,12 @@ class AnswerService:
             # The previous question found these: keep those that are about this one too.
             hits = follow_up.matching(hits, question)
         retrieval_ms = (time.perf_counter() - t0) * 1000.0
+        notice = WORDS_ONLY if self.retriever.text_only else ""
 
-        if not question or not self.relevant(hits):
+        if not question or not self.relevant(hits, query):
             best = max((h.similarity for h in hits), default=0.0)
             log.info("nothing relevant (best similarity %.3f)", best)
-            yield SourcesEvent(())
+            yield SourcesEvent((), notice)
             yield QuotesEvent(())
             yield TokenEvent(NOTHING_RELEVANT)
             total = time.perf_counter() - t0
@@ -149,7 +172,7 @@ class AnswerService:
                 fitted.dropped,
                 context,
             )
-        yield SourcesEvent(fitted.sources)
+        yield SourcesEvent(fitted.sources, notice)
         # The page's own words need no model: they are shown while the model reads the prompt.
         yield QuotesEvent(pick_quotes(query, fitted.sources, self.retriever.embedder))
 
@@ -244,3 +267,23 @@ def _normalise(text: str) -> str:
 _NOT_FOUND = re.compile(
     rf"^(?:according to \d+ )?(?:{re.escape(_normalise(MODEL_NOT_FOUND))}|the source does not say)"
 )
+
+
+def word_relevance(store: LanceStore, query: str, hits: Sequence[Hit]) -> float:
+    """The share of the question's words, each weighted by its rarity in the library (IDF),
+    that its best passage holds, as the full-text index reads words (stemmed). A word the
+    library lacks weighs most: an off-topic question's rare words are nowhere in it."""
+    terms = {t.lower().split("'")[0] for t in fts_terms(query)} - _STOP_WORDS - {""}
+    ids = [h.chunk_id for h in hits]
+    if not terms or not ids:
+        return 0.0
+    rows = store.count_chunks()
+    weights: dict[str, float] = {}
+    holders: dict[str, set[str]] = {}
+    for term in terms:
+        df = store.term_frequency(term, min(rows, _DF_CAP))
+        weights[term] = math.log((rows + 1) / (df + 0.5))
+        holders[term] = store.chunks_holding(term, ids) if df else set()
+    total = sum(weights.values())
+    best = max(sum(w for t, w in weights.items() if cid in holders[t]) for cid in ids)
+    return best / total if total > 0 else 0.0

@@ -20,6 +20,12 @@ NOTHING_RELEVANT = (
     "the documents that cover it to your library."
 )
 
+# Said while the index was made by another embedder, until the rebuild replaces it.
+WORDS_ONLY = (
+    "Searching by words only until the rebuild: the index was made with another embedder, so "
+    "passages are found by the words they share with your question."
+)
+
 INSTRUCTIONS = (
     "Answer each question with a short quote from the numbered sources, and say which source "
     f"you used, like [1]. If the sources do not answer the question, reply: {MODEL_NOT_FOUND}"

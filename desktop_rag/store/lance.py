@@ -87,8 +87,20 @@ def documents_schema() -> pa.Schema:
             ("indexed_at", pa.float64()),
             ("format", pa.string()),
             ("reader", pa.string()),
+            ("failures", pa.int32()),
+            ("failed_size", pa.int64()),
+            ("failed_mtime_ns", pa.int64()),
         ]
     )
+
+
+# Columns added to the documents table since format 1, with the value old rows get: an index
+# made before them is brought up to date by its first writer instead of being rebuilt.
+_ADDED_DOCUMENT_COLUMNS = {
+    "failures": "CAST(0 AS INT)",
+    "failed_size": "CAST(-1 AS BIGINT)",
+    "failed_mtime_ns": "CAST(-1 AS BIGINT)",
+}
 
 
 def chunks_schema(dim: int) -> pa.Schema:
@@ -133,7 +145,8 @@ class LanceStore:
         self._db: Any = None
         self._docs: Any = None
         self._chunks: Any = None
-        self.has_text_index = False  # maintenance.ensure_text_index sets it
+        self.has_text_index = False  # set once the full-text index is seen or built
+        self._warned_no_fts = False
 
     # -- opening -----------------------------------------------------------------------------
 
@@ -303,7 +316,16 @@ class LanceStore:
         terms = " ".join(_fts_terms(query))
         if not terms or k <= 0:
             return []
-        maintenance.ensure_text_index(self)
+        if not self.has_fts_index():
+            # Only a writer builds indexes (the next indexing run does): a reader building
+            # one would race the writer that holds the index.
+            if not self._warned_no_fts:
+                self._warned_no_fts = True
+                log.warning(
+                    "the index has no full-text index yet; searching by meaning only until "
+                    "the next indexing run builds it"
+                )
+            return []
         table = (
             self._chunks.search(_match(terms), query_type="fts")
             .select([*self._columns(_HIT_EXTRAS), "_score"])
@@ -311,6 +333,31 @@ class LanceStore:
             .to_arrow()
         )
         return [_hit_from_row(row, float(row["_score"])) for row in table.to_pylist()]
+
+    def term_frequency(self, term: str, cap: int) -> int:
+        """How many chunks hold one word (as the full-text index reads it), counted up to cap."""
+        if not self.has_fts_index() or cap <= 0:
+            return 0
+        table = (
+            self._chunks.search(_match(term), query_type="fts")
+            .select(["chunk_id"])
+            .limit(cap)
+            .to_arrow()
+        )
+        return int(table.num_rows)
+
+    def chunks_holding(self, term: str, chunk_ids: Sequence[str]) -> set[str]:
+        """Which of these chunks hold one word, as the full-text index reads it (stemmed)."""
+        if not chunk_ids or not self.has_fts_index():
+            return set()
+        table = (
+            self._chunks.search(_match(term), query_type="fts")
+            .where(f"chunk_id IN ({_sql_list(chunk_ids)})", prefilter=True)
+            .select(["chunk_id"])
+            .limit(len(chunk_ids))
+            .to_arrow()
+        )
+        return set(table["chunk_id"].to_pylist())
 
     def chunk_counts(self) -> dict[str, int]:
         """Chunks per document id, as stored (one column read, no vectors)."""
@@ -327,11 +374,18 @@ class LanceStore:
             "documents": len(ok),
             "chunks": self.count_chunks(),
             "pages": sum(d.pages for d in ok),
+            # `kept`: its new version failed, the version indexed before still answers.
             "failed": [
-                {"path": d.path, "reason": d.error, "kind": d.error_kind}
+                {
+                    "path": d.path,
+                    "reason": d.error,
+                    "kind": d.error_kind,
+                    "kept": d.status == Status.INDEXED,
+                }
                 for d in docs
-                if d.status == Status.FAILED
+                if d.status == Status.FAILED or (d.status == Status.INDEXED and d.error)
             ],
+            "excluded": sorted(d.path for d in docs if d.status == Status.EXCLUDED),
         }
 
     # -- writes ------------------------------------------------------------------------------
@@ -356,6 +410,7 @@ class LanceStore:
         remove = sorted(set(remove_doc_ids))
         with self._write_lock:
             try:
+                self._add_missing_columns()
                 if chunks or replace or remove:
                     data = self._chunk_table(chunks, vectors)
                     doomed = sorted(set(replace) | set(remove))
@@ -390,6 +445,14 @@ class LanceStore:
                 if "No space left" in str(exc):
                     raise StoreError(_write_error(OSError(28, "No space left on device"))) from exc
                 raise StoreError(f"Writing the index failed: {exc}") from exc
+
+    def _add_missing_columns(self) -> None:
+        """Bring a documents table made by an earlier version up to date (writers only)."""
+        have = set(self._docs.schema.names)
+        missing = {k: v for k, v in _ADDED_DOCUMENT_COLUMNS.items() if k not in have}
+        if missing:
+            self._docs.add_columns(missing)
+            log.info("added %s to the documents table", ", ".join(missing))
 
     def _chunk_table(
         self, chunks: Sequence[Chunk], vectors: NDArray[np.float32] | None
@@ -449,11 +512,29 @@ class LanceStore:
         """The approximate vector index's type, or None: exact search."""
         return maintenance.vector_index_type(self)
 
+    def has_fts_index(self) -> bool:
+        """Whether the full-text index exists (a writer may have built it since we looked)."""
+        if not self.has_text_index:
+            # Indexes are never dropped while the store is open: once seen, it stays.
+            indexes = self._chunks.list_indices()
+            self.has_text_index = any(i.index_type == "FTS" for i in indexes)
+        return self.has_text_index
+
+    def needs_indexes(self) -> bool:
+        """Whether a writer should run `optimize` though nothing was written (a crash or a
+        failure stopped the last run before it built the full-text index)."""
+        return self.count_chunks() > 0 and not self.has_fts_index()
+
 
 def _match(terms: str) -> Any:
     from lancedb.query import FullTextOperator, MatchQuery
 
     return MatchQuery(terms, "text", operator=FullTextOperator.OR)  # type: ignore[call-arg]
+
+
+def fts_terms(query: str) -> list[str]:
+    """The words of a question as the full-text search sees them."""
+    return _fts_terms(query)
 
 
 def _fts_terms(query: str) -> list[str]:

@@ -96,7 +96,7 @@ def optimize(store: LanceStore) -> None:
     with store.write_lock:
         t0 = time.perf_counter()
         try:
-            ensure_text_index(store, locked=True)
+            ensure_text_index(store)
             store.chunks_table.optimize(cleanup_older_than=timedelta(minutes=5))
             store.documents_table.optimize(cleanup_older_than=timedelta(minutes=5))
             ensure_vector_index(store)
@@ -141,24 +141,12 @@ def ensure_vector_index(store: LanceStore) -> None:
     log.info("built the vector index over %d chunks in %.1fs", rows, time.perf_counter() - t0)
 
 
-def ensure_text_index(store: LanceStore, locked: bool = False) -> None:
-    """Build the full-text (BM25) index once the table has rows; `locked`: the caller holds
-    the store's write lock."""
-    if store.has_text_index:
-        return
-    table = store.chunks_table
-    if any(i.index_type == "FTS" for i in table.list_indices()):
-        store.has_text_index = True  # indexes are never dropped while the store is open
-        return
-    if table.count_rows() == 0:
+def ensure_text_index(store: LanceStore) -> None:
+    """Build the full-text (BM25) index once the table has rows. Writers only, with the
+    store's write lock held: a search never builds it (it ranks by the vectors meanwhile)."""
+    if store.has_fts_index() or store.chunks_table.count_rows() == 0:
         return
     from lancedb.index import FTS
 
-    def create() -> None:
-        table.create_index("text", config=FTS(with_position=False), replace=True)
-
-    if locked:
-        create()
-    else:
-        with store.write_lock:
-            create()
+    store.chunks_table.create_index("text", config=FTS(with_position=False), replace=True)
+    store.has_text_index = True

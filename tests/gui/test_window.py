@@ -751,3 +751,97 @@ def test_a_model_change_runs_on_the_answer_lane_and_never_loads_two_copies(
     assert swaps == ["first.gguf", "second.gguf"]
     assert window.current.exchanges[-1].answer.endswith("second.gguf words [1]")
     assert copies.most == 1, "two models were in memory at once"
+
+
+def test_folders_changed_while_a_rebuild_waits_are_indexed_after_it(
+    open_window, qtbot, monkeypatch, tmp_path
+):
+    from PySide6.QtWidgets import QMessageBox
+
+    assert close(qtbot, open_window())
+
+    def other_embedder(settings):
+        from desktop_rag.app import build_app
+        from desktop_rag.ingest.chunk import ChunkParams
+        from tests.fakes import HashEmbedder, WordTokenizer
+
+        return build_app(
+            settings,
+            embedder=HashEmbedder(dim=32),
+            tokenizer=WordTokenizer,
+            params=ChunkParams(60, 10),
+            isolate=False,
+        )
+
+    answers = [QMessageBox.StandardButton.No]
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: answers.pop(0))
+    window = open_window(app_factory=other_embedder, wait=False)
+    qtbot.waitUntil(lambda: not answers, timeout=WAIT_MS)  # asked, and not now
+    session = window.session
+    assert session.needs_rebuilding and not session.indexing
+    extra = make_pdf(tmp_path / "elsewhere" / "walrus.pdf", ["Walruses use their tusks."])
+    session.reindex([str(extra.parent)])  # a change the stale index cannot take yet
+    session.rebuild()
+    qtbot.waitUntil(lambda: not session.needs_rebuilding, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not session.indexing, timeout=WAIT_MS)
+    paths = {d.path for d in session.app.store.documents()}
+    assert str(extra) in paths, "a change queued while the rebuild waited was forgotten"
+
+
+def _choose_in_context_menu(window, path, text, monkeypatch):
+    """Open the documents pane's context menu on `path` and pick the action named `text`."""
+    from PySide6.QtWidgets import QMenu
+
+    from desktop_rag.gui import documents
+    from desktop_rag.gui.models import DocumentsModel, PathRole
+
+    pane = window.documents
+    proxy = pane.proxy
+    index = next(
+        proxy.index(r, DocumentsModel.NAME)
+        for r in range(proxy.rowCount())
+        if proxy.index(r, DocumentsModel.NAME).data(PathRole) == path
+    )
+    offered = []
+
+    class Picking(QMenu):  # a Qt method cannot be patched on the class; a subclass can
+        def exec(self, *args):  # type: ignore[override]
+            offered.extend(a.text() for a in self.actions())
+            return next((a for a in self.actions() if a.text() == text), None)
+
+    monkeypatch.setattr(documents, "QMenu", Picking)
+    pane._on_table_custom_context_menu_requested(pane.table.visualRect(index).center())
+    monkeypatch.setattr(documents, "QMenu", QMenu)
+    assert text in offered, offered
+
+
+def test_a_removed_file_stays_out_until_included_again(
+    open_window, animal_pdfs, qtbot, monkeypatch
+):
+    window = open_window()
+    session = window.session
+    session.add_folder(str(animal_pdfs))
+    zebra = str(animal_pdfs / "zebra.pdf")
+    qtbot.waitUntil(lambda: "zebra.pdf" in _names(window, "indexed"), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not session.indexing, timeout=WAIT_MS)
+    _choose_in_context_menu(window, zebra, "Remove from the index", monkeypatch)
+    qtbot.waitUntil(lambda: "zebra.pdf" in _names(window, "excluded"), timeout=WAIT_MS)
+    assert (animal_pdfs / "zebra.pdf").exists()
+    session.reindex()  # its folder reconciled again, as the watcher does
+    qtbot.waitUntil(lambda: not session.indexing, timeout=WAIT_MS)
+    assert "zebra.pdf" in _names(window, "excluded")
+    assert all(h.path != zebra for h in session.app.retriever.search("zebra stripes", 10))
+    _choose_in_context_menu(window, zebra, "Include again", monkeypatch)
+    qtbot.waitUntil(lambda: "zebra.pdf" in _names(window, "indexed"), timeout=WAIT_MS)
+    assert session.app.retriever.search("zebra stripes flies", 1)[0].path == zebra
+
+
+def test_dropping_a_removed_file_brings_it_back(open_window, library_dir, qtbot, monkeypatch):
+    window = open_window()
+    session = window.session
+    guide = str(library_dir / GUIDE_NAME)
+    _choose_in_context_menu(window, guide, "Remove from the index", monkeypatch)
+    qtbot.waitUntil(lambda: GUIDE_NAME in _names(window, "excluded"), timeout=WAIT_MS)
+    window.drop_paths([guide])
+    qtbot.waitUntil(lambda: GUIDE_NAME in _names(window, "indexed"), timeout=WAIT_MS)
+    assert session.app.store.stats()["excluded"] == []

@@ -188,3 +188,50 @@ def test_warm_up_loads_the_model(indexed) -> None:
     assert llm.loads == 0
     app.answer.warm_up()
     assert llm.loads == 1
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Why is octopus blood blue?", "How many hearts does an octopus have?"],
+)
+def test_an_index_of_another_embedder_answers_by_words(tmp_path, animal_pdfs, question) -> None:
+    from desktop_rag.query.prompt import WORDS_ONLY
+
+    make_app(tmp_path, FakeLlm()).ingest.index([str(animal_pdfs)])
+    llm = FakeLlm()
+    app = build_app(  # another embedder: its vectors mean nothing to the index's
+        Settings(data_dir=str(tmp_path / "data")),
+        embedder=HashEmbedder(dim=32),
+        tokenizer=WordTokenizer,
+        isolate=False,
+        llm=llm,
+    )
+    assert app.stale is not None and app.retriever.text_only
+    events = list(app.answer.ask(question))
+    sources, done = events[0], events[-1]
+    assert isinstance(sources, SourcesEvent) and isinstance(done, DoneEvent)
+    assert done.answer != NOTHING_RELEVANT and not done.refused, "an on-topic question was refused"
+    assert sources.sources and sources.sources[0].path.endswith("octopus.pdf")
+    assert sources.notice == WORDS_ONLY and "words only until the rebuild" in WORDS_ONLY.lower()
+    assert llm.prompts
+
+
+@pytest.mark.parametrize(
+    "question", ["What is the capital of France?", "How do I bake sourdough bread at home?"]
+)
+def test_an_index_of_another_embedder_refuses_off_topic_questions(
+    tmp_path, animal_pdfs, question
+) -> None:
+    make_app(tmp_path, FakeLlm()).ingest.index([str(animal_pdfs)])
+    llm = FakeLlm()
+    app = build_app(
+        Settings(data_dir=str(tmp_path / "data")),
+        embedder=HashEmbedder(dim=32),
+        tokenizer=WordTokenizer,
+        isolate=False,
+        llm=llm,
+    )
+    done = list(app.answer.ask(question))[-1]
+    assert isinstance(done, DoneEvent)
+    assert done.answer == NOTHING_RELEVANT and done.refused
+    assert llm.prompts == [], "the model was asked though nothing was relevant"

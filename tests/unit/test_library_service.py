@@ -244,7 +244,7 @@ def test_importing_watches_the_library_then_indexes_the_copies(
     assert service.before_import() == Edit(), "watched already"
     copied = service.copy_in([str(animal_pdfs / "zebra.pdf")])
     edit = service.after_import(copied)
-    assert edit.index == (str(service.library_dir),)
+    assert edit.index == (str(service.library_dir), str(service.library_dir / "zebra.pdf"))
     assert edit.notices == (f"Copied 1 file(s) into {service.library_dir}.",)
     again = service.after_import(service.copy_in([str(animal_pdfs / "zebra.pdf")]))
     assert again.notices == ("Those files are already in your library.",)
