@@ -52,6 +52,9 @@ FileFn = Callable[[FileEvent], None]
 EMBED_BATCH = 256  # chunks per embed call: progress and cancel are checked between calls
 FLUSH_CHUNKS = 2048  # commit when this many chunks wait...
 FLUSH_SECONDS = 5.0  # ...or this long passed: a crash loses at most a few seconds of work
+# Touched files (same content, new mtime) are written this many rows per commit: a restore
+# from backup touches every file, and one commit per file would cost more than the hashing.
+TOUCH_BATCH = 500
 
 
 @dataclass(slots=True)
@@ -214,7 +217,19 @@ class IngestService:
         report.unchanged = len(todo.unchanged)
         # Hashing is only worth it when there is something to recognise.
         hasher = sha256_file if known else (lambda _path: "")
-        decisions, removed = decide(todo.candidates, todo.removed, known, hasher)
+        hashing = _Tracker(on_progress, len(todo.candidates), sum(i.size for i in todo.candidates))
+
+        def hashed(info: FileInfo) -> None:
+            self._checkpoint(cancel, pause)
+            hashing.files_done += 1
+            hashing.bytes_done += info.size
+            hashing.emit("hashing", info.path, message="Checking which files changed")
+
+        if known and todo.candidates:
+            hashing.emit("hashing", force=True, message="Checking which files changed")
+        decisions, removed = decide(
+            todo.candidates, todo.removed, known, hasher, hashed if known else None
+        )
         quick = [d for d in decisions if d.action != Action.INDEX]
         slow = [d for d in decisions if d.action == Action.INDEX]
         tracker = _Tracker(on_progress, len(slow), sum(d.info.size for d in slow))
@@ -224,11 +239,20 @@ class IngestService:
         if slow and isinstance(self.embedder, Preparable):
             # A one-time export of the fast embedder happens here, in the indexing worker.
             self.embedder.prepare(lambda text: tracker.emit("preparing", force=True, message=text))
-        wrote = False
-        for decision in quick:
-            self._checkpoint(cancel, pause)
-            self._reuse(decision, report, on_file)
-            wrote = True
+        wrote = bool(quick)
+        touched: list[DocumentRecord] = []
+        try:
+            for decision in quick:
+                self._checkpoint(cancel, pause)
+                if decision.action == Action.TOUCH:
+                    touched.append(self._touched(decision, report))
+                    if len(touched) >= TOUCH_BATCH:
+                        batch, touched = touched, []
+                        self._commit_touched(batch, on_file)
+                else:
+                    self._reuse(decision, report, on_file)
+        finally:
+            self._commit_touched(touched, on_file)  # what was decided is kept, even on cancel
         pending = _Pending()
         try:
             for decision, outcome in self._extract(slow, cancel):
@@ -405,46 +429,57 @@ class IngestService:
             for event in pending.indexed:
                 on_file(event)
 
+    def _touched(self, decision: Decision, report: IndexReport) -> DocumentRecord:
+        """A file with new times and the same content: only its row changes."""
+        info, source = decision.info, decision.source
+        assert source is not None
+        report.unchanged += 1
+        return replace(source, size=info.size, mtime_ns=info.mtime_ns)
+
+    def _commit_touched(self, records: list[DocumentRecord], on_file: FileFn | None) -> None:
+        if not records:
+            return
+        self.store.commit(records, [], None)
+        if on_file is not None:
+            for record in records:
+                on_file(FileEvent(record.path, Status.INDEXED, record.pages, record.chunks))
+
     def _reuse(self, decision: Decision, report: IndexReport, on_file: FileFn | None) -> None:
-        """A touched, renamed or copied file: reuse the stored chunks and vectors."""
+        """A renamed or copied file: reuse the stored chunks and vectors."""
         info, source = decision.info, decision.source
         assert source is not None
         doc_id = doc_id_for(info.path)
         record = replace(
             source, doc_id=doc_id, path=info.path, size=info.size, mtime_ns=info.mtime_ns
         )
-        if decision.action == Action.TOUCH:
-            self.store.commit([record], [], None)
-            report.unchanged += 1
+        rows = self.store.chunk_rows(source.doc_id)
+        chunks = rechunk_ids(
+            (
+                Chunk(
+                    r["chunk_id"],
+                    r["doc_id"],
+                    r["path"],
+                    r["page"],
+                    r["start"],
+                    r["end"],
+                    r["text"],
+                )
+                for r in rows
+            ),
+            doc_id,
+            info.path,
+        )
+        vectors = np.asarray([r["vector"] for r in rows], dtype=np.float32)
+        remove = [source.doc_id] if decision.action == Action.RENAME else []
+        self.store.commit(
+            [record], chunks, vectors, replace_doc_ids=[doc_id], remove_doc_ids=remove
+        )
+        if decision.action == Action.RENAME:
+            report.renamed += 1
         else:
-            rows = self.store.chunk_rows(source.doc_id)
-            chunks = rechunk_ids(
-                (
-                    Chunk(
-                        r["chunk_id"],
-                        r["doc_id"],
-                        r["path"],
-                        r["page"],
-                        r["start"],
-                        r["end"],
-                        r["text"],
-                    )
-                    for r in rows
-                ),
-                doc_id,
-                info.path,
-            )
-            vectors = np.asarray([r["vector"] for r in rows], dtype=np.float32)
-            remove = [source.doc_id] if decision.action == Action.RENAME else []
-            self.store.commit(
-                [record], chunks, vectors, replace_doc_ids=[doc_id], remove_doc_ids=remove
-            )
-            if decision.action == Action.RENAME:
-                report.renamed += 1
-            else:
-                report.indexed += 1
-                report.pages += record.pages
-                report.chunks += record.chunks
+            report.indexed += 1
+            report.pages += record.pages
+            report.chunks += record.chunks
         if on_file is not None:
             on_file(FileEvent(info.path, Status.INDEXED, record.pages, record.chunks))
 
