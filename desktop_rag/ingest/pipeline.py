@@ -14,7 +14,7 @@ import numpy as np
 
 from desktop_rag.engines.embed import Embedder, Preparable
 from desktop_rag.errors import Cancelled, UsageError
-from desktop_rag.infra import faults
+from desktop_rag.infra import faults, priority
 from desktop_rag.ingest import sandbox
 from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, chunk_pages, rechunk_ids
 from desktop_rag.ingest.extract import Extracted, ExtractError, sha256_file
@@ -128,6 +128,7 @@ class IngestService:
         memory_mb: int = sandbox.DEFAULT_MEMORY_MB,
         passwords: Mapping[str, str] | None = None,
         lock_wait_s: float = 0.0,
+        low_priority: bool = True,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -139,6 +140,8 @@ class IngestService:
         self.memory_mb = memory_mb
         self.passwords: Mapping[str, str] = passwords or {}
         self.lock_wait_s = lock_wait_s
+        # Off only where the caller's thread must keep its priority (it cannot be raised).
+        self.low_priority = low_priority
 
     @property
     def tokenizer(self) -> TokenOffsets:
@@ -161,6 +164,8 @@ class IngestService:
         t0 = time.monotonic()
         report = IndexReport()
         cancel = cancel or threading.Event()
+        if self.low_priority:
+            priority.lower_thread()  # and the embedder's threads started from here
         if on_progress is not None:
             on_progress(Progress(stage="scanning", message="Looking for PDFs"))
         found = scan(paths)

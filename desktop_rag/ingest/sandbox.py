@@ -19,6 +19,7 @@ from typing import Any
 
 from pebble import ProcessExpired, ProcessPool
 
+from desktop_rag.infra import priority
 from desktop_rag.ingest.extract import Extracted, ExtractError, extract
 from desktop_rag.types import FailKind, Page
 
@@ -45,7 +46,8 @@ _Wire = tuple[Any, ...]
 
 
 def _init_reader(memory_mb: int) -> None:
-    """Runs once in each reader process: the memory limit, and quiet logs."""
+    """Runs once in each reader process: low priority, the memory limit, and quiet logs."""
+    priority.lower_process()
     if memory_mb > 0:
         try:
             import resource

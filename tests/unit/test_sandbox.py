@@ -7,12 +7,15 @@ while another one fails).
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from desktop_rag.infra import priority
 from desktop_rag.ingest import sandbox
 from desktop_rag.ingest.extract import Extracted, ExtractError
 from desktop_rag.types import FailKind
@@ -97,3 +100,15 @@ def test_cancel_stops_at_once_and_leaves_no_reader_behind(tmp_path):
     assert [p for p, _ in got] == paths[:1]
     assert waited < 10, "cancel must not wait for the hanging file"
     assert not box.alive()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="nice and ionice as on Linux")
+def test_readers_run_at_low_cpu_and_io_priority(tmp_path):
+    import psutil
+
+    [(_, outcome)] = _run(_files(tmp_path, ["priority.pdf"]), ahead=2, max_tasks=3)
+    assert isinstance(outcome, Extracted)
+    nice, io_class = map(int, outcome.pages[0].text.split())
+    assert nice >= priority.NICE
+    assert io_class == psutil.IOPRIO_CLASS_IDLE
+    assert os.getpriority(os.PRIO_PROCESS, 0) < priority.NICE, "only the readers are lowered"

@@ -7,11 +7,15 @@ writes the new times in a few commits rather than one per file.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 
+import pytest
+
 from desktop_rag.app import build_app
 from desktop_rag.config import Settings
+from desktop_rag.infra import priority
 from desktop_rag.ingest import pipeline
 from desktop_rag.ingest.chunk import ChunkParams
 from tests.fakes import HashEmbedder, WordTokenizer
@@ -99,3 +103,22 @@ def test_hashing_shows_progress_with_an_eta_and_can_be_cancelled(tmp_path, monke
     again = app.index([str(tmp_path / "lib")])
     assert (again.indexed, again.unchanged, again.cancelled) == (0, 40, False)
     assert emb.texts_embedded == embedded
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
+def test_indexing_runs_at_low_priority_in_its_own_thread_only(tmp_path):
+    import psutil
+
+    _library(tmp_path / "lib", 2)
+    app = _app(tmp_path, HashEmbedder())
+    seen = []
+
+    def on_progress(p):
+        tid = threading.get_native_id()
+        seen.append((os.getpriority(os.PRIO_PROCESS, tid), psutil.Process(tid).ionice().ioclass))
+
+    worker = threading.Thread(target=app.index, args=([str(tmp_path / "lib")], on_progress))
+    worker.start()
+    worker.join()
+    assert seen and all(n >= priority.NICE and io == psutil.IOPRIO_CLASS_IDLE for n, io in seen)
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) < priority.NICE
