@@ -27,6 +27,7 @@ import numpy as np
 from perfutil import CORPUS, chunked_library, emit, machine, say
 
 from desktop_rag.config import cache_dir
+from desktop_rag.engines import int8_check
 from desktop_rag.engines.embed import (
     BUNDLED_EMBEDDER_ID,
     Embedder,
@@ -151,6 +152,24 @@ def main() -> int:
         if name != "torch-fp32"
     }
 
+    # The app's int8 rule on this CPU (engines/int8_check.py): int8 against the fp32 export on
+    # the shipped probe texts decides; the same comparison on every covid-qa chunk shows how
+    # representative the probe is.
+    probe = int8_check.measure(embedders["onnx-int8"], embedders["onnx-fp32"])
+    on_chunks = np.sum(vectors["onnx-int8"] * vectors["onnx-fp32"], axis=1)
+    int8_rule = {
+        "cpu": int8_check.cpu_signature(),
+        "probe": {"mean": round(probe.mean, 5), "min": round(probe.worst, 5), "texts": probe.texts},
+        "covid_qa_chunks": {
+            "mean": round(float(on_chunks.mean()), 5),
+            "min": round(float(on_chunks.min()), 5),
+            "texts": len(on_chunks),
+        },
+        "thresholds": {"mean": int8_check.MIN_MEAN_COSINE, "min": int8_check.MIN_ANY_COSINE},
+        "passages_embedded_with": "onnx-int8" if probe.ok else "onnx-fp32",
+    }
+    say(f"int8 rule on this CPU: {json.dumps(int8_rule)}")
+
     result: dict[str, Any] = {
         "bench": "embed_quality",
         "machine": machine(),
@@ -163,6 +182,7 @@ def main() -> int:
         "speed_chunks_per_s": {k: round(len(sample) / v, 1) for k, v in best.items()},
         "speed_ratio_vs_torch_fp32": {k: round(best["torch-fp32"] / v, 2) for k, v in best.items()},
         "cosine_vs_torch_fp32": cosine,
+        "int8_rule": int8_rule,
         "retrieval": {},
         "mixed": {},
     }
