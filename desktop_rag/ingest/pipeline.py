@@ -314,7 +314,7 @@ class IngestService:
             for job, outcome in sandbox.run_inline(jobs, cancel):
                 yield by_path[job.path], outcome
             return
-        box = sandbox.Sandbox(self.timeout_s, self.memory_mb)
+        box = sandbox.Sandbox(self.timeout_s, self.memory_mb, low_priority=self.low_priority)
         try:
             for job, outcome in box.run(jobs, cancel):
                 yield by_path[job.path], outcome

@@ -45,9 +45,10 @@ ReadFn = Callable[[str, "str | None"], Extracted]
 _Wire = tuple[Any, ...]
 
 
-def _init_reader(memory_mb: int) -> None:
+def _init_reader(memory_mb: int, low_priority: bool) -> None:
     """Runs once in each reader process: low priority, the memory limit, and quiet logs."""
-    priority.lower_process()
+    if low_priority:
+        priority.lower_process()
     if memory_mb > 0:
         try:
             import resource
@@ -116,6 +117,7 @@ class Sandbox:
         max_tasks: int | None = None,
         workers: int = 1,
         read: ReadFn = extract,
+        low_priority: bool = True,
     ) -> None:
         self.timeout_s = timeout_s
         self.memory_mb = memory_mb
@@ -123,6 +125,7 @@ class Sandbox:
         self.max_tasks = MAX_TASKS if max_tasks is None else max_tasks
         self.workers = max(1, workers)
         self.read = read
+        self.low_priority = low_priority
         self.pids: set[int] = set()
         self._pool: ProcessPool | None = None
         self._lock = threading.Lock()
@@ -134,7 +137,7 @@ class Sandbox:
                     max_workers=self.workers,
                     max_tasks=self.max_tasks,
                     initializer=_init_reader,
-                    initargs=(self.memory_mb,),
+                    initargs=(self.memory_mb, self.low_priority),
                     # Never fork a process that holds torch, ONNX and Lance threads.
                     context=mp.get_context("spawn"),
                 )
