@@ -206,9 +206,11 @@ class Sandbox:
             return _crash_error(exc.exitcode, self.memory_mb)
         except cf.CancelledError:
             return ExtractError(FailKind.ERROR, "was not read: indexing stopped first.")
-        except Exception as exc:  # the pool itself failed (a result that cannot be sent)
+        except Exception as exc:  # the pool itself failed, not the file: worth another try
             log.warning("the reader pool failed on %s: %s", job.path, exc)
-            return ExtractError(FailKind.CORRUPT, f"could not be read ({exc}).")
+            return ExtractError(
+                FailKind.ERROR, f"could not be read this time ({exc}); it will be retried."
+            )
         self.pids.add(wire[1])
         if wire[0] == "ok":
             _, _, pages, reader, sha = wire

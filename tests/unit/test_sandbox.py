@@ -113,3 +113,15 @@ def test_readers_run_at_low_cpu_and_io_priority(tmp_path):
     assert nice >= priority.NICE
     assert io_class == psutil.IOPRIO_CLASS_IDLE
     assert os.getpriority(os.PRIO_PROCESS, 0) == before, "only the readers are lowered"
+
+
+def test_a_broken_pool_is_a_failure_worth_retrying_not_a_damaged_file(tmp_path, monkeypatch):
+    from concurrent.futures import Future
+
+    from desktop_rag.ingest.scan import RETRY_KINDS
+
+    broken: Future = Future()
+    broken.set_exception(RuntimeError("the pool's manager stopped"))
+    box = sandbox.Sandbox(memory_mb=0)
+    outcome = box._outcome(sandbox.Job(str(tmp_path / "a.pdf")), broken)
+    assert isinstance(outcome, ExtractError) and outcome.kind in RETRY_KINDS
