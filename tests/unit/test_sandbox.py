@@ -115,7 +115,7 @@ def test_readers_run_at_low_cpu_and_io_priority(tmp_path):
     assert os.getpriority(os.PRIO_PROCESS, 0) == before, "only the readers are lowered"
 
 
-def test_a_broken_pool_is_a_failure_worth_retrying_not_a_damaged_file(tmp_path, monkeypatch):
+def test_a_broken_pool_is_a_failure_worth_retrying_not_a_damaged_file(tmp_path):
     from concurrent.futures import Future
 
     from desktop_rag.ingest.scan import RETRY_KINDS
