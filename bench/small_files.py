@@ -226,7 +226,8 @@ PROFILE_BUCKETS = {
     "stat calls": ("pipeline.py", "_changed_since"),
     "progress events": ("pipeline.py", "emit"),
     "scan": ("scan.py", "scan"),
-    "tidy ups of touched files": ("pipeline.py", "_reuse"),
+    "decide (hash and match)": ("scan.py", "decide"),
+    "touched rows' commits": ("pipeline.py", "_commit_touched"),
 }
 
 
@@ -239,29 +240,40 @@ def profile(library: Path, data: Path) -> dict[str, Any]:
     from desktop_rag.config import Settings
 
     shutil.rmtree(data, ignore_errors=True)
-    app = build_app(Settings(data_dir=str(data)))
-    files = sum(1 for _ in library.rglob("*.pdf"))
-    prof = cProfile.Profile()
-    t0 = time.perf_counter()
-    prof.enable()
-    report = app.index([str(library)])
-    prof.disable()
-    wall = time.perf_counter() - t0
-    stats = pstats.Stats(prof)
-    cumulative: dict[str, float] = {}
-    for (filename, _line, name), row in stats.stats.items():  # type: ignore[attr-defined]
-        for bucket, (file_end, func) in PROFILE_BUCKETS.items():
-            if filename.endswith(file_end) and name == func:
-                cumulative[bucket] = cumulative.get(bucket, 0.0) + row[3]
-    stats.sort_stats("cumulative").print_stats(25)  # the detail, on stdout of --profile only
-    return {
-        "files": files,
-        "wall_s": round(wall, 2),
-        "indexed": report.indexed,
-        "chunks": report.chunks,
-        "seconds": {k: round(v, 2) for k, v in cumulative.items()},
-        "ms_per_file": {k: round(1000 * v / max(files, 1), 1) for k, v in cumulative.items()},
-    }
+    app = build_app(Settings(data_dir=str(data), index_low_priority=False))
+    files = sorted(str(p) for p in library.rglob("*.pdf"))
+    out = {}
+    for run in ("first_index", "every_mtime_changed"):
+        if run == "every_mtime_changed":
+            later = time.time() + 120
+            for path in files:
+                os.utime(path, (later, later))
+        prof = cProfile.Profile()
+        t0 = time.perf_counter()
+        prof.enable()
+        report = app.index([str(library)])
+        prof.disable()
+        wall = time.perf_counter() - t0
+        stats = pstats.Stats(prof)
+        cumulative: dict[str, float] = {}
+        for (filename, _line, name), row in stats.stats.items():  # type: ignore[attr-defined]
+            for bucket, (file_end, func) in PROFILE_BUCKETS.items():
+                if filename.endswith(file_end) and name == func:
+                    cumulative[bucket] = cumulative.get(bucket, 0.0) + row[3]
+        print(f"== {run}")
+        stats.sort_stats("cumulative").print_stats(30)  # the detail, on stdout only
+        out[run] = {
+            "files": len(files),
+            "wall_s": round(wall, 2),
+            "indexed": report.indexed,
+            "unchanged": report.unchanged,
+            "chunks": report.chunks,
+            "seconds": {k: round(v, 2) for k, v in cumulative.items()},
+            "ms_per_file": {
+                k: round(1000 * v / max(len(files), 1), 2) for k, v in cumulative.items()
+            },
+        }
+    return out
 
 
 if __name__ == "__main__":
