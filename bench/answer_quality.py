@@ -165,7 +165,7 @@ def run_set(name: str, questions: list[dict[str, Any]], data_dir: Path) -> dict[
             "question": q["question"],
             "answer": done.answer,
             "cited": list(done.cited),
-            "grounded": done.grounded,
+            "refused": done.refused,
             "unsupported": list(done.unsupported),
             "ttft_s": round(done.timings.ttft_s, 3),
             "tokens_per_s": round(done.timings.tokens_per_s, 1),
@@ -201,7 +201,7 @@ def run_set(name: str, questions: list[dict[str, Any]], data_dir: Path) -> dict[
         "documents": len({q["pdf"] for q in questions}),
         "chunks": app.store.count_chunks(),
         "cited_any": mean_bool(results, lambda r: bool(r["cited"])),
-        "refused": mean_bool(results, lambda r: not r["grounded"]),
+        "refused": mean_bool(results, lambda r: r["refused"]),
         # Answers the app marks "check this answer" (a figure missing from the sources).
         "flagged": mean_bool(results, lambda r: bool(r["unsupported"])),
         "gold_page_retrieved": mean("gold_page_retrieved"),
@@ -212,7 +212,7 @@ def run_set(name: str, questions: list[dict[str, Any]], data_dir: Path) -> dict[
     }
     if name == "finance":
         summary["accuracy_within_1pct"] = mean("correct")
-        wrong = [r for r in results if r["grounded"] and not r["correct"]]
+        wrong = [r for r in results if not r["refused"] and not r["correct"]]
         summary["wrong_answers_flagged"] = mean_bool(wrong, lambda r: bool(r["unsupported"]))
     else:
         summary["mean_f1"] = mean("f1")

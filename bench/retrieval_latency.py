@@ -33,7 +33,7 @@ from desktop_rag.config import Settings
 from desktop_rag.engines.embed import BUNDLED_EMBEDDER_DIM, BUNDLED_EMBEDDER_ID, Embedder
 from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.query.retrieve import Mode, Retriever
-from desktop_rag.store import lance
+from desktop_rag.store import lance, maintenance
 from desktop_rag.store.lance import SCHEMA_VERSION, IndexMeta, LanceStore
 from desktop_rag.types import Chunk, DocumentRecord, Status
 
@@ -208,7 +208,7 @@ def main() -> int:
         "bench": "retrieval_latency",
         "machine": machine(),
         "embed_backend": backend,
-        "ann_min_rows": lance.ANN_MIN_ROWS,
+        "ann_min_rows": maintenance.ANN_MIN_ROWS,
         "queries": len(questions),
         "sizes": {},
     }

@@ -117,8 +117,8 @@ def default_embedder(settings: Settings) -> Embedder:
     """The bundled embedder on the backend the settings ask for.
 
     auto and onnx (the same today): ONNX Runtime, int8 for passages (fp32 on a CPU where int8
-    disagrees with fp32, engines/int8_check.py) and fp32 for questions, recall@5 on covid-qa
-    within 1% of PyTorch fp32 (bench/embed_quality.py); exported once into the cache dir by the
+    disagrees with fp32, engines/int8_check.py) and fp32 for questions, held to recall@5 within
+    1% of PyTorch fp32 (bench/embed_quality.py's gate); exported once into the cache dir by the
     first index run or a warm-up, PyTorch until then or if the export fails. torch: PyTorch fp32.
 
     A frozen build (the installed app) ships both exports made at build time and no torch:

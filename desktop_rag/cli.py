@@ -108,62 +108,73 @@ def build_parser() -> argparse.ArgumentParser:
 # -- output helpers ----------------------------------------------------------------------------
 
 
-def _fmt_duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "--:--"
-    seconds = int(seconds + 0.5)
-    h, rest = divmod(seconds, 3600)
-    m, s = divmod(rest, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:d}:{s:02d}"
-
-
 class ProgressPrinter:
-    """A one-line bar on a terminal; plain lines, one per file, otherwise."""
+    """Progress on stderr: a bar on a terminal (tqdm draws, fits and clears it), and plain
+    lines, one per file, anywhere else, since a log or a pipe cannot take a redrawn line.
+    The time left is the pipeline's estimate (by bytes), not tqdm's rate of files."""
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
         self.tty = stream.isatty()
         self._last_file = ""
-        self._drawn = False
+        self._bar: Any = None
 
     def __call__(self, p: Progress) -> None:
         if self.tty:
-            self._bar(p)
+            self._draw(p)
         elif p.current and p.current != self._last_file:
             self._last_file = p.current
             print(
                 f"[{p.files_done + 1}/{p.files_total}] {p.current} "
-                f"(pages {p.pages_done}, chunks {p.chunks_done}, ETA {_fmt_duration(p.eta_s)})",
+                f"(pages {p.pages_done}, chunks {p.chunks_done}, ETA {p.eta_text})",
                 file=self.stream,
                 flush=True,
             )
         elif p.message and not p.current:
             print(p.message, file=self.stream, flush=True)
 
-    def _bar(self, p: Progress) -> None:
-        width = shutil.get_terminal_size((100, 20)).columns
-        if p.files_total:
-            frac = min(1.0, p.files_done / p.files_total)
-            bar_w = 24
-            filled = int(frac * bar_w)
-            bar = "█" * filled + "░" * (bar_w - filled)
-            line = (
-                f"{bar} {p.files_done}/{p.files_total} files · {p.pages_done} pages · "
-                f"{p.chunks_done} chunks · ETA {_fmt_duration(p.eta_s)}"
+    def _draw(self, p: Progress) -> None:
+        if self._bar is None:
+            from tqdm import tqdm
+
+            # Follow the terminal's size as it is resized; a terminal that reports none (some
+            # embedded ones) gets a fixed one, as tqdm would otherwise draw nothing there.
+            known = _columns(self.stream) > 0
+            self._bar = tqdm(
+                file=self.stream,
+                bar_format="{desc}",
+                leave=False,
+                dynamic_ncols=known,
+                ncols=None if known else 100,
+                nrows=None if known else 20,
+                mininterval=0,
             )
+        bar = self._bar
+        if p.files_total:
+            text = f"{p.pages_done} pages · {p.chunks_done} chunks · ETA {p.eta_text}"
             name = os.path.basename(p.current)
             if name:
-                line += f" · {name}"
+                text += f" · {name}"
+            bar.bar_format = "{bar:24} {n_fmt}/{total_fmt} files · {desc}"
+            bar.total = p.files_total
+            bar.n = min(p.files_done, p.files_total)
         else:
-            line = p.message or p.stage
-        self.stream.write("\r" + line[: width - 1].ljust(width - 1))
-        self.stream.flush()
-        self._drawn = True
+            text = p.message or p.stage
+            bar.bar_format = "{desc}"
+        bar.set_description_str(text, refresh=False)
+        bar.refresh()
 
     def finish(self) -> None:
-        if self.tty and self._drawn:
-            self.stream.write("\r" + " " * (shutil.get_terminal_size((100, 20)).columns - 1) + "\r")
-            self.stream.flush()
+        if self._bar is not None:
+            self._bar.close()  # leave=False: the line is cleared
+            self._bar = None
+
+
+def _columns(stream: TextIO) -> int:
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (OSError, ValueError):
+        return 0
 
 
 def _hit_json(hit: Hit) -> dict[str, Any]:
@@ -228,18 +239,20 @@ def _print_report(report: IndexReport, args: argparse.Namespace, out: TextIO) ->
 
 def _cmd_watch(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Index, then reconcile whatever changes, until Ctrl+C or SIGTERM; `--json` prints one
-    index report per line, one line per pass."""
+    index report per line, one line per pass. The window's library service does the work."""
     import queue
     import signal
     import threading
 
     from desktop_rag.ingest.scan import normalize
-    from desktop_rag.ingest.watch import Change, Watcher, reindex
+    from desktop_rag.ingest.watch import Change, Watcher
+    from desktop_rag.library_service import LibraryService
 
     roots = [normalize(p) for p in args.paths]
     missing = [r for r in roots if not os.path.exists(r)]
     if missing:
         raise UsageError(f"Not found: {', '.join(missing)}. Check the path and try again.")
+    library = LibraryService(app.settings, app=app, save_settings=False)
     stop = threading.Event()
     changes: queue.Queue[Change] = queue.Queue()
 
@@ -251,15 +264,15 @@ def _cmd_watch(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> 
     failed = False
     try:
         watcher.start()
-        watcher.set_roots(roots)
-        for root, why in watcher.errors.items():
+        for root, why in library.watch(watcher, roots).items():
             print(f"desktop-rag: {root} {why}; it is indexed but not watched.", file=err)
-        pending: list[str] = roots
+        library.queue(roots)
         while not stop.is_set():
+            pending = library.take_pending()
             if pending:
                 printer = ProgressPrinter(err)
                 try:
-                    report = reindex(app, pending, printer, stop)
+                    report = library.reindex(pending, printer, stop)
                 finally:
                     printer.finish()
                 if report.cancelled:
@@ -271,12 +284,10 @@ def _cmd_watch(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> 
             try:
                 change = changes.get(timeout=0.2)
             except queue.Empty:
-                pending = []
                 continue
-            batch = set(change.roots)
+            library.queue(change.roots)
             while not changes.empty():  # fold changes that arrived meanwhile into one pass
-                batch.update(changes.get_nowait().roots)
-            pending = sorted(batch)
+                library.queue(changes.get_nowait().roots)
     finally:
         watcher.stop()
         for sig, handler in previous.items():

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from desktop_rag.types import Source, Turn
+from desktop_rag.types import AnswerEvent, DoneEvent, Source, SourcesEvent, TokenEvent, Turn
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +27,7 @@ class Exchange:
     sources: list[Source] = field(default_factory=list)
     cited: list[int] = field(default_factory=list)
     asked_at: float = field(default_factory=time.time)
-    grounded: bool = True
+    refused: bool = False  # the answer says the documents do not say
     stopped: bool = False
     error: str = ""
     unsupported: list[str] = field(default_factory=list)  # figures not in the sources
@@ -35,6 +35,24 @@ class Exchange:
     @property
     def complete(self) -> bool:
         return bool(self.answer) and not self.stopped and not self.error
+
+    def apply(self, event: AnswerEvent) -> None:
+        """Take in the next event of the answer being written: its sources, a piece of it,
+        its end (the whole answer, what it cites, whether it was stopped)."""
+        if isinstance(event, SourcesEvent):
+            self.sources = list(event.sources)
+        elif isinstance(event, TokenEvent):
+            self.answer += event.text
+        elif isinstance(event, DoneEvent):
+            self.answer = event.answer or self.answer  # a stopped answer keeps what streamed
+            self.cited = list(event.cited)
+            self.refused = event.refused
+            self.stopped = event.cancelled
+            self.unsupported = list(event.unsupported)
+
+    def fail(self, message: str) -> None:
+        """The answer could not be finished; what streamed before stays."""
+        self.error = message or "The answer could not be written."
 
     def source(self, n: int) -> Source | None:
         return next((s for s in self.sources if s.n == n), None)
@@ -83,7 +101,7 @@ def _from_json(raw: dict[str, Any]) -> Conversation:
                 sources=sources,
                 cited=[int(n) for n in e.get("cited", [])],
                 asked_at=float(e.get("asked_at", 0.0)),
-                grounded=bool(e.get("grounded", True)),
+                refused=_refused(e),
                 stopped=bool(e.get("stopped", False)),
                 error=str(e.get("error", "")),
                 unsupported=[str(n) for n in e.get("unsupported", [])],
@@ -96,6 +114,13 @@ def _from_json(raw: dict[str, Any]) -> Conversation:
         updated=float(raw.get("updated", 0.0)),
         exchanges=exchanges,
     )
+
+
+def _refused(raw: dict[str, Any]) -> bool:
+    """Saved before the rename, an exchange said `grounded` (False for a refusal)."""
+    if "refused" in raw:
+        return bool(raw["refused"])
+    return not bool(raw.get("grounded", True))
 
 
 class ConversationStore:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import shutil
@@ -12,6 +11,7 @@ from importlib import resources
 from pathlib import Path
 
 from desktop_rag.config import Settings, default_library_dir
+from desktop_rag.ingest.extract import sha256_file
 from desktop_rag.ingest.scan import is_candidate, is_under, normalize
 
 log = logging.getLogger(__name__)
@@ -106,15 +106,7 @@ def _same_content(a: Path, b: Path) -> bool:
             return False
     except OSError:
         return False
-    return _sha256(a) == _sha256(b)
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    return sha256_file(str(a)) == sha256_file(str(b))
 
 
 def copy_into(paths: Iterable[str], library: Path) -> list[Copied]:

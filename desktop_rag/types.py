@@ -117,6 +117,25 @@ class Progress:
     eta_s: float | None = None
     message: str = ""
 
+    @property
+    def eta_text(self) -> str:
+        """The time left as people read it (45 s, 3 min 05 s, 2 h 10 min)."""
+        return format_duration(self.eta_s)
+
+
+def format_duration(seconds: float | None) -> str:
+    """A duration as people read it; None: it cannot be guessed yet."""
+    if seconds is None:
+        return "estimating…"
+    seconds = int(seconds + 0.5)
+    if seconds < 60:
+        return f"{seconds} s"
+    m, s = divmod(seconds, 60)
+    if m < 60:
+        return f"{m} min {s:02d} s"
+    h, m = divmod(m, 60)
+    return f"{h} h {m:02d} min"
+
 
 @dataclass(frozen=True, slots=True)
 class FileEvent:
@@ -207,15 +226,16 @@ class TokenEvent:
 class DoneEvent:
     """Last event: the whole answer, the [n] it actually cites, and how long it took.
 
-    `grounded` is False when retrieval found nothing relevant and the answer says so
-    instead of guessing; `cancelled` when the user stopped it; `unsupported` lists the
-    figures of the answer that none of its sources contains (query/check.py).
+    `refused` when the answer says the documents do not say (retrieval found nothing
+    relevant, or the model found nothing in the sources) instead of guessing; `cancelled`
+    when the user stopped it; `unsupported` lists the figures of the answer that none of its
+    sources contains (query/figures.py).
     """
 
     answer: str
     cited: tuple[int, ...]
     timings: Timings
-    grounded: bool = True
+    refused: bool = False
     cancelled: bool = False
     unsupported: tuple[str, ...] = ()
 

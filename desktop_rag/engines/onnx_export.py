@@ -32,7 +32,7 @@ MANIFEST_FILE = "manifest.json"
 FAILED_FILE = "failed.json"
 EXPORT_TIMEOUT_S = 900.0
 # The exported model must give the vectors PyTorch gives: fp32 is exact up to float noise;
-# int8 loses a little (measured mean cosine 0.994 on real chunks) and a broken export far more.
+# int8 loses a little (README, "Embedding backends") and a broken export far more.
 MIN_SELF_CHECK_COS: dict[str, float] = {"fp32": 0.9999, "int8": 0.97}
 # Small files whose content defines the model; the weights are identified by size and mtime,
 # because hashing 90 MB at every start would cost more than the search it serves.

@@ -36,19 +36,6 @@ from desktop_rag.gui.models import DocumentsModel, PathRole, SortRole, StatusRol
 from desktop_rag.types import FailKind, IndexReport, Progress, Status
 
 
-def fmt_duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "estimating…"
-    seconds = int(seconds + 0.5)
-    if seconds < 60:
-        return f"{seconds} s"
-    m, s = divmod(seconds, 60)
-    if m < 60:
-        return f"{m} min {s:02d} s"
-    h, m = divmod(m, 60)
-    return f"{h} h {m:02d} min"
-
-
 class DocumentsPane(QWidget):
     """Shows the library; asks the window to act (the window talks to the session)."""
 
@@ -308,7 +295,7 @@ class DocumentsPane(QWidget):
             name = os.path.basename(p.current)
             text = f"{p.files_done} of {p.files_total} files · {p.pages_done} pages"
             if p.stage == "indexing" and p.eta_s is not None:
-                text += f" · about {fmt_duration(p.eta_s)} left"
+                text += f" · about {p.eta_text} left"
             if name and p.stage == "indexing":
                 text += f"\n{name}"
             elif p.message:

@@ -39,7 +39,15 @@ from desktop_rag.gui.session import ModelState, Session
 from desktop_rag.gui.settings_dialog import SettingsDialog
 from desktop_rag.gui.viewer import SourcePane
 from desktop_rag.library import GUIDE_NAME, classify_drop
-from desktop_rag.types import DoneEvent, FileEvent, IndexReport, Progress, SourcesEvent, TokenEvent
+from desktop_rag.types import (
+    AnswerEvent,
+    DoneEvent,
+    FileEvent,
+    IndexReport,
+    Progress,
+    SourcesEvent,
+    TokenEvent,
+)
 
 log = logging.getLogger(__name__)
 
@@ -505,13 +513,14 @@ class MainWindow(QMainWindow):
         if not self.session.ask(question, history):
             self._finish_answer()
 
-    def _on_session_answer_event(self, event: object) -> None:
+    def _on_session_answer_event(self, event: AnswerEvent) -> None:
         exchange = self.asking
         if exchange is None:
             return
         shown = self._asking_conv is self.current
+        first_words = isinstance(event, TokenEvent) and not exchange.answer
+        exchange.apply(event)
         if isinstance(event, SourcesEvent):
-            exchange.sources = list(event.sources)
             if shown:
                 self.sources_model.set_sources(exchange.sources)
             if self.session.model_status[0] != ModelState.READY:
@@ -520,23 +529,16 @@ class MainWindow(QMainWindow):
                 self.chat.set_status("Writing the answer…")
             self._redraw_if_shown()
         elif isinstance(event, TokenEvent):
-            if not exchange.answer:
+            if first_words:
                 self.chat.set_status("Writing the answer…")
-            exchange.answer += event.text
             if shown:
                 self.chat.schedule_redraw()
-        elif isinstance(event, DoneEvent):
-            exchange.answer = event.answer or exchange.answer
-            exchange.cited = list(event.cited)
-            exchange.grounded = event.grounded
-            exchange.stopped = event.cancelled
-            exchange.unsupported = list(event.unsupported)
-            if shown:
-                self.sources_model.set_sources(exchange.sources, exchange.cited)
+        elif isinstance(event, DoneEvent) and shown:
+            self.sources_model.set_sources(exchange.sources, exchange.cited)
 
     def _on_session_answer_failed(self, message: str) -> None:
         if self.asking is not None:
-            self.asking.error = message or "The answer could not be written."
+            self.asking.fail(message)
 
     def _on_session_answer_finished(self) -> None:
         self._finish_answer()

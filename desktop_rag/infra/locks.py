@@ -3,6 +3,11 @@
 One lock file guards one thing (the window on a library, the index writer, an embedder export).
 The holder writes its process id into the file so a refused caller can name it. POSIX uses
 flock; Windows locks one byte far past the pid, because its locks also block reads.
+
+Not the filelock package: its Windows lock covers byte 0, where the pid is, so a refused
+process could not read who holds the lock, and the message naming that process is the point
+of a refusal here. What it adds beyond these few lines (soft locks for file systems without
+flock, leases, reader-writer locks, asyncio) is nothing this app needs.
 """
 
 from __future__ import annotations

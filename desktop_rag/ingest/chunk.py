@@ -25,8 +25,8 @@ class TokenOffsets(Protocol):
 class ChunkParams:
     """Chunk size and overlap in word pieces; part of the index metadata.
 
-    128 pieces, the length all-MiniLM-L6-v2 was trained on, beat 200 on covid-qa (page-level
-    recall@5 0.787 against 0.769 hybrid, 0.697 against 0.654 vector-only; bench/retrieval.py).
+    128 pieces, the length all-MiniLM-L6-v2 was trained on, beat 200 on covid-qa, hybrid and
+    vector-only (bench/retrieval.py; README, "Retrieval quality").
     """
 
     max_tokens: int = 128

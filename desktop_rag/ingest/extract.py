@@ -194,7 +194,7 @@ def _corrupt_message(detail: str) -> str:
 
 Reader = Callable[[str, "str | None"], list[Page]]
 READERS: dict[str, Reader] = {"pdfium": _pdfium_pages, "pypdf": _pypdf_pages}
-# Measured on the corpus (bench/readers.py): pdfium is 5-20x faster, keeps the spaces on
+# On the corpus (bench/readers.py) pdfium is several times faster, keeps the spaces on
 # TeX-made PDFs where pypdf glues words, and opens files without an xref table; pypdf reads a
 # few files pdfium rejects, so it stays as the fallback.
 READER_ORDER: tuple[str, ...] = ("pdfium", "pypdf")

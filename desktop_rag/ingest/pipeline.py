@@ -235,19 +235,20 @@ class IngestService:
         decisions, removed = decide(
             todo.candidates, todo.removed, known, hasher, hashed if known else None
         )
-        quick = [d for d in decisions if d.action != Action.INDEX]
-        slow = [d for d in decisions if d.action == Action.INDEX]
-        tracker = _Tracker(on_progress, len(slow), sum(d.info.size for d in slow))
+        # Known content under a new path or time reuses its chunks; the rest must be read.
+        reused = [d for d in decisions if d.action != Action.INDEX]
+        to_read = [d for d in decisions if d.action == Action.INDEX]
+        tracker = _Tracker(on_progress, len(to_read), sum(d.info.size for d in to_read))
         if on_file is not None:  # so a window can list what waits before it is read
-            for decision in slow:
+            for decision in to_read:
                 on_file(FileEvent(decision.info.path, Status.QUEUED))
-        if slow and isinstance(self.embedder, Preparable):
+        if to_read and isinstance(self.embedder, Preparable):
             # A one-time export of the fast embedder happens here, in the indexing worker.
             self.embedder.prepare(lambda text: tracker.emit("preparing", force=True, message=text))
-        wrote = bool(quick)
+        wrote = bool(reused)
         touched: list[DocumentRecord] = []
         try:
-            for decision in quick:
+            for decision in reused:
                 self._checkpoint(cancel, pause)
                 if decision.action == Action.TOUCH:
                     touched.append(self._touched(decision, report))
@@ -256,11 +257,13 @@ class IngestService:
                         self._commit_touched(batch, on_file)
                 else:
                     self._reuse(decision, report, on_file)
-        finally:
-            self._commit_touched(touched, on_file)  # what was decided is kept, even on cancel
+        except Cancelled:
+            self._commit_touched(touched, on_file)  # what was decided is kept
+            raise
+        self._commit_touched(touched, on_file)
         pending = _Pending()
         try:
-            for decision, outcome in self._extract(slow, cancel):
+            for decision, outcome in self._extract(to_read, cancel):
                 self._checkpoint(cancel, pause)
                 info = decision.info
                 faults.reached("extracted")

@@ -53,7 +53,7 @@ def scan(paths: Iterable[str]) -> ScanResult:
             result.folders.append(root)
             _walk(root, result)
         elif os.path.isfile(root):
-            info = _stat(root, result)
+            info = file_info(root, result.problems)
             if info is not None:
                 result.files[root] = info
         else:
@@ -82,16 +82,19 @@ def _walk(root: str, result: ScanResult) -> None:
         for name in sorted(names):
             if is_candidate(name):
                 path = os.path.join(folder, name)
-                info = _stat(path, result)
+                info = file_info(path, result.problems)
                 if info is not None:
                     result.files[path] = info
 
 
-def _stat(path: str, result: ScanResult) -> FileInfo | None:
+def file_info(path: str, problems: list[tuple[str, str]] | None = None) -> FileInfo | None:
+    """What the file system says about a file now; None if it cannot say (gone, unreadable),
+    and why, added to `problems` when given."""
     try:
         st = os.stat(path)
     except OSError as exc:
-        result.problems.append((path, f"cannot be read ({exc.strerror})"))
+        if problems is not None:
+            problems.append((path, f"cannot be read ({exc.strerror})"))
         return None
     return FileInfo(path, st.st_size, st.st_mtime_ns)
 

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
-from desktop_rag.ingest.scan import is_candidate, is_under, normalize
+from desktop_rag.ingest.scan import file_info, is_candidate, is_under, normalize
+from desktop_rag.types import FileInfo
 
 if TYPE_CHECKING:
     from desktop_rag.ingest.pipeline import FileFn, ProgressFn
@@ -43,17 +44,9 @@ class Change:
 @dataclass(slots=True)
 class _Seen:
     root: str
-    stat: tuple[int, int] | None  # (size, mtime_ns), None when the path is gone
+    stat: FileInfo | None  # None when the path is gone
     first: float
     last_change: float
-
-
-def _stat(path: str) -> tuple[int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_size, st.st_mtime_ns)
 
 
 def _relevant(path: str, is_dir: bool) -> bool:
@@ -200,7 +193,7 @@ class Watcher:
         with self._lock:
             seen = self._pending.get(path)
             if seen is None:
-                self._pending[path] = _Seen(root, _stat(path), now, now)
+                self._pending[path] = _Seen(root, file_info(path), now, now)
             else:
                 seen.last_change = now
 
@@ -217,7 +210,7 @@ class Watcher:
         """The roots whose every changed path has been still for quiet_s (or waited too long)."""
         with self._lock:
             for path, seen in self._pending.items():
-                stat = _stat(path)
+                stat = file_info(path)
                 if stat != seen.stat:
                     seen.stat = stat
                     seen.last_change = now

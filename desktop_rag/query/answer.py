@@ -32,11 +32,9 @@ from desktop_rag.types import (
 log = logging.getLogger(__name__)
 
 # Below this cosine similarity (question vs best passage, all-MiniLM-L6-v2) nothing retrieved is
-# about the question. bench/relevance.py over 10 covid-qa articles: the 85 questions about them
-# have a best similarity of 0.22-0.87 (5th percentile 0.32); 30 financebench and 20 everyday
-# questions 0.07-0.35 (95th percentiles 0.23 and 0.19). At 0.25, 97.6% of on-topic questions
-# are answered and 96% of off-topic ones refused; at 0.30, 96.5% and 98%. Refusing a question
-# the library does answer is the worse failure, hence the lower of the two.
+# about the question: bench/relevance.py puts questions the library answers and questions it
+# cannot on either side of it (bench/results/relevance.json). Refusing a question the library
+# does answer is the worse failure, so the threshold sits low in the gap between the two.
 RELEVANCE_THRESHOLD = 0.25
 # A follow-up this short ("and in 2022?") says too little to retrieve on by itself.
 SHORT_FOLLOW_UP_WORDS = 6
@@ -69,6 +67,12 @@ class AnswerService:
     def warm_up(self) -> None:
         """Load the model now (blocking; call it from a worker thread)."""
         self.llm.load()
+
+    def use_llm(self, llm: Llm) -> Llm:
+        """Answer with this model from the next question on; the old one, for its caller to
+        close (never under a running answer, which holds it)."""
+        old, self.llm = self.llm, llm
+        return old
 
     def retrieval_query(self, question: str, history: Sequence[Turn]) -> str:
         """A short follow-up leans on the previous question for its subject."""
@@ -109,7 +113,7 @@ class AnswerService:
                 NOTHING_RELEVANT,
                 (),
                 Timings(retrieval_ms=retrieval_ms, ttft_s=total, total_s=total),
-                grounded=False,
+                refused=True,
             )
             return
 
@@ -171,7 +175,7 @@ class AnswerService:
             answer,
             () if said_not_found else parse_citations(answer, len(fitted.sources)),
             timings,
-            grounded=not said_not_found,
+            refused=said_not_found,
             cancelled=cancelled,
             unsupported=unsupported_numbers(answer, read),
         )

@@ -26,11 +26,10 @@ INSTRUCTIONS = (
 
 # A base model (no chat template) learns the format from a worked example rather than from
 # instructions; it sits in the fixed prefix, so llama.cpp evaluates it once per session. Only
-# the refusal is shown, over three sources: given worked answers too, the 270M model copied one
-# word for word as its answer to 15 of 30 financebench questions ("net sales increased 8% to
-# $4.2 billion"). Over one source only, it cited a [4] that did not exist. Measured on 30
-# covid-qa questions (bench/answer_quality.py): token F1 0.181 against 0.153 with worked
-# answers, gold page cited 97% against 93%. The answer prefix below teaches the citation.
+# the refusal is shown, over three sources: given worked answers too, the small model copied one
+# word for word as its answer, and over one source only it cited sources that did not exist
+# (bench/answer_quality.py; README, "Answer quality"). The answer prefix below teaches the
+# citation.
 EXAMPLES = f"""Sources:
 [1] manual.pdf, page 7: Press and hold the power button for ten seconds to reset the device.
 [2] manual.pdf, page 8: The battery lasts about two days; charge it with the USB cable.

@@ -1,4 +1,8 @@
-"""The LanceDB tables (documents, chunks), their metadata, and every read and write to them."""
+"""The LanceDB tables (documents, chunks), their metadata, and every read and write to them.
+
+Keeping the tables healthy (the writer lock, repair, compaction, index building) is in
+store/maintenance.py.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,8 @@ import json
 import logging
 import os
 import threading
-import time
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -18,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
-from desktop_rag.errors import BusyError, IndexDamagedError, IndexMismatchError, StoreError
-from desktop_rag.infra import faults, locks
+from desktop_rag.errors import IndexDamagedError, IndexMismatchError, StoreError
+from desktop_rag.infra import faults
+from desktop_rag.store import maintenance
 from desktop_rag.types import Chunk, DocumentRecord, Hit, Status
 
 if TYPE_CHECKING:
@@ -33,14 +37,10 @@ CHUNKS = "chunks"
 META_FILE = "meta.json"
 _CHUNK_COLUMNS = ["chunk_id", "doc_id", "path", "page", "start", "end", "text"]
 
-# Exact vector search reads every vector at every query: 21 ms at 50k chunks, 241 ms at 500k,
-# while the approximate index answers in 8 to 12 ms at either size (bench/retrieval_latency.py,
-# two cores). Below about 25k exact search is as fast, and exact.
-ANN_MIN_ROWS = 25_000
-ANN_RETRAIN_GROWTH = 2.0  # retrain the index's partitions once the table doubled since
+# Past maintenance.ANN_MIN_ROWS chunks the approximate index answers vector searches.
 ANN_EF = 120  # HNSW candidates explored per query, at least k x ANN_REFINE
-# Re-rank 10 x k candidates by exact distance: recall@10 against exact search 0.99 at 50k and
-# 0.89 at 500k, where ef 200 with a factor of 3 gave 0.985 and 0.79 for a few ms less.
+# Candidates re-ranked by exact distance, per result: a larger factor with a smaller ef kept
+# less recall against exact search for little time saved (bench/retrieval_latency.py).
 ANN_REFINE = 10
 
 
@@ -113,7 +113,7 @@ class LanceStore:
         self._db: Any = None
         self._docs: Any = None
         self._chunks: Any = None
-        self._has_fts = False
+        self.has_text_index = False  # maintenance.ensure_text_index sets it
 
     # -- opening -----------------------------------------------------------------------------
 
@@ -247,17 +247,6 @@ class LanceStore:
         )
         return sorted(rows, key=lambda r: r["chunk_id"])
 
-    def chunks_for_page(self, path: str, page: int) -> list[Chunk]:
-        rows = (
-            self._chunks.search()
-            .where(f"path = {_sql_list([path])} AND page = {int(page)}")
-            .select(_CHUNK_COLUMNS)
-            .limit(None)
-            .to_arrow()
-            .to_pylist()
-        )
-        return sorted((Chunk(**r) for r in rows), key=lambda c: c.start)
-
     def vector_search(
         self, vector: NDArray[np.float32], k: int, *, exact: bool = False
     ) -> list[Hit]:
@@ -292,7 +281,7 @@ class LanceStore:
         terms = " ".join(_fts_terms(query))
         if not terms or k <= 0:
             return []
-        self._ensure_fts_index()
+        maintenance.ensure_text_index(self)
         table = (
             self._chunks.search(_match(terms), query_type="fts")
             .select([*_CHUNK_COLUMNS, "_score"])
@@ -311,36 +300,6 @@ class LanceStore:
         return dict(
             zip(grouped["doc_id"].to_pylist(), grouped["doc_id_count"].to_pylist(), strict=True)
         )
-
-    def repair(self) -> list[str]:
-        """Make the two tables agree after a crash; returns the paths that must be re-indexed.
-
-        Each table commits atomically, but not both together: a crash between a document's
-        chunk commit and its row commit leaves chunks without a row, or a row whose count
-        disagrees. Such chunks are dropped and the row forgotten, so the next reconcile
-        indexes the file again. Nothing on disk outside the index is touched.
-        """
-        counts = self.chunk_counts()
-        docs = {d.doc_id: d for d in self.documents()}
-        orphans = [
-            doc_id
-            for doc_id in counts
-            if doc_id not in docs or docs[doc_id].status != Status.INDEXED
-        ]
-        wrong = [
-            d
-            for d in docs.values()
-            if d.status == Status.INDEXED and counts.get(d.doc_id, 0) != d.chunks
-        ]
-        if not orphans and not wrong:
-            return []
-        log.warning(
-            "repairing the index: %d orphaned chunk sets, %d documents with the wrong count",
-            len(orphans),
-            len(wrong),
-        )
-        self.commit([], [], None, replace_doc_ids=orphans, remove_doc_ids=[d.doc_id for d in wrong])
-        return sorted(d.path for d in wrong) + sorted(docs[o].path for o in orphans if o in docs)
 
     def stats(self) -> dict[str, Any]:
         docs = self.documents()
@@ -437,93 +396,36 @@ class LanceStore:
     def remove(self, doc_ids: Iterable[str]) -> None:
         self.commit([], [], None, remove_doc_ids=doc_ids)
 
-    @contextmanager
-    def writer(self, wait_s: float = 0.0) -> Iterator[None]:
+    # -- upkeep (store/maintenance.py) --------------------------------------------------------
+
+    @property
+    def write_lock(self) -> threading.Lock:
+        """Serialises this process's writes (the cross-process lock is `writer`)."""
+        return self._write_lock
+
+    @property
+    def chunks_table(self) -> Any:
+        return self._chunks
+
+    @property
+    def documents_table(self) -> Any:
+        return self._docs
+
+    def writer(self, wait_s: float = 0.0) -> AbstractContextManager[None]:
         """Hold the index for writing against other processes (LanceDB wants one writer)."""
-        # Beside the index, not in it: a damaged index is moved aside under this lock.
-        lock_path = self.path.with_name(self.path.name + ".lock")
-        lock_path.parent.mkdir(parents=True, exist_ok=True)
-        fd = locks.open_lock(lock_path)
-        try:
-            deadline = time.monotonic() + wait_s
-            while not locks.try_lock(fd):
-                if time.monotonic() >= deadline:
-                    holder = locks.holder(fd)
-                    who = f" (process {holder})" if holder else ""
-                    raise BusyError(
-                        f"Another Desktop RAG{who} is updating this library right now. "
-                        "Wait for it to finish, or close it, and try again."
-                    ) from None
-                time.sleep(0.2)
-            locks.write_holder(fd)
-            yield
-        finally:
-            os.close(fd)  # closing releases the lock
+        return maintenance.writer(self.path, wait_s)
+
+    def repair(self) -> list[str]:
+        """Make the two tables agree after a crash; the paths that must be re-indexed."""
+        return maintenance.repair(self)
 
     def optimize(self) -> None:
-        """After a run: compact small fragments, fold new rows into the indexes, and build the
-        approximate vector index once the library is large enough for it to pay."""
-        with self._write_lock:
-            t0 = time.perf_counter()
-            try:
-                self._ensure_fts_index(locked=True)
-                self._chunks.optimize(cleanup_older_than=timedelta(minutes=5))
-                self._docs.optimize(cleanup_older_than=timedelta(minutes=5))
-                self._ensure_vector_index()
-            except Exception as exc:  # compaction is an optimisation; never fail a run on it
-                log.warning("optimising the index failed: %s", exc)
-            log.debug("optimize took %.2fs", time.perf_counter() - t0)
+        """Compact, fold new rows into the indexes, build the vector index when it pays."""
+        maintenance.optimize(self)
 
     def vector_index_type(self) -> str | None:
-        """The approximate vector index's type (e.g. IvfHnswSq), or None: exact search."""
-        for index in self._chunks.list_indices():
-            if "vector" in index.columns and index.index_type != "FTS":
-                return str(index.index_type)
-        return None
-
-    def _ensure_vector_index(self) -> None:
-        rows = self._chunks.count_rows()
-        if rows < ANN_MIN_ROWS:
-            return
-        name = next((i.name for i in self._chunks.list_indices() if "vector" in i.columns), None)
-        if name is not None:
-            stats = self._chunks.index_stats(name)
-            indexed = stats.num_indexed_rows if stats is not None else 0
-            if indexed * ANN_RETRAIN_GROWTH > rows:
-                return  # optimize() above folded the new rows into it
-        from lancedb.index import HnswSq
-
-        t0 = time.perf_counter()
-        # HNSW graphs over scalar-quantised vectors in a few IVF partitions: better recall per
-        # millisecond than IVF-PQ at this size, and 4x smaller than the float vectors.
-        # One graph per 250k chunks bounds the build's memory. The default ef_construction
-        # (300): 150 cost 0.1 of recall@10 at 500k and saved little build time.
-        partitions = max(1, rows // 250_000)
-        self._chunks.create_index(
-            "vector",
-            config=HnswSq(distance_type="cosine", num_partitions=partitions),
-            replace=True,
-        )
-        log.info("built the vector index over %d chunks in %.1fs", rows, time.perf_counter() - t0)
-
-    def _ensure_fts_index(self, locked: bool = False) -> None:
-        if self._has_fts:
-            return
-        if any(i.index_type == "FTS" for i in self._chunks.list_indices()):
-            self._has_fts = True  # indexes are never dropped while the store is open
-            return
-        if self._chunks.count_rows() == 0:
-            return
-        from lancedb.index import FTS
-
-        def create() -> None:
-            self._chunks.create_index("text", config=FTS(with_position=False), replace=True)
-
-        if locked:
-            create()
-        else:
-            with self._write_lock:
-                create()
+        """The approximate vector index's type, or None: exact search."""
+        return maintenance.vector_index_type(self)
 
 
 def _match(terms: str) -> Any:

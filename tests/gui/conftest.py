@@ -56,7 +56,7 @@ class FakeAnswerService:
         yield SourcesEvent(sources)
         if not sources:
             text = "I could not find this in your documents."
-            yield DoneEvent(text, (), Timings(), grounded=False)
+            yield DoneEvent(text, (), Timings(), refused=True)
             return
         text = self.answer or (
             f"According to your documents, {sources[0].text.split('.')[0].strip()} [1]."

@@ -58,7 +58,7 @@ def test_events_come_as_sources_then_tokens_then_done(indexed: tuple[App, FakeLl
         done.answer == streamed == "According to [1], octopus blood is blue because of hemocyanin."
     )
     assert done.cited == (1,)
-    assert done.grounded and not done.cancelled
+    assert not done.refused and not done.cancelled
     assert done.timings.retrieval_ms > 0
     assert done.timings.total_s >= done.timings.ttft_s > 0
     assert len(llm.prompts) == 1
@@ -107,17 +107,17 @@ def test_nothing_relevant_is_said_plainly_without_asking_the_model(indexed) -> N
     done = events[-1]
     assert isinstance(done, DoneEvent)
     assert done.answer == NOTHING_RELEVANT
-    assert done.grounded is False
+    assert done.refused is True
     assert done.cited == ()
     assert llm.prompts == []
 
 
-def test_model_saying_the_sources_do_not_say_is_not_grounded(tmp_path, animal_pdfs) -> None:
+def test_model_saying_the_sources_do_not_say_is_a_refusal(tmp_path, animal_pdfs) -> None:
     app = make_app(tmp_path, FakeLlm("The sources do not say.", chat=True))
     app.ingest.index([str(animal_pdfs)])
     *_, done = app.answer.ask("How many hearts does an octopus have?")
     assert isinstance(done, DoneEvent)
-    assert done.grounded is False
+    assert done.refused is True
 
 
 def test_a_refusal_after_the_answer_prefix_cites_nothing(tmp_path, animal_pdfs) -> None:
@@ -126,7 +126,7 @@ def test_a_refusal_after_the_answer_prefix_cites_nothing(tmp_path, animal_pdfs) 
     app.ingest.index([str(animal_pdfs)])
     *_, done = app.answer.ask("How many hearts does an octopus have?")
     assert isinstance(done, DoneEvent)
-    assert done.grounded is False
+    assert done.refused is True
     assert done.cited == ()
 
 

@@ -1,0 +1,367 @@
+"""The library as every front end uses it: folders, passwords, index runs, rebuilds, models.
+
+Qt-free and synchronous. It decides what an edit means (which folders to index, which to
+drop, whether the model must be reloaded) and does the work when called; the window's session
+only runs its calls on background lanes and turns the results into signals, and the CLI's
+`watch` calls it from its own loop. Cheap calls (folder edits, the queue) belong to the front
+end's thread; the work (`open`, `reindex`, `rebuild`, `drop`, `copy_in`, `watch`, model
+loading) to one worker at a time per kind, as the session's lanes arrange.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from desktop_rag.config import Settings, default_library_dir
+from desktop_rag.errors import user_message
+from desktop_rag.ingest.scan import is_under, normalize
+from desktop_rag.types import AnswerEvent, DocumentRecord, IndexReport, Turn
+
+if TYPE_CHECKING:
+    from desktop_rag.app import App
+    from desktop_rag.engines.llm import Llm
+    from desktop_rag.ingest.pipeline import FileFn, ProgressFn
+    from desktop_rag.library import Copied
+
+log = logging.getLogger(__name__)
+
+MISSING = "is missing (moved, deleted or on a drive not connected)"
+NO_MODEL = "No answer model is available in this build."
+BUILT_IN_MODEL = "Gemma 3 270M (built in)"
+
+
+class Answerer(Protocol):
+    """What a front end needs from an answer service (desktop_rag.types has the events)."""
+
+    def ask(
+        self,
+        question: str,
+        history: Sequence[Turn] = (),
+        k: int | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Iterator[AnswerEvent]: ...
+
+    def warm_up(self) -> None: ...
+
+
+@runtime_checkable
+class WithLlm(Protocol):
+    """An answer service that says which model it answers with (the real one does)."""
+
+    @property
+    def llm(self) -> Llm: ...
+
+
+class ModelSwap(Protocol):
+    """Give the app's answer service a model built for the settings (on a worker)."""
+
+    def __call__(self, app: App, settings: Settings) -> None: ...
+
+
+AppFactory = Callable[[Settings], "App"]
+AnswerFactory = Callable[["App"], Answerer | None]
+
+
+def build_default_app(settings: Settings) -> App:
+    from desktop_rag.app import build_app
+
+    return build_app(settings)
+
+
+def default_answerer(app: App) -> Answerer | None:
+    return app.answer
+
+
+def swap_model(app: App, settings: Settings) -> None:
+    """The model the settings name replaces the answer service's; the old one is freed.
+    Closing a model and opening the next are not instant: call it from a worker."""
+    from desktop_rag.app import default_llm
+
+    app.answer.use_llm(default_llm(settings)).close()
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """What opening the library found, gathered off the front end's thread."""
+
+    first: bool  # the library folder and the guide were just created
+    app: App
+    records: list[DocumentRecord]
+    roots: list[str]  # to index again after a damaged index was reset
+    estimate_s: float  # how long a rebuild would take, when one is needed
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """What an edit means for the index and the models; the front end carries it out."""
+
+    folders_changed: bool = False  # watch the new list, show it
+    index: tuple[str, ...] = ()  # roots to reconcile
+    drop: tuple[str, ...] = ()  # folders whose documents leave the index (never the disk)
+    reload_model: bool = False
+    notices: tuple[str, ...] = ()  # for the user, in order
+
+
+class LibraryService:
+    """One library: its settings, the core services over its index, the queue of roots to
+    reconcile, and the passwords the user gave for this session (never saved)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        library_dir: Path | None = None,
+        app_factory: AppFactory | None = None,
+        answer_factory: AnswerFactory | None = None,
+        model_swap: ModelSwap | None = None,
+        save_settings: bool = True,
+        app: App | None = None,
+    ) -> None:
+        self.settings = settings
+        self.library_dir = library_dir or default_library_dir()
+        self.app: App | None = None
+        self.answer: Answerer | None = None
+        self.passwords: dict[str, str] = {}
+        self._app_factory = app_factory or build_default_app
+        self._answer_factory = answer_factory or default_answerer
+        self._model_swap = model_swap or swap_model
+        self._save = save_settings
+        self._pending: set[str] = set()
+        if app is not None:
+            self._use(app)
+
+    # -- state ---------------------------------------------------------------------------------
+
+    @property
+    def folders(self) -> list[str]:
+        return list(self.settings.folders)
+
+    @property
+    def needs_rebuild(self) -> bool:
+        return self.app is not None and self.app.stale is not None
+
+    def rebuild_question(self, estimate_s: float) -> str:
+        """What to ask the user before rebuilding an index that was built differently."""
+        minutes = max(1, round(estimate_s / 60))
+        return (
+            f"{self.app.stale if self.app else ''}\n\nA rebuild should take about {minutes} "
+            f"minute{'s' if minutes != 1 else ''}; the current index keeps answering meanwhile."
+        )
+
+    @property
+    def model_name(self) -> str:
+        if isinstance(self.answer, WithLlm) and self.answer.llm.name:
+            return self.answer.llm.name
+        if self.settings.model_path:
+            return os.path.basename(self.settings.model_path)
+        return BUILT_IN_MODEL
+
+    # -- opening -------------------------------------------------------------------------------
+
+    def open(self) -> Opened:
+        """First-start set-up, then the index and the services over it (a worker's job).
+        `adopt` the result on the front end's thread."""
+        from desktop_rag.library import first_start
+
+        first = first_start(self.settings, self.library_dir)
+        if first and self._save:
+            self.settings.save()
+        app = self._app_factory(self.settings)
+        # A damaged index was reset: what was indexed before comes back.
+        roots = app.roots() if app.needs_reindex else []
+        estimate = app.rebuild_estimate_s() if app.stale is not None else 0.0
+        return Opened(first, app, app.store.documents(), roots, estimate)
+
+    def adopt(self, opened: Opened) -> list[str]:
+        """Use what `open` found; the roots to reconcile now (none while a rebuild is due)."""
+        self._use(opened.app)
+        if opened.app.stale is not None:
+            return []
+        return [*self.folders, *opened.roots]
+
+    def _use(self, app: App) -> None:
+        self.app = app
+        self.answer = self._answer_factory(app)
+
+    def notices(self) -> list[str]:
+        """What opening found that the user must be told (a stale index is asked about)."""
+        app = self.app
+        if app is None or app.stale is not None:
+            return []
+        return list(app.notices)
+
+    # -- the queue of roots to reconcile ---------------------------------------------------------
+
+    def queue(self, roots: Iterable[str]) -> None:
+        self._pending.update(roots)
+
+    def take_pending(self) -> list[str]:
+        """The queued roots, in order, and an empty queue."""
+        roots = sorted(self._pending)
+        self._pending.clear()
+        return roots
+
+    def clear_pending(self) -> None:
+        self._pending.clear()
+
+    @property
+    def has_pending(self) -> bool:
+        return bool(self._pending)
+
+    # -- folders, files, passwords and settings (cheap) ----------------------------------------
+
+    def add_folder(self, folder: str) -> Edit:
+        folder = normalize(folder)
+        if any(is_under(folder, normalize(f)) for f in self.settings.folders):
+            return Edit(notices=(f"{folder} is already in your library.",))
+        self.settings.folders.append(folder)
+        return Edit(True, index=(folder,), notices=self._saved())
+
+    def remove_folder(self, folder: str, drop_documents: bool = True) -> Edit:
+        """Stop watching a folder; its documents leave the index (never the disk)."""
+        if folder not in self.settings.folders:
+            return Edit()
+        self.settings.folders.remove(folder)
+        self._pending.discard(folder)
+        return Edit(True, drop=(folder,) if drop_documents else (), notices=self._saved())
+
+    def set_password(self, path: str, password: str) -> Edit:
+        """Use this password for one file (kept in memory only, never saved), and retry it."""
+        app = self.app
+        if app is None:
+            return Edit()
+        self.passwords[path] = password
+        app.ingest.passwords = dict(self.passwords)
+        return Edit(index=(path,))
+
+    def set_model(self, path: str) -> Edit:
+        self.settings.model_path = path
+        return Edit(reload_model=True, notices=self._saved())
+
+    def apply_settings(self, new: Settings, drop_removed: bool = True) -> Edit:
+        """Adopt edited settings: added folders are indexed, removed ones dropped, and a new
+        model, context size or thread count means loading the model again."""
+        old_folders = set(self.settings.folders)
+        model_before = self._model_settings()
+        for f in fields(Settings):
+            setattr(self.settings, f.name, getattr(new, f.name))
+        notices = self._saved()
+        removed = sorted(old_folders - set(self.settings.folders))
+        self._pending.difference_update(removed)
+        return Edit(
+            True,
+            index=tuple(sorted(set(self.settings.folders) - old_folders)),
+            drop=tuple(removed) if drop_removed else (),
+            reload_model=self._model_settings() != model_before,
+            notices=notices,
+        )
+
+    def _model_settings(self) -> tuple[str, int, int]:
+        return (self.settings.model_path, self.settings.n_ctx, self.settings.threads)
+
+    def before_import(self) -> Edit:
+        """Before copying files in: the library folder must be watched."""
+        library = normalize(str(self.library_dir))
+        if any(is_under(library, normalize(f)) for f in self.settings.folders):
+            return Edit()
+        self.settings.folders.append(library)
+        return Edit(True, notices=self._saved())
+
+    def after_import(self, copied: Sequence[Copied]) -> Edit:
+        """After copying: say what happened and index the library folder."""
+        new = [c for c in copied if not c.already_there]
+        if new:
+            notice = f"Copied {len(new)} file(s) into {self.library_dir}."
+        elif copied:
+            notice = "Those files are already in your library."
+        else:
+            notice = ""
+        return Edit(index=(str(self.library_dir),), notices=(notice,) if notice else ())
+
+    def _saved(self) -> tuple[str, ...]:
+        """Save the settings; a problem to tell the user, if any."""
+        if not self._save:
+            return ()
+        try:
+            self.settings.save()
+        except OSError as exc:
+            return (f"Settings could not be saved: {user_message(exc)}",)
+        return ()
+
+    # -- the work (a worker's thread) ----------------------------------------------------------
+
+    def _opened(self) -> App:
+        if self.app is None:
+            raise RuntimeError("the library is not open yet")
+        return self.app
+
+    def documents(self) -> list[DocumentRecord]:
+        return self._opened().store.documents()
+
+    def reindex(
+        self,
+        roots: Sequence[str],
+        on_progress: ProgressFn | None = None,
+        cancel: threading.Event | None = None,
+        *,
+        pause: threading.Event | None = None,
+        on_file: FileFn | None = None,
+    ) -> IndexReport:
+        """Reconcile these roots with the index (ingest/watch.py says how)."""
+        from desktop_rag.ingest.watch import reindex
+
+        return reindex(self._opened(), roots, on_progress, cancel, pause=pause, on_file=on_file)
+
+    def rebuild(
+        self,
+        folders: Sequence[str],
+        on_progress: ProgressFn | None = None,
+        cancel: threading.Event | None = None,
+    ) -> IndexReport:
+        """Build a new index beside the old one (which keeps answering), then swap it in."""
+        return self._opened().rebuild(folders, on_progress, cancel)
+
+    def drop(self, folder: str) -> list[DocumentRecord]:
+        """The folder's documents leave the index; the documents that remain."""
+        app = self._opened()
+        app.remove([folder])
+        return app.store.documents()
+
+    def copy_in(self, paths: Sequence[str]) -> list[Copied]:
+        """Copy files into the library folder; the originals are only read."""
+        from desktop_rag.library import copy_into
+
+        return copy_into(paths, self.library_dir)
+
+    def watch(self, watcher: Watching, roots: Sequence[str]) -> dict[str, str]:
+        """Point the watcher at these folders (or files); why any of them is not watched.
+
+        Watching a big tree walks every sub-folder (one inotify watch each): a worker's job.
+        """
+        watcher.set_roots([r for r in roots if os.path.exists(r)])
+        missing = {r: MISSING for r in roots if not os.path.exists(r)}
+        return {**watcher.errors, **missing}
+
+    def load_embedder(self) -> None:
+        """Load (or export once, then load) the embedder, so the first question does not wait."""
+        from desktop_rag.engines.embed import warm_up
+
+        warm_up(self._opened().embedder)
+
+    def swap_model(self) -> None:
+        """Give the answer service the model the settings name (a worker's job)."""
+        self._model_swap(self._opened(), self.settings)
+
+
+class Watching(Protocol):
+    """What `LibraryService.watch` needs of a watcher (ingest/watch.py's Watcher)."""
+
+    errors: dict[str, str]
+
+    def set_roots(self, roots: Iterable[str]) -> None: ...

@@ -1,0 +1,164 @@
+"""Upkeep of the index: the writer lock, repair after a crash, compaction, and index building.
+
+`LanceStore` (store/lance.py) reads and writes rows; what keeps the tables healthy and fast
+lives here, and the store's methods of the same names call it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from desktop_rag.errors import BusyError
+from desktop_rag.infra import locks
+from desktop_rag.types import Status
+
+if TYPE_CHECKING:
+    from desktop_rag.store.lance import LanceStore
+
+log = logging.getLogger(__name__)
+
+# Exact vector search reads every vector at every query, so its cost grows with the library,
+# while the approximate index costs about the same at any size; below this many chunks exact
+# search is as fast, and exact (bench/retrieval_latency.py measures where they cross).
+ANN_MIN_ROWS = 25_000
+ANN_RETRAIN_GROWTH = 2.0  # retrain the index's partitions once the table doubled since
+# One graph per this many chunks bounds the memory an index build needs.
+ANN_ROWS_PER_PARTITION = 250_000
+
+
+def lock_path(index_path: Path) -> Path:
+    """Beside the index, not in it: a damaged index is moved aside under this lock."""
+    return index_path.with_name(index_path.name + ".lock")
+
+
+@contextmanager
+def writer(index_path: Path, wait_s: float = 0.0) -> Iterator[None]:
+    """Hold the index for writing against other processes (LanceDB wants one writer)."""
+    path = lock_path(index_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = locks.open_lock(path)
+    try:
+        deadline = time.monotonic() + wait_s
+        while not locks.try_lock(fd):
+            if time.monotonic() >= deadline:
+                holder = locks.holder(fd)
+                who = f" (process {holder})" if holder else ""
+                raise BusyError(
+                    f"Another Desktop RAG{who} is updating this library right now. "
+                    "Wait for it to finish, or close it, and try again."
+                ) from None
+            time.sleep(0.2)
+        locks.write_holder(fd)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def repair(store: LanceStore) -> list[str]:
+    """Make the two tables agree after a crash; returns the paths that must be re-indexed.
+
+    Each table commits atomically, but not both together: a crash between a document's
+    chunk commit and its row commit leaves chunks without a row, or a row whose count
+    disagrees. Such chunks are dropped and the row forgotten, so the next reconcile
+    indexes the file again. Nothing on disk outside the index is touched.
+    """
+    counts = store.chunk_counts()
+    docs = {d.doc_id: d for d in store.documents()}
+    orphans = [
+        doc_id for doc_id in counts if doc_id not in docs or docs[doc_id].status != Status.INDEXED
+    ]
+    wrong = [
+        d
+        for d in docs.values()
+        if d.status == Status.INDEXED and counts.get(d.doc_id, 0) != d.chunks
+    ]
+    if not orphans and not wrong:
+        return []
+    log.warning(
+        "repairing the index: %d orphaned chunk sets, %d documents with the wrong count",
+        len(orphans),
+        len(wrong),
+    )
+    store.commit([], [], None, replace_doc_ids=orphans, remove_doc_ids=[d.doc_id for d in wrong])
+    return sorted(d.path for d in wrong) + sorted(docs[o].path for o in orphans if o in docs)
+
+
+def optimize(store: LanceStore) -> None:
+    """After a run: compact small fragments, fold new rows into the indexes, and build the
+    approximate vector index once the library is large enough for it to pay."""
+    with store.write_lock:
+        t0 = time.perf_counter()
+        try:
+            ensure_text_index(store, locked=True)
+            store.chunks_table.optimize(cleanup_older_than=timedelta(minutes=5))
+            store.documents_table.optimize(cleanup_older_than=timedelta(minutes=5))
+            ensure_vector_index(store)
+        except Exception as exc:  # compaction is an optimisation; never fail a run on it
+            log.warning("optimising the index failed: %s", exc)
+        log.debug("optimize took %.2fs", time.perf_counter() - t0)
+
+
+def vector_index_type(store: LanceStore) -> str | None:
+    """The approximate vector index's type (e.g. IvfHnswSq), or None: exact search."""
+    for index in store.chunks_table.list_indices():
+        if "vector" in index.columns and index.index_type != "FTS":
+            return str(index.index_type)
+    return None
+
+
+def ensure_vector_index(store: LanceStore) -> None:
+    """Build the approximate vector index past ANN_MIN_ROWS; retrain it once the table grew
+    ANN_RETRAIN_GROWTH times. Call with the store's write lock held."""
+    table = store.chunks_table
+    rows = table.count_rows()
+    if rows < ANN_MIN_ROWS:
+        return
+    name = next((i.name for i in table.list_indices() if "vector" in i.columns), None)
+    if name is not None:
+        stats = table.index_stats(name)
+        indexed = stats.num_indexed_rows if stats is not None else 0
+        if indexed * ANN_RETRAIN_GROWTH > rows:
+            return  # optimize() folded the new rows into it
+    from lancedb.index import HnswSq
+
+    t0 = time.perf_counter()
+    # HNSW graphs over scalar-quantised vectors in a few IVF partitions: better recall per
+    # millisecond than IVF-PQ at these sizes, and 4x smaller than the float vectors. The
+    # default ef_construction: a smaller one cost recall and saved little build time.
+    partitions = max(1, rows // ANN_ROWS_PER_PARTITION)
+    table.create_index(
+        "vector",
+        config=HnswSq(distance_type="cosine", num_partitions=partitions),
+        replace=True,
+    )
+    log.info("built the vector index over %d chunks in %.1fs", rows, time.perf_counter() - t0)
+
+
+def ensure_text_index(store: LanceStore, locked: bool = False) -> None:
+    """Build the full-text (BM25) index once the table has rows; `locked`: the caller holds
+    the store's write lock."""
+    if store.has_text_index:
+        return
+    table = store.chunks_table
+    if any(i.index_type == "FTS" for i in table.list_indices()):
+        store.has_text_index = True  # indexes are never dropped while the store is open
+        return
+    if table.count_rows() == 0:
+        return
+    from lancedb.index import FTS
+
+    def create() -> None:
+        table.create_index("text", config=FTS(with_position=False), replace=True)
+
+    if locked:
+        create()
+    else:
+        with store.write_lock:
+            create()

@@ -1,0 +1,84 @@
+"""The conversation model without Qt: an exchange takes in answer events; old saves still load."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from desktop_rag.conversations import Conversation, ConversationStore, Exchange
+from desktop_rag.types import DoneEvent, Source, SourcesEvent, Timings, TokenEvent
+
+SOURCES = (
+    Source(1, "/lib/octopus.pdf", 2, 0.9, "Octopus blood is blue."),
+    Source(2, "/lib/zebra.pdf", 1, 0.4, "Zebras have stripes."),
+)
+
+
+def test_an_exchange_takes_in_an_answer_as_it_streams() -> None:
+    exchange = Exchange("Why is octopus blood blue?")
+    exchange.apply(SourcesEvent(SOURCES))
+    assert exchange.sources == list(SOURCES) and exchange.answer == ""
+    for piece in ("Because of", " hemocyanin", " [1]."):
+        exchange.apply(TokenEvent(piece))
+    assert exchange.answer == "Because of hemocyanin [1]." and exchange.cited == []
+    exchange.apply(DoneEvent("Because of hemocyanin [1].", (1,), Timings(), unsupported=("1970",)))
+    assert exchange.cited == [1] and exchange.unsupported == ["1970"]
+    assert not exchange.refused and not exchange.stopped and exchange.complete
+    assert exchange.source(1) == SOURCES[0] and exchange.source(3) is None
+
+
+def test_a_refusal_a_stop_and_a_failure_are_kept_apart() -> None:
+    refused = Exchange("What does the zebra eat?")
+    refused.apply(SourcesEvent(()))
+    refused.apply(DoneEvent("I could not find this in your documents.", (), Timings(), True))
+    assert refused.refused and refused.complete and refused.cited == []
+
+    stopped = Exchange("Tell me everything.")
+    stopped.apply(TokenEvent("Octopuses have"))
+    stopped.apply(DoneEvent("", (), Timings(), cancelled=True))
+    assert stopped.answer == "Octopuses have", "what streamed before the stop stays"
+    assert stopped.stopped and not stopped.complete
+
+    failed = Exchange("And then?")
+    failed.apply(TokenEvent("Then"))
+    failed.fail("")
+    assert failed.error == "The answer could not be written." and failed.answer == "Then"
+    assert not failed.complete
+    failed.fail("The model ran out of memory.")
+    assert failed.error == "The model ran out of memory."
+
+
+def test_only_finished_exchanges_make_the_history() -> None:
+    conv = Conversation()
+    done = conv.add("First?")
+    done.apply(DoneEvent("One.", (), Timings()))
+    conv.add("Second?").apply(DoneEvent("Tw", (), Timings(), cancelled=True))
+    assert [t.question for t in conv.history()] == ["First?"]
+    assert conv.title == "First?"
+
+
+def test_a_refusal_round_trips_and_old_saves_still_load(tmp_path: Path) -> None:
+    store = ConversationStore(tmp_path / "conv")
+    conv = Conversation()
+    conv.add("Where?").apply(DoneEvent("Not in your documents.", (), Timings(), refused=True))
+    conv.add("What?").apply(DoneEvent("Blue [1].", (1,), Timings()))
+    store.save(conv)
+    saved = json.loads((tmp_path / "conv" / f"{conv.id}.json").read_text())
+    assert [e["refused"] for e in saved["exchanges"]] == [True, False]
+    assert [e.refused for e in store.load_all()[0].exchanges] == [True, False]
+
+    # Saved before `grounded` was renamed: False meant a refusal; no key meant an answer.
+    old = {
+        "id": "old",
+        "title": "Old",
+        "created": 1.0,
+        "updated": 2.0,
+        "exchanges": [
+            {"question": "Where?", "answer": "Not there.", "grounded": False},
+            {"question": "What?", "answer": "Blue.", "grounded": True},
+            {"question": "Who?", "answer": "Nobody."},
+        ],
+    }
+    (tmp_path / "conv" / "old.json").write_text(json.dumps(old))
+    loaded = next(c for c in store.load_all() if c.id == "old")
+    assert [e.refused for e in loaded.exchanges] == [True, False, False]
