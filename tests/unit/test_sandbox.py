@@ -89,17 +89,33 @@ def test_cancel_stops_at_once_and_leaves_no_reader_behind(tmp_path):
     box = sandbox.Sandbox(timeout_s=60, memory_mb=0, ahead=2, max_tasks=2, read=read_by_name)
     cancel = threading.Event()
     got = []
+    t0 = 0.0
     try:
-        threading.Timer(0.5, cancel.set).start()
-        t0 = time.monotonic()
         for job, outcome in box.run((sandbox.Job(p) for p in paths), cancel):
             got.append((job.path, outcome))
+            # The next file hangs: cancel while the reader is stuck in it.
+            threading.Timer(0.3, cancel.set).start()
+            t0 = time.monotonic()
         waited = time.monotonic() - t0
     finally:
         box.close()
     assert [p for p, _ in got] == paths[:1]
     assert waited < 10, "cancel must not wait for the hanging file"
     assert not box.alive()
+    assert _reader_processes() == [], "the hanging reader was killed"
+
+
+def _reader_processes() -> list[int]:
+    import psutil
+
+    found = []
+    for child in psutil.Process().children():
+        try:
+            if "spawn_main" in " ".join(child.cmdline()) and child.status() != "zombie":
+                found.append(child.pid)
+        except psutil.Error:
+            continue
+    return found
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="nice and ionice as on Linux")
