@@ -42,6 +42,8 @@ bench: venv
 	$(BIN)/python bench/retrieval.py > $(BENCH_OUT)/retrieval.json && cat $(BENCH_OUT)/retrieval.json
 	$(BIN)/python bench/embed_quality.py
 	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/small_files.py
+	$(BIN)/python bench/index_priority.py
 	$(BIN)/python bench/retrieval_latency.py
 	$(BIN)/python bench/llm_speed.py > $(BENCH_OUT)/llm_speed.json && cat $(BENCH_OUT)/llm_speed.json
 	$(BIN)/python bench/answer_quality.py > $(BENCH_OUT)/answer_quality.json && cat $(BENCH_OUT)/answer_quality.json

@@ -235,7 +235,14 @@ def build_app(
             f"{exc} It was moved aside and a new index is being built from your documents. "
             "Your files were not touched."
         )
-    ingest = IngestService(store, embedder, tokenizer or bundled_tokenizer, params, isolate=isolate)
+    ingest = IngestService(
+        store,
+        embedder,
+        tokenizer or bundled_tokenizer,
+        params,
+        isolate=isolate,
+        low_priority=settings.index_low_priority,
+    )
     retriever = Retriever(store, embedder)
     if stale is not None and (store.meta.embedder_id, store.meta.dim) != (
         meta.embedder_id,

@@ -71,6 +71,9 @@ class Settings:
     n_ctx: int = 4096
     top_k: int = 6
     embed_backend: str = "auto"  # auto | onnx | torch
+    # Indexing at low CPU and I/O priority, so other programs and answers stay quick; off,
+    # indexing competes at normal priority (benchmarks against other programs do this).
+    index_low_priority: bool = True
     first_run_done: bool = False
 
     @property

@@ -15,7 +15,7 @@ import numpy as np
 
 from desktop_rag.engines.embed import Embedder, Preparable
 from desktop_rag.errors import BusyError, Cancelled, UsageError
-from desktop_rag.infra import faults
+from desktop_rag.infra import faults, priority
 from desktop_rag.ingest import sandbox
 from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, chunk_pages, rechunk_ids
 from desktop_rag.ingest.extract import Extracted, ExtractError, sha256_file
@@ -58,6 +58,9 @@ FLUSH_CHUNKS = 2048  # commit when this many chunks wait...
 FLUSH_SECONDS = 5.0  # ...or this long passed: a crash loses at most a few seconds of work
 WAITING = "Waiting for another indexing run to finish"  # the window and the CLI show it
 WAIT_POLL_S = 0.2
+# Touched files (same content, new mtime) are written this many rows per commit: a restore
+# from backup touches every file, and one commit per file would cost more than the hashing.
+TOUCH_BATCH = 500
 
 
 @dataclass(slots=True)
@@ -133,6 +136,7 @@ class IngestService:
         memory_mb: int = sandbox.DEFAULT_MEMORY_MB,
         passwords: Mapping[str, str] | None = None,
         lock_wait_s: float | None = None,
+        low_priority: bool = True,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -144,6 +148,8 @@ class IngestService:
         self.memory_mb = memory_mb
         self.passwords: Mapping[str, str] = passwords or {}
         self.lock_wait_s = lock_wait_s
+        # Off only where the caller's thread must keep its priority (it cannot be raised).
+        self.low_priority = low_priority
 
     def for_store(self, store: LanceStore) -> IngestService:
         """The same service (models, chunking, limits, passwords) writing to another index."""
@@ -157,6 +163,7 @@ class IngestService:
             memory_mb=self.memory_mb,
             passwords=self.passwords,
             lock_wait_s=self.lock_wait_s,
+            low_priority=self.low_priority,
         )
         other._tokenizer = self._tokenizer
         return other
@@ -182,6 +189,8 @@ class IngestService:
         t0 = time.monotonic()
         report = IndexReport()
         cancel = cancel or threading.Event()
+        if self.low_priority:
+            priority.lower_thread()  # and the embedder's threads started from here
         if on_progress is not None:
             on_progress(Progress(stage="scanning", message="Looking for documents"))
         found = scan(paths)
@@ -292,7 +301,19 @@ class IngestService:
         report.unchanged = len(todo.unchanged)
         # Hashing is only worth it when there is something to recognise.
         hasher = sha256_file if known else (lambda _path: "")
-        decisions, removed = decide(todo.candidates, todo.removed, known, hasher)
+        hashing = _Tracker(on_progress, len(todo.candidates), sum(i.size for i in todo.candidates))
+
+        def hashed(info: FileInfo) -> None:
+            self._checkpoint(cancel, pause)
+            hashing.files_done += 1
+            hashing.bytes_done += info.size
+            hashing.emit("hashing", info.path, message="Checking which files changed")
+
+        if known and todo.candidates:
+            hashing.emit("hashing", force=True, message="Checking which files changed")
+        decisions, removed = decide(
+            todo.candidates, todo.removed, known, hasher, hashed if known else None
+        )
         # Known content under a new path or time reuses its chunks; the rest must be read.
         reused = [d for d in decisions if d.action != Action.INDEX]
         to_read = [d for d in decisions if d.action == Action.INDEX]
@@ -303,11 +324,22 @@ class IngestService:
         if to_read and isinstance(self.embedder, Preparable):
             # A one-time export of the fast embedder happens here, in the indexing worker.
             self.embedder.prepare(lambda text: tracker.emit("preparing", force=True, message=text))
-        wrote = False
-        for decision in reused:
-            self._checkpoint(cancel, pause)
-            self._reuse(decision, report, on_file)
-            wrote = True
+        wrote = bool(reused)
+        touched: list[DocumentRecord] = []
+        try:
+            for decision in reused:
+                self._checkpoint(cancel, pause)
+                if decision.action == Action.TOUCH:
+                    touched.append(self._touched(decision, report))
+                    if len(touched) >= TOUCH_BATCH:
+                        rows, touched = touched, []
+                        self._commit_touched(rows, on_file)
+                else:
+                    self._reuse(decision, report, on_file)
+        except Cancelled:
+            self._commit_touched(touched, on_file)  # what was decided is kept
+            raise
+        self._commit_touched(touched, on_file)
         pending = _Pending()
         try:
             for decision, outcome in self._extract(to_read, cancel):
@@ -372,7 +404,7 @@ class IngestService:
             for job, outcome in sandbox.run_inline(jobs, cancel):
                 yield by_path[job.path], outcome
             return
-        box = sandbox.Sandbox(self.timeout_s, self.memory_mb)
+        box = sandbox.Sandbox(self.timeout_s, self.memory_mb, low_priority=self.low_priority)
         try:
             for job, outcome in box.run(jobs, cancel):
                 yield by_path[job.path], outcome
@@ -554,8 +586,23 @@ class IngestService:
             for event in pending.indexed:
                 on_file(event)
 
+    def _touched(self, decision: Decision, report: IndexReport) -> DocumentRecord:
+        """A file with new times and the same content: only its row changes."""
+        info, source = decision.info, decision.source
+        assert source is not None
+        report.unchanged += 1
+        return replace(source, size=info.size, mtime_ns=info.mtime_ns)
+
+    def _commit_touched(self, records: list[DocumentRecord], on_file: FileFn | None) -> None:
+        if not records:
+            return
+        self.store.commit(records, [], None)
+        if on_file is not None:
+            for record in records:
+                on_file(FileEvent(record.path, Status.INDEXED, record.pages, record.chunks))
+
     def _reuse(self, decision: Decision, report: IndexReport, on_file: FileFn | None) -> None:
-        """A touched, renamed or copied file: reuse the stored chunks and vectors."""
+        """A renamed or copied file: reuse the stored chunks and vectors."""
         info, source = decision.info, decision.source
         assert source is not None
         doc_id = doc_id_for(info.path)
@@ -572,23 +619,19 @@ class IngestService:
             failed_size=-1,
             failed_mtime_ns=-1,
         )
-        if decision.action == Action.TOUCH:
-            self.store.commit([record], [], None)
-            report.unchanged += 1
+        rows = self.store.chunk_rows(source.doc_id)
+        chunks = rechunk_ids((chunk_from_row(r) for r in rows), doc_id, info.path)
+        vectors = np.asarray([r["vector"] for r in rows], dtype=np.float32)
+        remove = [source.doc_id] if decision.action == Action.RENAME else []
+        self.store.commit(
+            [record], chunks, vectors, replace_doc_ids=[doc_id], remove_doc_ids=remove
+        )
+        if decision.action == Action.RENAME:
+            report.renamed += 1
         else:
-            rows = self.store.chunk_rows(source.doc_id)
-            chunks = rechunk_ids((chunk_from_row(r) for r in rows), doc_id, info.path)
-            vectors = np.asarray([r["vector"] for r in rows], dtype=np.float32)
-            remove = [source.doc_id] if decision.action == Action.RENAME else []
-            self.store.commit(
-                [record], chunks, vectors, replace_doc_ids=[doc_id], remove_doc_ids=remove
-            )
-            if decision.action == Action.RENAME:
-                report.renamed += 1
-            else:
-                report.indexed += 1
-                report.pages += record.pages
-                report.chunks += record.chunks
+            report.indexed += 1
+            report.pages += record.pages
+            report.chunks += record.chunks
         if on_file is not None:
             on_file(FileEvent(info.path, Status.INDEXED, record.pages, record.chunks))
 

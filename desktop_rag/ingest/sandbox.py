@@ -1,22 +1,25 @@
-"""Extraction in a child process, ahead of the embedder, with a time and memory limit per file.
+"""Extraction in reader processes, ahead of the embedder, with a time and memory limit per file.
 
-A pathological PDF can hang a reader or eat all memory; in the child it costs only that file:
-the child is killed, the file is reported, and a fresh child carries on with the rest.
+A pathological PDF can hang a reader or eat all memory; in a reader process it costs only that
+file: the process is killed, the file is reported, and a fresh process carries on with the rest.
+The processes are a pebble ProcessPool: each file is a task with its own future, so its result,
+its time-out and the crash of the process reading it can only ever be that file's.
 """
 
 from __future__ import annotations
 
-import contextlib
+import concurrent.futures as cf
 import logging
 import multiprocessing as mp
+import os
 import threading
-import time
-from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
 from typing import Any
 
+from pebble import ProcessExpired, ProcessPool
+
+from desktop_rag.infra import priority
 from desktop_rag.ingest.extract import Extracted, ExtractError, extract
 from desktop_rag.types import FailKind, Page
 
@@ -24,7 +27,10 @@ log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT_S = 300.0
 DEFAULT_MEMORY_MB = 3072
-_RECYCLE_AFTER = 200  # files; a long-lived reader process slowly fragments its heap
+# Files read by one process before a fresh one takes over: a long-lived reader slowly
+# fragments its heap, and pdfium keeps caches between documents.
+MAX_TASKS = 200
+AHEAD = 2  # files handed to the readers beyond the one being embedded
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,10 +40,15 @@ class Job:
 
 
 Outcome = Extracted | ExtractError
+ReadFn = Callable[[str, "str | None"], Extracted]
+# What crosses the pipe: plain tuples, since ExtractError does not survive pickling.
+_Wire = tuple[Any, ...]
 
 
-def _serve(conn: Connection, memory_mb: int) -> None:
-    """The child's loop: read a path, send back the pages or the error, until told to stop."""
+def _init_reader(memory_mb: int, low_priority: bool) -> None:
+    """Runs once in each reader process: low priority, the memory limit, and quiet logs."""
+    if low_priority:
+        priority.lower_process()
     if memory_mb > 0:
         try:
             import resource
@@ -47,29 +58,21 @@ def _serve(conn: Connection, memory_mb: int) -> None:
         except (ImportError, ValueError, OSError):  # not on this platform
             pass
     logging.disable(logging.WARNING)  # pypdf chatters about every odd font
-    while True:
-        try:
-            job = conn.recv()
-        except (EOFError, OSError):
-            return
-        if job is None:
-            return
-        try:
-            result = extract(job.path, job.password)
-            conn.send(
-                (
-                    "ok",
-                    [(p.number, p.text, p.section) for p in result.pages],
-                    result.reader,
-                    result.sha256,
-                )
-            )
-        except ExtractError as exc:
-            conn.send(("err", exc.kind.value, str(exc)))
-        except MemoryError:
-            conn.send(("err", FailKind.MEMORY.value, _memory_message(memory_mb)))
-        except Exception as exc:  # never let one file end the loop
-            conn.send(("err", FailKind.CORRUPT.value, f"could not be read ({exc})."))
+
+
+def _read(job: Job, read: ReadFn, memory_mb: int) -> _Wire:
+    """One file in a reader process; every error becomes a value, never a dead process."""
+    pid = os.getpid()
+    try:
+        result = read(job.path, job.password)
+        pages = [(p.number, p.text, p.section) for p in result.pages]
+        return ("ok", pid, pages, result.reader, result.sha256)
+    except ExtractError as exc:
+        return ("err", pid, exc.kind.value, str(exc))
+    except MemoryError:
+        return ("err", pid, FailKind.MEMORY.value, _memory_message(memory_mb))
+    except Exception as exc:  # one strange file must not end the process
+        return ("err", pid, FailKind.CORRUPT.value, f"could not be read ({exc}).")
 
 
 def _memory_message(memory_mb: int) -> str:
@@ -86,128 +89,6 @@ def _timeout_message(seconds: float) -> str:
     )
 
 
-def _from_wire(message: tuple[Any, ...]) -> Outcome:
-    if message[0] == "ok":
-        _, pages, reader, sha = message
-        return Extracted([Page(*page) for page in pages], reader, sha)
-    _, kind, text = message
-    return ExtractError(FailKind(kind), text)
-
-
-class Sandbox:
-    """A reader process fed a few files ahead, so extraction overlaps embedding."""
-
-    def __init__(
-        self,
-        timeout_s: float = DEFAULT_TIMEOUT_S,
-        memory_mb: int = DEFAULT_MEMORY_MB,
-        ahead: int = 2,
-    ) -> None:
-        self.timeout_s = timeout_s
-        self.memory_mb = memory_mb
-        self.ahead = max(1, ahead)
-        self._proc: Any = None
-        self._conn: Connection | None = None
-        self._served = 0
-        self._lock = threading.Lock()
-
-    def _start(self) -> None:
-        ctx = mp.get_context("spawn")  # never fork a process that holds torch and lance threads
-        parent, child = ctx.Pipe()
-        proc = ctx.Process(
-            target=_serve, args=(child, self.memory_mb), name="desktop-rag-reader", daemon=True
-        )
-        proc.start()
-        child.close()
-        self._proc, self._conn, self._served = proc, parent, 0
-
-    def _kill(self) -> None:
-        proc, conn = self._proc, self._conn
-        self._proc = self._conn = None
-        if conn is not None:
-            conn.close()
-        if proc is not None and proc.is_alive():
-            proc.kill()
-            proc.join(5)
-
-    def close(self) -> None:
-        with self._lock:
-            if self._conn is not None:
-                with contextlib.suppress(OSError):
-                    self._conn.send(None)
-            if self._proc is not None:
-                self._proc.join(2)
-            self._kill()
-
-    def run(
-        self, jobs: Iterable[Job], cancel: threading.Event | None = None
-    ) -> Iterator[tuple[Job, Outcome]]:
-        """Yield each job with its outcome, in order, keeping `ahead` files in flight."""
-        pending = iter(jobs)
-        in_flight: deque[Job] = deque()
-        exhausted = False
-        try:
-            while True:
-                if cancel is not None and cancel.is_set():
-                    self._kill()
-                    return
-                while not exhausted and len(in_flight) < self.ahead:
-                    job = next(pending, None)
-                    if job is None:
-                        exhausted = True
-                        break
-                    self._send(job)
-                    in_flight.append(job)
-                if not in_flight:
-                    return
-                job = in_flight[0]
-                outcome = self._receive(job, cancel)
-                if outcome is None:  # cancelled while waiting
-                    self._kill()
-                    return
-                in_flight.popleft()
-                if self._conn is None:
-                    # The child was killed or died; resend what it had queued to a fresh one.
-                    for queued in in_flight:
-                        self._send(queued)
-                yield job, outcome
-        finally:
-            if cancel is not None and cancel.is_set():
-                self._kill()
-
-    def _send(self, job: Job) -> None:
-        if self._conn is None or self._served >= _RECYCLE_AFTER:
-            if self._conn is not None:
-                self.close()
-            self._start()
-        assert self._conn is not None
-        self._conn.send(job)
-        self._served += 1
-
-    def _receive(self, job: Job, cancel: threading.Event | None) -> Outcome | None:
-        assert self._conn is not None
-        deadline = time.monotonic() + self.timeout_s
-        while True:
-            if cancel is not None and cancel.is_set():
-                return None
-            left = deadline - time.monotonic()
-            if left <= 0:
-                log.warning("reading %s timed out after %.0fs", job.path, self.timeout_s)
-                self._kill()
-                return ExtractError(FailKind.TIMEOUT, _timeout_message(self.timeout_s))
-            try:
-                if self._conn.poll(min(left, 0.2)):
-                    return _from_wire(self._conn.recv())
-            except (EOFError, OSError):
-                code = None
-                if self._proc is not None:
-                    self._proc.join(2)
-                    code = self._proc.exitcode
-                log.warning("the reader process died on %s (exit code %s)", job.path, code)
-                self._kill()
-                return _crash_error(code, self.memory_mb)
-
-
 def _crash_error(code: int | None, memory_mb: int) -> ExtractError:
     # Killed (OOM killer), aborted (a failed allocation in C++), or a Python error while
     # sending the result: with a memory limit in force these mean the limit was hit.
@@ -218,6 +99,125 @@ def _crash_error(code: int | None, memory_mb: int) -> ExtractError:
         "made the PDF reader crash, so it was skipped to protect the rest of your library. "
         "It is probably damaged; try opening and re-saving it in a PDF viewer.",
     )
+
+
+class Sandbox:
+    """Reader processes fed `ahead` files beyond the one being embedded.
+
+    `workers` processes read in parallel (one is enough beside an embedder that uses every
+    core); each is replaced after `max_tasks` files. `pids` holds every reader process that
+    returned a result, for tests and logs.
+    """
+
+    def __init__(
+        self,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        memory_mb: int = DEFAULT_MEMORY_MB,
+        ahead: int = AHEAD,
+        *,
+        max_tasks: int | None = None,
+        workers: int = 1,
+        read: ReadFn = extract,
+        low_priority: bool = True,
+    ) -> None:
+        self.timeout_s = timeout_s
+        self.memory_mb = memory_mb
+        self.ahead = max(1, ahead)
+        self.max_tasks = MAX_TASKS if max_tasks is None else max_tasks
+        self.workers = max(1, workers)
+        self.read = read
+        self.low_priority = low_priority
+        self.pids: set[int] = set()
+        self._pool: ProcessPool | None = None
+        self._lock = threading.Lock()
+
+    def _ensure_pool(self) -> ProcessPool:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ProcessPool(
+                    max_workers=self.workers,
+                    max_tasks=self.max_tasks,
+                    initializer=_init_reader,
+                    initargs=(self.memory_mb, self.low_priority),
+                    # Never fork a process that holds torch, ONNX and Lance threads.
+                    context=mp.get_context("spawn"),
+                )
+            return self._pool
+
+    def close(self) -> None:
+        """Stop the readers; a file still being read is abandoned (its process killed)."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.stop()
+            pool.join(10)
+
+    def alive(self) -> bool:
+        """Whether reader processes may still be running."""
+        return self._pool is not None
+
+    def run(
+        self, jobs: Iterable[Job], cancel: threading.Event | None = None
+    ) -> Iterator[tuple[Job, Outcome]]:
+        """Yield each job with its own outcome as it is read, keeping `ahead` files in flight
+        (queued ones are handed over while the caller works on the last one yielded)."""
+        pending = iter(jobs)
+        in_flight: dict[cf.Future[_Wire], Job] = {}
+        exhausted = False
+
+        def fill() -> None:
+            nonlocal exhausted
+            while not exhausted and len(in_flight) < self.ahead + self.workers - 1:
+                job = next(pending, None)
+                if job is None:
+                    exhausted = True
+                    return
+                future = self._ensure_pool().schedule(
+                    _read, args=(job, self.read, self.memory_mb), timeout=self.timeout_s
+                )
+                in_flight[future] = job
+
+        try:
+            fill()
+            while in_flight:
+                if cancel is not None and cancel.is_set():
+                    return
+                done, _ = cf.wait(in_flight, timeout=0.2, return_when=cf.FIRST_COMPLETED)
+                ready = [(f, in_flight.pop(f)) for f in list(in_flight) if f in done]
+                fill()  # before yielding, so the readers work while the caller does
+                for future, job in ready:
+                    if cancel is not None and cancel.is_set():
+                        return
+                    yield job, self._outcome(job, future)
+        finally:
+            if cancel is not None and cancel.is_set():
+                self.close()  # a file being read is abandoned, not waited for
+            else:
+                for future in in_flight:
+                    future.cancel()
+
+    def _outcome(self, job: Job, future: cf.Future[_Wire]) -> Outcome:
+        try:
+            wire = future.result()
+        except TimeoutError:
+            log.warning("reading %s timed out after %.0fs", job.path, self.timeout_s)
+            return ExtractError(FailKind.TIMEOUT, _timeout_message(self.timeout_s))
+        except ProcessExpired as exc:
+            log.warning("the reader process died on %s (exit code %s)", job.path, exc.exitcode)
+            return _crash_error(exc.exitcode, self.memory_mb)
+        except cf.CancelledError:
+            return ExtractError(FailKind.ERROR, "was not read: indexing stopped first.")
+        except Exception as exc:  # the pool itself failed, not the file: worth another try
+            log.warning("the reader pool failed on %s: %s", job.path, exc)
+            return ExtractError(
+                FailKind.ERROR, f"could not be read this time ({exc}); it will be retried."
+            )
+        self.pids.add(wire[1])
+        if wire[0] == "ok":
+            _, _, pages, reader, sha = wire
+            return Extracted([Page(*page) for page in pages], reader, sha)
+        _, _, kind, text = wire
+        return ExtractError(FailKind(kind), text)
 
 
 def run_inline(

@@ -191,8 +191,11 @@ def decide(
     removed: Sequence[DocumentRecord],
     known: Sequence[DocumentRecord],
     hash_file: Callable[[str], str],
+    on_hashed: Callable[[FileInfo], None] | None = None,
 ) -> tuple[list[Decision], list[DocumentRecord]]:
     """Hash the candidates and choose how each is handled; returns (decisions, still removed).
+
+    `on_hashed` is called after each file (for progress; it may raise to cancel).
 
     A candidate whose content matches a document whose path disappeared is a rename; one that
     matches a live indexed document is a copy; one whose path is known with the same hash was
@@ -216,6 +219,10 @@ def decide(
             sha = hash_file(info.path)
         except OSError as exc:
             log.debug("cannot hash %s: %s", info.path, exc)
+            sha = ""
+        if on_hashed is not None:
+            on_hashed(info)
+        if not sha:
             decisions.append(Decision(Action.INDEX, info))  # extraction will report why
             continue
         same_path = by_path.get(info.path)

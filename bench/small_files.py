@@ -1,0 +1,287 @@
+"""A library of many small PDFs: `desktop-rag index` against the naive loop, in one run.
+
+1,500 generated PDFs of one to three pages (about 150-250 words each) in nested folders with
+spaces and non-ASCII names. Each side is a subprocess timed by wall clock from its start, so
+model loading counts on both sides, with the peak resident memory of it and its children:
+- naive: pypdf page text, 180-word chunks, SentenceTransformer.encode (batch 32, fp32), file
+  after file, nothing stored (fixed here once; do not tune it);
+- `desktop-rag index` with the default settings into a fresh index;
+- the same library again after every file's mtime changed and no content did (a restore from
+  backup): nothing may be embedded, and it must take under 20% of the first index's time.
+The embedder's one-time export (a first start) is done beforehand and reported apart.
+
+Usage: python bench/small_files.py [--files N] [--naive-every N] [--keep DIR]
+Prints one JSON document (also kept in bench/out/small_files.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from perfutil import REPO, PeakRss, emit, machine, say
+
+sys.path.insert(0, str(REPO))
+
+NAIVE_CHUNK_WORDS = 180
+NAIVE_BATCH = 32
+FOLDERS = ["Factures 2024", "Factures 2024/Été", "Projets/réunions d'équipe", "日本語", "misc"]
+_TEXT = (
+    "the of and to in a is that for it as was with be by on not he this are or his from at "
+    "which but have an they you were her she there been one all we their has would when if "
+    "so no will more can out up into do time only other new some could these two may first "
+    "then any like my now over such our man me even most made after also did many before "
+    "must through back years where much your way well down should because each just those "
+    "people how too little state good very make world still own see men work long get here "
+    "between both life being under never day same another know while last might us great old "
+    "year off come since against go came right used take three invoice payment account budget "
+    "meeting project report quarter revenue customer contract delivery schedule review team "
+    "office supplier order total balance period service support manager policy insurance "
+    "claim tax return receipt statement salary benefit travel expense approval signature"
+)
+WORDS = _TEXT.split()
+
+
+def make_library(root: Path, files: int, seed: int = 12) -> int:
+    """Write the PDFs; returns the number of pages."""
+    from tests.pdfgen import make_pdf
+
+    rng = random.Random(seed)
+    pages_total = 0
+    for i in range(files):
+        folder = root / FOLDERS[i % len(FOLDERS)] / f"lot {i // 250:02d}"
+        pages = []
+        for _ in range(rng.randint(1, 3)):
+            words = [rng.choice(WORDS) for _ in range(rng.randint(150, 250))]
+            sentences = [" ".join(words[j : j + 12]).capitalize() + "." for j in range(0, 250, 12)]
+            pages.append(" ".join(s for s in sentences if s != "."))
+        make_pdf(folder / f"document n° {i:04d} – copie.pdf", pages)
+        pages_total += len(pages)
+    return pages_total
+
+
+def _run(cmd: list[str], env: dict[str, str], stdin: str = "") -> dict[str, Any]:
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        cmd,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    with PeakRss(proc.pid) as rss:
+        out, err = proc.communicate(stdin.encode())
+    wall = time.perf_counter() - t0
+    if proc.returncode not in (0, 1):
+        say(err.decode(errors="replace")[-3000:])
+        raise SystemExit(f"{cmd[:3]} failed with exit code {proc.returncode}")
+    result: dict[str, Any] = json.loads(out.decode().strip().splitlines()[-1])
+    result["wall_s"] = round(wall, 2)
+    result["peak_rss_mb"] = rss.peak_mb
+    return result
+
+
+def _index(library: Path, data: Path, env: dict[str, str]) -> dict[str, Any]:
+    # python -m from this checkout, so the code measured is the code beside this script.
+    cmd = [sys.executable, "-m", "desktop_rag", "index", str(library), "--json"]
+    cmd += ["--data-dir", str(data)]
+    result = _run(cmd, env)
+    result["failed"] = len(result["failed"])
+    return result
+
+
+def naive_worker(paths: list[str]) -> int:
+    """The naive loop, in its own process, model load included."""
+    import pypdf
+    from sentence_transformers import SentenceTransformer
+
+    from desktop_rag.engines.embed import bundled_model_dir
+
+    t0 = time.perf_counter()
+    model = SentenceTransformer(str(bundled_model_dir()), device="cpu", local_files_only=True)
+    load_s = time.perf_counter() - t0
+    pages = chunks = 0
+    for path in paths:
+        reader = pypdf.PdfReader(path)
+        texts = []
+        for page in reader.pages:
+            words = (page.extract_text() or "").split()
+            for j in range(0, len(words), NAIVE_CHUNK_WORDS):
+                texts.append(" ".join(words[j : j + NAIVE_CHUNK_WORDS]))
+            pages += 1
+        if texts:
+            model.encode(texts, batch_size=NAIVE_BATCH, convert_to_numpy=True)
+        chunks += len(texts)
+    print(json.dumps({"pages": pages, "chunks": chunks, "model_load_s": round(load_s, 2)}))
+    return 0
+
+
+def _du(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--files", type=int, default=1500)
+    parser.add_argument("--keep", type=Path, help="write the library and indexes here, kept")
+    parser.add_argument("--skip-naive", action="store_true")
+    parser.add_argument(
+        "--naive-every",
+        type=int,
+        default=1,
+        help="time the naive loop on every Nth file only (its files/s do not depend on the "
+        "library's size; on a busy machine it is slow)",
+    )
+    args = parser.parse_args()
+
+    tmp = args.keep or Path(tempfile.mkdtemp(prefix="bench-small-"))
+    tmp.mkdir(parents=True, exist_ok=True)
+    result: dict[str, Any] = {"machine": machine(), "files": args.files}
+    env = dict(os.environ)
+    # Default settings but for priority: both sides compete at normal priority with whatever
+    # else runs (bench/index_priority.py measures the low priority itself).
+    (tmp / "config").mkdir(exist_ok=True)
+    (tmp / "config" / "settings.json").write_text(json.dumps({"index_low_priority": False}))
+    env["DESKTOP_RAG_CONFIG_DIR"] = str(tmp / "config")
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])
+    try:
+        library = tmp / "Bibliothèque partagée"
+        shutil.rmtree(library, ignore_errors=True)
+        t0 = time.perf_counter()
+        pages = make_library(library, args.files)
+        say(f"wrote {args.files} PDFs ({pages} pages) in {time.perf_counter() - t0:.1f}s")
+        result["pages"] = pages
+
+        # A first start exports the embedder into the cache; that happens once per install.
+        warm = tmp / "warm"
+        shutil.rmtree(warm, ignore_errors=True)
+        first = sorted(library.rglob("*.pdf"))[:3]
+        (warm / "lib").mkdir(parents=True)
+        for p in first:
+            shutil.copy2(p, warm / "lib" / p.name)
+        result["warm_up_s"] = _index(warm / "lib", warm / "data", env)["wall_s"]
+
+        paths = sorted(str(p) for p in library.rglob("*.pdf"))
+        if not args.skip_naive:
+            say("naive loop ...")
+            cmd = [sys.executable, __file__, "--naive-worker"]
+            sample = paths[:: args.naive_every]
+            naive = _run(cmd, env, stdin="\n".join(sample))
+            naive["files"] = len(sample)
+            naive["files_per_s"] = round(len(sample) / naive["wall_s"], 2)
+            result["naive"] = naive
+            say(json.dumps(naive))
+
+        say("desktop-rag index ...")
+        data = tmp / "data"
+        shutil.rmtree(data, ignore_errors=True)
+        app = _index(library, data, env)
+        app["files_per_s"] = round(args.files / app["wall_s"], 2)
+        app["pages_per_s"] = round(pages / app["wall_s"], 2)
+        app["index_mb"] = round(_du(data) / 2**20, 1)
+        app["index_mb_per_1000_pages"] = round(_du(data) / 2**20 * 1000 / pages, 1)
+        result["app"] = app
+        say(json.dumps(app))
+        if "naive" in result:
+            result["files_per_s_ratio"] = round(
+                app["files_per_s"] / result["naive"]["files_per_s"], 2
+            )
+            result["target_ratio"] = 3.0
+
+        say("every mtime changed, no content ...")
+        later = time.time() + 60
+        for path in paths:
+            os.utime(path, (later, later))
+        touched = _index(library, data, env)
+        touched["share_of_first_index"] = round(touched["wall_s"] / app["wall_s"], 3)
+        touched["target_share"] = 0.2
+        result["mtimes_changed"] = touched
+        say(json.dumps(touched))
+    finally:
+        if args.keep is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    emit("small_files", result)
+    return 0
+
+
+# Where a file's time goes: the functions each cost is counted under (cumulative time in the
+# indexing thread; the reader processes work in parallel and show here only as waiting).
+PROFILE_BUCKETS = {
+    "waiting for the reader": ("sandbox.py", "run"),
+    "embedding (incl. its first load)": ("onnx_embed.py", "_run"),
+    "embedder prepare/load": ("onnx_embed.py", "prepare"),
+    "chunking": ("chunk.py", "chunk_pages"),
+    "commits (LanceDB writes)": ("lance.py", "commit"),
+    "optimize (LanceDB)": ("lance.py", "optimize"),
+    "hashing": ("extract.py", "sha256_file"),
+    "stat calls": ("pipeline.py", "_changed_since"),
+    "progress events": ("pipeline.py", "emit"),
+    "scan": ("scan.py", "scan"),
+    "decide (hash and match)": ("scan.py", "decide"),
+    "touched rows' commits": ("pipeline.py", "_commit_touched"),
+}
+
+
+def profile(library: Path, data: Path) -> dict[str, Any]:
+    """Index the library in this process under cProfile; seconds per bucket and per file."""
+    import cProfile
+    import pstats
+
+    from desktop_rag.app import build_app
+    from desktop_rag.config import Settings
+
+    shutil.rmtree(data, ignore_errors=True)
+    app = build_app(Settings(data_dir=str(data), index_low_priority=False))
+    files = sorted(str(p) for p in library.rglob("*.pdf"))
+    out = {}
+    for run in ("first_index", "every_mtime_changed"):
+        if run == "every_mtime_changed":
+            later = time.time() + 120
+            for path in files:
+                os.utime(path, (later, later))
+        prof = cProfile.Profile()
+        t0 = time.perf_counter()
+        prof.enable()
+        report = app.index([str(library)])
+        prof.disable()
+        wall = time.perf_counter() - t0
+        stats = pstats.Stats(prof)
+        cumulative: dict[str, float] = {}
+        for (filename, _line, name), row in stats.stats.items():  # type: ignore[attr-defined]
+            for bucket, (file_end, func) in PROFILE_BUCKETS.items():
+                if filename.endswith(file_end) and name == func:
+                    cumulative[bucket] = cumulative.get(bucket, 0.0) + row[3]
+        print(f"== {run}")
+        stats.sort_stats("cumulative").print_stats(30)  # the detail, on stdout only
+        out[run] = {
+            "files": len(files),
+            "wall_s": round(wall, 2),
+            "indexed": report.indexed,
+            "unchanged": report.unchanged,
+            "chunks": report.chunks,
+            "seconds": {k: round(v, 2) for k, v in cumulative.items()},
+            "ms_per_file": {
+                k: round(1000 * v / max(len(files), 1), 2) for k, v in cumulative.items()
+            },
+        }
+    return out
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--naive-worker":
+        sys.exit(naive_worker(sys.stdin.read().splitlines()))
+    if len(sys.argv) > 1 and sys.argv[1] == "--profile":
+        # python bench/small_files.py --profile LIBRARY DATA_DIR: where a file's time goes.
+        out = profile(Path(sys.argv[2]), Path(sys.argv[3]))
+        say(json.dumps(out, indent=2))
+        sys.exit(0)
+    sys.exit(main())
