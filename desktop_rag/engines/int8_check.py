@@ -14,7 +14,6 @@ import contextlib
 import hashlib
 import json
 import logging
-import os
 import platform
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -23,6 +22,8 @@ from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+
+from desktop_rag.engines.onnx_export import write_json
 
 log = logging.getLogger(__name__)
 
@@ -124,8 +125,6 @@ class VerdictCache:
         data[key] = asdict(agreement)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
-            os.replace(tmp, self.path)
+            write_json(self.path, data)
         except OSError as exc:  # a read-only cache only costs a new measurement next time
             log.info("could not keep the int8 verdict in %s: %s", self.path, exc)

@@ -142,7 +142,7 @@ class ExportCache:
             except Exception as exc:
                 shutil.rmtree(tmp, ignore_errors=True)
                 reason = str(exc) or type(exc).__name__
-                _write_json(marker, {"reason": reason, "versions": _versions()})
+                write_json(marker, {"reason": reason, "versions": _versions()})
                 raise ExportError(reason) from exc
             manifest = {
                 "recipe": RECIPE,
@@ -152,7 +152,7 @@ class ExportCache:
                 "versions": _versions(),
                 **info,
             }
-            _write_json(tmp / MANIFEST_FILE, manifest)
+            write_json(tmp / MANIFEST_FILE, manifest)
             shutil.rmtree(final, ignore_errors=True)  # a half folder from an older crash
             os.replace(tmp, final)
             with contextlib.suppress(OSError):
@@ -173,8 +173,9 @@ def _locked(path: Path) -> Any:
         os.close(fd)
 
 
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    """Write a small JSON file whole or not at all (a temporary file per process, renamed)."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
     os.replace(tmp, path)
 
@@ -214,9 +215,9 @@ def _child_main(model_dir: str, out_dir: str, variant: str, report: str) -> None
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     try:
         info = export_onnx(Path(model_dir), Path(out_dir), variant)
-        _write_json(Path(report), {"ok": True, "info": info})
+        write_json(Path(report), {"ok": True, "info": info})
     except BaseException as exc:  # report everything; the parent decides
-        _write_json(Path(report), {"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+        write_json(Path(report), {"ok": False, "error": f"{type(exc).__name__}: {exc}"})
 
 
 _PROBES = [
