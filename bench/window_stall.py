@@ -116,6 +116,12 @@ def main() -> int:
     parser.add_argument("--files", type=int, default=12)
     parser.add_argument("--question", default="What is the incubation period of the virus?")
     parser.add_argument("--generate", type=int, default=0, help="N generated small PDFs")
+    parser.add_argument(
+        "--max-index-s",
+        type=float,
+        default=7200.0,
+        help="cancel indexing after this long (all N rows are in the window from the start)",
+    )
     args = parser.parse_args()
     home = Path(tempfile.mkdtemp(prefix="desktop-rag-stall-"))
     for name, sub in (
@@ -198,11 +204,17 @@ def main() -> int:
         with PeakRss() as rss:
             session.add_folder(str(folder))
             wait_until(lambda: session.indexing, 30)
-            wait_until(lambda: not session.indexing, 7200)
+            finished = wait_until(lambda: not session.indexing, args.max_index_s)
+            if not finished:
+                session.cancel_indexing()
+                wait_until(lambda: not session.indexing, 600)
         phases["index_s"] = round(time.monotonic() - t0, 2)
         pages, _chunks = window.documents_model.totals()
         index_bytes = sum(p.stat().st_size for p in (home / "data").rglob("*") if p.is_file())
         extra["index"] = {
+            "finished": finished,
+            "rows": window.documents_model.rowCount(),
+            "files_indexed": window.documents_model.counts().get("indexed", 0),
             "peak_tree_rss_mb": rss.peak_mb,
             "peak_tree_rss_under_1_5_gb": rss.peak_mb < 1536,
             "pages": pages,
