@@ -43,6 +43,8 @@ bench: venv
 	$(BIN)/python bench/embed_quality.py
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/small_files.py
+	$(BIN)/python bench/dense.py --set speed
+	$(BIN)/python bench/dense.py --financebench 8
 	$(BIN)/python bench/index_priority.py
 	$(BIN)/python bench/retrieval_latency.py
 	$(BIN)/python bench/llm_speed.py > $(BENCH_OUT)/llm_speed.json && cat $(BENCH_OUT)/llm_speed.json
@@ -50,6 +52,7 @@ bench: venv
 	$(BIN)/python bench/quotes.py
 	$(BIN)/python bench/complete.py
 	$(BIN)/python bench/window_start.py > $(BENCH_OUT)/window_start.json && cat $(BENCH_OUT)/window_start.json
+	QT_QPA_PLATFORM=offscreen $(BIN)/python bench/window_stall.py --case index --generate 5000 --max-index-s 3600 > $(BENCH_OUT)/window_stall-5000.json && cat $(BENCH_OUT)/window_stall-5000.json
 	$(BIN)/python bench/fixtures.py > $(BENCH_OUT)/fixtures.json && cat $(BENCH_OUT)/fixtures.json
 
 # The installed app (packaging/README.md): a one-folder PyInstaller bundle at dist/desktop-rag/

@@ -156,7 +156,8 @@ def default_embedder(settings: Settings) -> Embedder:
     auto and onnx (the same today): ONNX Runtime, int8 for passages (fp32 on a CPU where int8
     disagrees with fp32, engines/int8_check.py) and fp32 for questions, held to recall@5 within
     1% of PyTorch fp32 (bench/embed_quality.py's gate); exported once into the cache dir by the
-    first index run or a warm-up, PyTorch until then or if the export fails. torch: PyTorch fp32.
+    first index run or a warm-up, PyTorch until then or if the export fails. onnx-fp32: fp32
+    passages whatever the int8 rule says. torch: PyTorch fp32.
 
     A frozen build (the installed app) ships both exports made at build time and no torch:
     it neither exports nor honours `torch`.
@@ -172,12 +173,15 @@ def default_embedder(settings: Settings) -> Embedder:
         return AutoEmbedder(None, threads=settings.threads, prebuilt=prebuilt, verdicts=verdicts)
     if settings.embed_backend == "torch":
         return SentenceTransformerEmbedder(threads=settings.threads)
-    if settings.embed_backend not in ("auto", "onnx"):
+    if settings.embed_backend not in ("auto", "onnx", "onnx-fp32"):
         log.warning("unknown embed_backend %r; using auto", settings.embed_backend)
     # The cache dir, not the data dir: an export is derived from the installed model alone,
     # is the same for every library, and is rebuilt offline in seconds if deleted.
     cache = ExportCache(cache_dir() / "embedders")
-    return AutoEmbedder(cache, threads=settings.threads)
+    # onnx-fp32: what a CPU where int8 disagrees with fp32 ends up with, chosen by hand (for
+    # benchmarks of that case on a CPU where int8 agrees).
+    variant = "fp32" if settings.embed_backend == "onnx-fp32" else "int8"
+    return AutoEmbedder(cache, threads=settings.threads, variant=variant)
 
 
 def default_llm(settings: Settings, verbose: bool = False) -> Llm:

@@ -70,7 +70,7 @@ class Settings:
     n_threads: int = 0  # 0: one per physical core
     n_ctx: int = 4096
     top_k: int = 6
-    embed_backend: str = "auto"  # auto | onnx | torch
+    embed_backend: str = "auto"  # auto | onnx | onnx-fp32 | torch
     # Indexing at low CPU and I/O priority, so other programs and answers stay quick; off,
     # indexing competes at normal priority (benchmarks against other programs do this).
     index_low_priority: bool = True

@@ -197,7 +197,7 @@ class MainWindow(QMainWindow):
         s.folders_changed.connect(self._on_session_folders_changed)
         s.watch_problems.connect(self._on_session_watch_problems)
         s.documents_loaded.connect(self._on_session_documents_loaded)
-        s.file_changed.connect(self._on_session_file_changed)
+        s.files_changed.connect(self._on_session_files_changed)
         s.index_started.connect(self._on_session_index_started)
         s.index_progress.connect(self._on_session_index_progress)
         s.index_finished.connect(self._on_session_index_finished)
@@ -339,8 +339,8 @@ class MainWindow(QMainWindow):
         self.documents_model.set_records(records)
         self._update_library_label()
 
-    def _on_session_file_changed(self, event: FileEvent) -> None:
-        self.documents_model.apply(event)
+    def _on_session_files_changed(self, events: list[FileEvent]) -> None:
+        self.documents_model.apply_many(events)
 
     def _on_session_index_started(self) -> None:
         self.documents.set_running()

@@ -91,3 +91,13 @@ def test_torch_setting_uses_pytorch():
     torch = default_embedder(Settings(embed_backend="torch"))
     assert isinstance(torch, SentenceTransformerEmbedder)
     assert isinstance(default_embedder(Settings(embed_backend="auto")), AutoEmbedder)
+
+
+def test_onnx_fp32_setting_embeds_passages_in_fp32():
+    """What a CPU whose int8 disagrees with fp32 ends up with, chosen by hand (benchmarks)."""
+    fp32 = default_embedder(Settings(embed_backend="onnx-fp32"))
+    assert isinstance(fp32, AutoEmbedder)
+    fp32.prepare()
+    assert (fp32.backend, fp32.query_backend) == ("onnx-fp32", "onnx-fp32")
+    auto = default_embedder(Settings(embed_backend="auto"))
+    assert isinstance(auto, AutoEmbedder) and auto.variant == "int8"

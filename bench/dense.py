@@ -1,0 +1,239 @@
+"""Large dense files: `desktop-rag index` against the naive loop in pages per second, one run.
+
+On the dense TeX manuals of bench/manuals.py (`--set speed`, 811 pages from the Debian packages
+r-doc-pdf, texlive-latex-base-doc) or on financebench filings, in one run, each side a
+subprocess timed from its start (model loading counted) with the peak memory of its tree:
+- naive: bench/small_files.py's fixed loop (pypdf page text, 180-word chunks,
+  SentenceTransformer.encode batch 32 fp32, file after file, nothing stored);
+- `desktop-rag index` with the default embedder (the int8 rule decides: int8 passages where
+  they agree with fp32 on this CPU);
+- `desktop-rag index` with fp32 passages forced (embed_backend onnx-fp32): what a CPU where
+  int8 disagrees ends up with.
+Then, in this process, where the time goes: reading (pdfium, and pypdf as the naive loop
+reads), chunking, word pieces per page on each side (the app's overlap, the naive loop's
+truncation at 256), padding, and each embedder variant's speed on the same texts.
+
+Usage: python bench/dense.py [--set speed | --financebench N] [--skip-naive] [--skip-profile]
+Prints one JSON document (also kept in bench/out/dense-<set>.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from perfutil import CORPUS, REPO, emit, machine, pdfs, say
+
+sys.path.insert(0, str(REPO))
+
+HERE = Path(__file__).resolve().parent
+NAIVE_CHUNK_WORDS = 180  # as bench/small_files.py's naive loop
+PROFILE_SAMPLE = 640  # chunks embedded per variant for the speed of each alone
+
+
+def _files(args: argparse.Namespace) -> tuple[str, list[Path]]:
+    if args.financebench:
+        every = pdfs(CORPUS / "financebench" / "pdfs")
+        step = len(every) / min(args.financebench, len(every))
+        return "financebench", [
+            every[int(i * step)] for i in range(min(args.financebench, len(every)))
+        ]
+    import manuals
+
+    return f"manuals-{args.set}", manuals.fetch(manuals.SETS[args.set])
+
+
+def _env(tmp: Path, backend: str) -> dict[str, str]:
+    config = tmp / f"config-{backend}"
+    config.mkdir(parents=True, exist_ok=True)
+    # Normal priority: both sides compete alike with whatever else runs on the machine.
+    settings = {"embed_backend": backend, "index_low_priority": False}
+    (config / "settings.json").write_text(json.dumps(settings))
+    env = dict(os.environ)
+    env["DESKTOP_RAG_CONFIG_DIR"] = str(config)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])
+    return env
+
+
+def _index(files: list[Path], tmp: Path, backend: str) -> dict[str, Any]:
+    from small_files import _run
+
+    library = tmp / f"library-{backend}"
+    library.mkdir()
+    for path in files:  # links: the same bytes, and the reader sees a folder as a user's
+        os.symlink(path, library / path.name)
+    data = tmp / f"data-{backend}"
+    cmd = [sys.executable, "-m", "desktop_rag", "index", str(library), "--json"]
+    result = _run([*cmd, "--data-dir", str(data)], _env(tmp, backend))
+    result["pages_per_s"] = round(result["pages"] / result["wall_s"], 2)
+    result["failed"] = len(result["failed"])
+    result["index_mb"] = round(
+        sum(p.stat().st_size for p in data.rglob("*") if p.is_file()) / 2**20, 1
+    )
+    return result
+
+
+def _naive(files: list[Path], tmp: Path) -> dict[str, Any]:
+    from small_files import _run
+
+    cmd = [sys.executable, str(HERE / "small_files.py"), "--naive-worker"]
+    result = _run(cmd, _env(tmp, "torch"), stdin="\n".join(map(str, files)))
+    result["pages_per_s"] = round(result["pages"] / result["wall_s"], 2)
+    return result
+
+
+def _padded(lengths: list[int], batch: int, sort: bool) -> int:
+    order = sorted(lengths, reverse=True) if sort else lengths
+    return sum(
+        max(order[i : i + batch]) * len(order[i : i + batch]) for i in range(0, len(order), batch)
+    )
+
+
+def profile(files: list[Path]) -> dict[str, Any]:
+    """Where the time goes, stage by stage, in this process (no reader process, no store)."""
+    import numpy as np
+    import pypdf
+    from tokenizers import Tokenizer
+
+    from desktop_rag.app import default_embedder
+    from desktop_rag.config import Settings
+    from desktop_rag.engines.embed import bundled_model_dir
+    from desktop_rag.ingest.chunk import ChunkParams, bundled_tokenizer, chunk_pages
+    from desktop_rag.ingest.extract import extract
+
+    out: dict[str, Any] = {}
+    t0 = time.perf_counter()
+    extracted = [extract(str(p)) for p in files]
+    out["read_pdfium_s"] = round(time.perf_counter() - t0, 2)
+    pages = sum(len(e.pages) for e in extracted)
+    out["pages"] = pages
+    t0 = time.perf_counter()
+    for path in files:
+        for page in pypdf.PdfReader(path).pages:
+            page.extract_text()
+    out["read_pypdf_s (the naive loop's reading)"] = round(time.perf_counter() - t0, 2)
+    tok = bundled_tokenizer()
+    t0 = time.perf_counter()
+    chunks = [c for e in extracted for c in chunk_pages("d", "p", e.pages, tok, ChunkParams())]
+    out["chunk_s"] = round(time.perf_counter() - t0, 2)
+    app_texts = [c.text for c in chunks]
+    naive_texts = []  # the naive loop's chunks, of the same (pdfium) text
+    for e in extracted:
+        for page in e.pages:
+            words = page.text.split()
+            for j in range(0, len(words), NAIVE_CHUNK_WORDS):
+                naive_texts.append(" ".join(words[j : j + NAIVE_CHUNK_WORDS]))
+    model_tok = Tokenizer.from_file(str(bundled_model_dir() / "tokenizer.json"))
+    model_tok.no_padding()
+    model_tok.no_truncation()
+    app_len = [len(e.ids) for e in model_tok.encode_batch(app_texts)]
+    naive_full = [len(e.ids) for e in model_tok.encode_batch(naive_texts)]
+    naive_len = [min(n, 256) for n in naive_full]
+    out["app"] = {
+        "chunks": len(app_texts),
+        "pieces_embedded": sum(app_len),
+        "pieces_per_page": round(sum(app_len) / pages, 1),
+        "padded_pieces_in_length_sorted_batches_of_32": _padded(app_len, 32, True),
+    }
+    out["naive"] = {
+        "chunks": len(naive_texts),
+        "pieces_embedded": sum(naive_len),
+        "pieces_per_page": round(sum(naive_len) / pages, 1),
+        "chunks_truncated_at_256": sum(n > 256 for n in naive_full),
+        "pieces_lost_to_truncation": sum(naive_full) - sum(naive_len),
+        "padded_pieces_in_batches_of_32 (sentence-transformers sorts by length)": _padded(
+            naive_len, 32, True
+        ),
+    }
+    embedder = default_embedder(Settings())
+    embedder.prepare()  # type: ignore[attr-defined]
+    out["default_variant"] = embedder.backend  # type: ignore[attr-defined]
+    mid = len(app_texts) // 2
+    sample = app_texts[mid : mid + PROFILE_SAMPLE]
+    speeds: dict[str, Any] = {}
+    for variant, session in embedder._sessions.items():  # type: ignore[attr-defined]
+        session.embed(sample[:32])
+        t0 = time.perf_counter()
+        session.embed(sample)
+        dt = time.perf_counter() - t0
+        speeds[f"onnx-{variant}"] = {
+            "chunks_per_s": round(len(sample) / dt, 1),
+            "pieces_per_s": round(sum(app_len[mid : mid + PROFILE_SAMPLE]) / dt),
+        }
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(str(bundled_model_dir()), device="cpu", local_files_only=True)
+    nmid = len(naive_texts) // 2
+    nsample = naive_texts[nmid : nmid + PROFILE_SAMPLE // 2]
+    model.encode(nsample[:32], batch_size=32)
+    t0 = time.perf_counter()
+    model.encode(nsample, batch_size=32)
+    dt = time.perf_counter() - t0
+    speeds["torch (naive chunks)"] = {
+        "chunks_per_s": round(len(nsample) / dt, 1),
+        "pieces_per_s": round(sum(naive_len[nmid : nmid + PROFILE_SAMPLE // 2]) / dt),
+    }
+    out["embed_alone"] = speeds
+    # Embedding time the whole set would take on each side at those speeds.
+    out["embed_estimate_s"] = {
+        name: round(
+            (sum(naive_len) if name.startswith("torch") else sum(app_len)) / s["pieces_per_s"], 1
+        )
+        for name, s in speeds.items()
+    }
+    del np
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--set", default="speed", help="a set of bench/manuals.py")
+    parser.add_argument("--financebench", type=int, default=0, help="N filings instead")
+    parser.add_argument("--skip-naive", action="store_true")
+    parser.add_argument("--skip-fp32", action="store_true")
+    parser.add_argument("--skip-profile", action="store_true")
+    args = parser.parse_args()
+    name, files = _files(args)
+    result: dict[str, Any] = {"bench": "dense", "set": name, "files": [p.name for p in files]}
+    result["machine"] = machine()
+    # The one-time export is a first start's cost, not this benchmark's: done beforehand.
+    from desktop_rag.app import default_embedder
+    from desktop_rag.config import Settings
+
+    default_embedder(Settings()).prepare()  # type: ignore[attr-defined]
+    tmp = Path(tempfile.mkdtemp(prefix="bench-dense-"))
+    try:
+        if not args.skip_naive:
+            say(f"naive loop on {len(files)} files ...")
+            result["naive"] = _naive(files, tmp)
+            say(json.dumps(result["naive"]))
+        sides = ["auto"] + ([] if args.skip_fp32 else ["onnx-fp32"])
+        for backend in sides:
+            say(f"desktop-rag index, embed_backend {backend} ...")
+            result[backend] = _index(files, tmp, backend)
+            say(json.dumps(result[backend]))
+        if "naive" in result:
+            base = result["naive"]["pages_per_s"]
+            result["pages_per_s_ratio"] = {
+                b: round(result[b]["pages_per_s"] / base, 2) for b in sides
+            }
+            result["target_ratio"] = 2.0
+        if not args.skip_profile:
+            say("profile ...")
+            result["profile"] = profile(files)
+        result["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    emit(f"dense-{name}", result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
