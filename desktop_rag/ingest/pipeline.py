@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from desktop_rag.engines import ocr as ocr_engine
 from desktop_rag.engines.embed import Embedder, Preparable
 from desktop_rag.errors import BusyError, Cancelled, UsageError
 from desktop_rag.infra import faults, priority
+from desktop_rag.ingest import ocr as ocr_pages
 from desktop_rag.ingest import sandbox
 from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, chunk_pages, rechunk_ids
 from desktop_rag.ingest.extract import Extracted, ExtractError, sha256_file
@@ -43,6 +45,7 @@ from desktop_rag.types import (
     IndexReport,
     Progress,
     Status,
+    format_duration,
 )
 
 if TYPE_CHECKING:
@@ -121,6 +124,27 @@ class _Tracker:
         )
 
 
+class _OcrProgress:
+    """'reading page 12 of 73 with OCR', with the time left for that file, as Progress."""
+
+    def __init__(self, tracker: _Tracker) -> None:
+        self.tracker = tracker
+        self._started: dict[str, float] = {}
+
+    def __call__(self, job: sandbox.Job, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done == 0:
+            self._started[job.path] = now
+        started = self._started.get(job.path, now)
+        message = f"reading page {min(done + 1, total)} of {total} with OCR"
+        if done >= total:
+            message = f"read {total} page{'s' if total != 1 else ''} with OCR"
+        elif done > 0:
+            left = (now - started) / done * (total - done)
+            message += f", about {format_duration(left)} left"
+        self.tracker.emit("ocr", job.path, force=True, message=message)
+
+
 class IngestService:
     """Index files and folders; the same service serves the CLI, the window and benchmarks."""
 
@@ -137,6 +161,7 @@ class IngestService:
         passwords: Mapping[str, str] | None = None,
         lock_wait_s: float | None = None,
         low_priority: bool = True,
+        ocr: bool = True,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -150,6 +175,9 @@ class IngestService:
         self.lock_wait_s = lock_wait_s
         # Off only where the caller's thread must keep its priority (it cannot be raised).
         self.low_priority = low_priority
+        # Pages without a usable text layer are read with OCR (the setting; a file the user
+        # asked to read with OCR is read so whatever it says).
+        self.ocr = ocr
 
     def for_store(self, store: LanceStore) -> IngestService:
         """The same service (models, chunking, limits, passwords) writing to another index."""
@@ -164,6 +192,7 @@ class IngestService:
             passwords=self.passwords,
             lock_wait_s=self.lock_wait_s,
             low_priority=self.low_priority,
+            ocr=self.ocr,
         )
         other._tokenizer = self._tokenizer
         return other
@@ -342,7 +371,8 @@ class IngestService:
         self._commit_touched(touched, on_file)
         pending = _Pending()
         try:
-            for decision, outcome in self._extract(to_read, cancel):
+            forced = {d.path for d in known if d.ocr}
+            for decision, outcome in self._extract(to_read, cancel, pause, forced, tracker):
                 self._checkpoint(cancel, pause)
                 info = decision.info
                 faults.reached("extracted")
@@ -396,17 +426,31 @@ class IngestService:
             raise Cancelled("Indexing was cancelled.")
 
     def _extract(
-        self, decisions: Sequence[Decision], cancel: threading.Event
+        self,
+        decisions: Sequence[Decision],
+        cancel: threading.Event,
+        pause: threading.Event | None = None,
+        forced: frozenset[str] | set[str] = frozenset(),
+        tracker: _Tracker | None = None,
     ) -> Iterator[tuple[Decision, sandbox.Outcome]]:
         by_path = {d.info.path: d for d in decisions}
-        jobs = [sandbox.Job(d.info.path, self.passwords.get(d.info.path)) for d in decisions]
+        auto = sandbox.OcrMode.AUTO if self.ocr and ocr_engine.available() else sandbox.OcrMode.OFF
+        jobs = [
+            sandbox.Job(
+                d.info.path,
+                self.passwords.get(d.info.path),
+                sandbox.OcrMode.FORCE if d.info.path in forced else auto,
+            )
+            for d in decisions
+        ]
+        on_ocr = _OcrProgress(tracker) if tracker is not None else None
         if not self.isolate:
-            for job, outcome in sandbox.run_inline(jobs, cancel):
+            for job, outcome in sandbox.run_inline(jobs, cancel, pause=pause, on_ocr=on_ocr):
                 yield by_path[job.path], outcome
             return
         box = sandbox.Sandbox(self.timeout_s, self.memory_mb, low_priority=self.low_priority)
         try:
-            for job, outcome in box.run(jobs, cancel):
+            for job, outcome in box.run(jobs, cancel, pause=pause, on_ocr=on_ocr):
                 yield by_path[job.path], outcome
         finally:
             box.close()
@@ -432,6 +476,8 @@ class IngestService:
         if on_file is not None:
             on_file(FileEvent(info.path, Status.INDEXING, pages=len(extracted.pages)))
         chunks = chunk_pages(doc_id, info.path, extracted.pages, self.tokenizer, self.params)
+        chunks = ocr_pages.with_boxes(chunks, extracted.pages)
+        ocr_done = sum(p.ocr and bool(p.text) for p in extracted.pages)
         if not chunks:
             self._failed(
                 info,
@@ -468,7 +514,8 @@ class IngestService:
             error_kind="",
             indexed_at=time.time(),
             format=format_for(info.path),
-            reader=extracted.reader,
+            reader=ocr_pages.reader_name(extracted.reader, ocr_done, len(extracted.pages)),
+            ocr=before.ocr if before is not None else False,
         )
         pending.documents.append(record)
         pending.chunks.extend(chunks)
@@ -477,7 +524,9 @@ class IngestService:
         report.pages += record.pages
         report.chunks += record.chunks
         log.info("indexed %s: %d pages, %d chunks", info.path, record.pages, record.chunks)
-        pending.indexed.append(FileEvent(info.path, Status.INDEXED, record.pages, record.chunks))
+        pending.indexed.append(
+            FileEvent(info.path, Status.INDEXED, record.pages, record.chunks, reader=record.reader)
+        )
 
     def _failed(
         self,
@@ -560,6 +609,7 @@ class IngestService:
                 failures=failures,
                 failed_size=info.size,
                 failed_mtime_ns=info.mtime_ns,
+                ocr=before.ocr if before is not None else False,
             )
         )
 
