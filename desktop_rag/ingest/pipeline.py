@@ -23,6 +23,7 @@ from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, chunk_pages, rec
 from desktop_rag.ingest.extract import Extracted, ExtractError, sha256_file
 from desktop_rag.ingest.scan import (
     MAX_SAME_FAILURES,
+    OCR_READER,
     TRANSIENT_KINDS,
     Action,
     Decision,
@@ -178,6 +179,9 @@ class IngestService:
         # Pages without a usable text layer are read with OCR (the setting; a file the user
         # asked to read with OCR is read so whatever it says).
         self.ocr = ocr
+        # Files the user asked to read with OCR since the last run ("Read with OCR"): the
+        # next run marks their rows, so the wish outlives a restart, and reads them again.
+        self.ocr_requested: set[str] = set()
 
     def for_store(self, store: LanceStore) -> IngestService:
         """The same service (models, chunking, limits, passwords) writing to another index."""
@@ -315,7 +319,7 @@ class IngestService:
         repaired = self.store.repair()
         if repaired:
             log.warning("re-indexing %d file(s) left half-written by a crash", len(repaired))
-        known = self.store.documents()
+        known = self._mark_ocr_requested(self.store.documents())
         todo = plan(files, folders, known, named)
         previous = {d.path: d for d in known}
         # A password given since the last run makes a password failure worth another try.
@@ -419,6 +423,18 @@ class IngestService:
             self.store.optimize()
         tracker.emit("done", force=True)
 
+    def _mark_ocr_requested(self, known: list[DocumentRecord]) -> list[DocumentRecord]:
+        """Record "read with OCR" on the rows of the files asked for (chunks kept until
+        they are read again); the documents table as it now stands."""
+        wanted = {normalize(p) for p in self.ocr_requested}
+        marked = [replace(d, ocr=True) for d in known if d.path in wanted and not d.ocr]
+        self.ocr_requested.clear()
+        if not marked:
+            return known
+        self.store.commit(marked, [], None)
+        by_id = {d.doc_id: d for d in marked}
+        return [by_id.get(d.doc_id, d) for d in known]
+
     def _checkpoint(self, cancel: threading.Event, pause: threading.Event | None) -> None:
         while pause is not None and pause.is_set() and not cancel.is_set():
             time.sleep(0.1)
@@ -473,6 +489,7 @@ class IngestService:
             self._failed(info, FailKind.CHANGING, reason, before, pending, report, on_file)
             return
         doc_id = doc_id_for(info.path)
+        forced = before is not None and before.ocr
         if on_file is not None:
             on_file(FileEvent(info.path, Status.INDEXING, pages=len(extracted.pages)))
         chunks = chunk_pages(doc_id, info.path, extracted.pages, self.tokenizer, self.params)
@@ -514,8 +531,10 @@ class IngestService:
             error_kind="",
             indexed_at=time.time(),
             format=format_for(info.path),
-            reader=ocr_pages.reader_name(extracted.reader, ocr_done, len(extracted.pages)),
-            ocr=before.ocr if before is not None else False,
+            reader=OCR_READER
+            if forced
+            else ocr_pages.reader_name(extracted.reader, ocr_done, len(extracted.pages)),
+            ocr=forced,
         )
         pending.documents.append(record)
         pending.chunks.extend(chunks)
@@ -609,6 +628,8 @@ class IngestService:
                 failures=failures,
                 failed_size=info.size,
                 failed_mtime_ns=info.mtime_ns,
+                # Tried with OCR as asked: a failure is not a reason to try again unchanged.
+                reader=OCR_READER if before is not None and before.ocr else "",
                 ocr=before.ocr if before is not None else False,
             )
         )
