@@ -75,6 +75,7 @@ def _init_reader(
     """Runs once in each reader process: low priority, the memory limit, and quiet logs."""
     global _channel, _pause
     _channel, _pause = channel, pause
+    _watch_parent(os.getppid())
     if low_priority:
         priority.lower_process()
     if memory_mb > 0:
@@ -86,6 +87,21 @@ def _init_reader(
         except (ImportError, ValueError, OSError):  # not on this platform
             pass
     logging.disable(logging.WARNING)  # pypdf chatters about every odd font
+
+
+def _watch_parent(parent: int) -> None:
+    """End this reader when the indexer that started it is gone (killed, crashed): a reader
+    busy with a long OCR would otherwise keep reading for nobody until its file is done."""
+
+    def watch() -> None:
+        import psutil
+
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent or not psutil.pid_exists(parent):
+                os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def _say(*message: Any) -> None:
