@@ -12,6 +12,7 @@ asked with `desktop-rag search - --json -k 5`, and the OCR text of each page is 
 the scans' index (the chunks' spans put together), so nothing is OCR'd twice.
 
 Usage: python bench/ocr.py [--covid 10] [--filings 3] [--per-filing 2] [--corpus DIR] [--keep DIR]
+       python bench/ocr.py --dpi-sweep   (the render resolution: CER and CPU seconds per page)
 Prints one JSON document.
 """
 
@@ -156,6 +157,54 @@ def page_texts(data: Path) -> dict[tuple[str, int], str]:
     return {k: "".join(v[i] for i in sorted(v)) for k, v in spans.items()}
 
 
+# The pages of the render-resolution sweep: a two-column article page and a filing's table page.
+SWEEP_PAGES = (("covid-qa/pdf/1563.pdf", 2), ("financebench/pdfs/3M_2018_10K.pdf", 40))
+SWEEP_DPI = (150, 200, 300)
+
+
+def dpi_sweep(corpus: Path) -> dict[str, Any]:
+    """CER and seconds per page of OCR at each render resolution, on scans of SWEEP_PAGES."""
+    import pypdfium2 as pdfium
+
+    from desktop_rag.ingest.extract import clean_text
+
+    engine = ocr_pages.default_engine()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-ocr-dpi-") as tmp:
+        for i, (rel, number) in enumerate(SWEEP_PAGES):
+            src = corpus / rel
+            scan = Path(tmp) / f"scan{i}.pdf"
+            make_scan(src, scan, [number])
+            if has_text_layer(scan):
+                raise SystemExit(f"the scan of {rel} has a text layer")
+            original = pdfium.PdfDocument(str(src))
+            textpage = original[number - 1].get_textpage()
+            reference = clean_text(textpage.get_text_range())
+            doc = pdfium.PdfDocument(str(scan))
+            for dpi in SWEEP_DPI:
+                t0, c0 = time.perf_counter(), time.process_time()
+                result = ocr_pages.read_page(doc[0], engine, ocr_pages.OcrRequest(dpi=dpi))
+                rows.append(
+                    {
+                        "file": src.name,
+                        "page": number,
+                        "dpi": dpi,
+                        "cer": round(cer(result.text, reference), 4),
+                        "wall_s": round(time.perf_counter() - t0, 1),
+                        "cpu_s": round(time.process_time() - c0, 1),
+                    }
+                )
+                print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    summary = {}
+    for dpi in SWEEP_DPI:
+        mine = [r for r in rows if r["dpi"] == dpi]
+        summary[str(dpi)] = {
+            "cer_mean": round(sum(r["cer"] for r in mine) / len(mine), 4),
+            "cpu_s_mean": round(sum(r["cpu_s"] for r in mine) / len(mine), 1),
+        }
+    return {"pages": rows, "by_dpi": summary}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", default=str(DEFAULT_CORPUS))
@@ -163,9 +212,19 @@ def main() -> int:
     parser.add_argument("--filings", type=int, default=3)
     parser.add_argument("--per-filing", type=int, default=2, help="questions per filing")
     parser.add_argument("--keep", help="make the libraries and indexes here (else a temp dir)")
+    parser.add_argument(
+        "--dpi-sweep",
+        action="store_true",
+        help="only measure OCR at 150, 200 and 300 dpi on two scanned pages (CER, seconds)",
+    )
     args = parser.parse_args()
     corpus = Path(args.corpus).resolve()
     load_before = os.getloadavg()
+    if args.dpi_sweep:
+        sweep = dpi_sweep(corpus)
+        sweep.update(load_before=load_before, load_after=os.getloadavg())
+        print(json.dumps(sweep, indent=2))
+        return 0
     files, questions = covid_set(corpus, args.covid)
     more_files, more_questions = filings_set(corpus, args.filings, args.per_filing)
     files.update(more_files)
