@@ -13,6 +13,7 @@ the scans' index (the chunks' spans put together), so nothing is OCR'd twice.
 
 Usage: python bench/ocr.py [--covid 10] [--filings 3] [--per-filing 2] [--corpus DIR] [--keep DIR]
        python bench/ocr.py --dpi-sweep   (the render resolution: CER and CPU seconds per page)
+       python bench/ocr.py --accents     (English, French and German paragraphs)
 Prints one JSON document.
 """
 
@@ -205,6 +206,54 @@ def dpi_sweep(corpus: Path) -> dict[str, Any]:
     return {"pages": rows, "by_dpi": summary}
 
 
+ACCENT_TEXTS = {
+    "english": [
+        "The committee approved the annual budget after a long",
+        "debate about the costs of the new water treatment plant.",
+        "Members asked for a report on the repairs before winter.",
+    ],
+    "french": [
+        "Le comité a approuvé le budget annuel après un long débat",
+        "sur le coût de la nouvelle usine de traitement des eaux.",
+        "Les élus ont demandé un rapport sur les réparations à faire.",
+    ],
+    "german": [
+        "Der Ausschuss hat den Jahreshaushalt nach längerer Debatte",
+        "über die Kosten der neuen Kläranlage gebilligt. Die Mitglieder",
+        "fordern einen Bericht über die Schäden an den Brücken.",
+    ],
+}
+
+
+def accents() -> dict[str, Any]:
+    """CER on a paragraph of each language drawn as a scan here (tests/scanned.py, 200 dpi)."""
+    import unicodedata
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.scanned import make_scanned_pdf
+
+    def plain(text: str) -> str:
+        decomposed = unicodedata.normalize("NFD", text)
+        return "".join(c for c in decomposed if unicodedata.category(c) != "Mn")
+
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-ocr-accents-") as tmp:
+        for lang, lines in ACCENT_TEXTS.items():
+            pdf = make_scanned_pdf(Path(tmp) / f"{lang}.pdf", [lines], size_in=(7.5, 2.0))
+            text = extract(str(pdf), ocr=ocr_pages.OcrRequest()).pages[0].text
+            ref = " ".join(lines)
+            accented = [c for c in ref if ord(c) > 127]
+            kept = sum(min(text.count(c), ref.count(c)) for c in set(accented))
+            out[lang] = {
+                "cer": round(cer(text, ref), 4),
+                "cer_without_accents": round(cer(plain(text), plain(ref)), 4),
+                "accented_letters": len(accented),
+                "accented_letters_read": kept,
+                "text": text,
+            }
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", default=str(DEFAULT_CORPUS))
@@ -217,9 +266,15 @@ def main() -> int:
         action="store_true",
         help="only measure OCR at 150, 200 and 300 dpi on two scanned pages (CER, seconds)",
     )
+    parser.add_argument(
+        "--accents", action="store_true", help="only measure English, French and German text"
+    )
     args = parser.parse_args()
     corpus = Path(args.corpus).resolve()
     load_before = os.getloadavg()
+    if args.accents:
+        print(json.dumps(accents(), indent=2, ensure_ascii=False))
+        return 0
     if args.dpi_sweep:
         sweep = dpi_sweep(corpus)
         sweep.update(load_before=load_before, load_after=os.getloadavg())
