@@ -21,7 +21,7 @@ def text_of(path: str) -> str:
 def read_by_name(path: str, password: str | None = None, ocr: Any = None) -> Extracted:
     """'crash' in the name kills the process, 'hang' sleeps for a minute, 'oom' runs out of
     memory, 'priority' reads as the reader's nice value and I/O class; 'ocr-slow-N' OCRs N
-    pages of 0.4 s each, 'ocr-hang-N' OCRs one of N and hangs on the next; any other file
+    pages of 0.4 s each, 'ocr-hang-N' OCRs one of N and spins on the next; any other file
     reads as one page saying its own name."""
     name = Path(path).name
     if "priority" in name:
@@ -48,7 +48,10 @@ def _fake_ocr(path: str, name: str, request: Any) -> Extracted:
     pages = []
     for done in range(1, total + 1):
         wait_while_paused(request)
-        time.sleep(60 if "hang" in name and done == 2 else 0.4)
+        if "hang" in name and done == 2:
+            while True:  # a runaway page: busy, as an engine stuck on it would be
+                pass
+        time.sleep(0.4)
         request.on_page(done, total)
         pages.append(Page(done, f"page {done} of {text_of(path)}", ocr=True))
     return Extracted(pages, "fake", "")

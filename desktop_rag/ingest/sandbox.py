@@ -35,11 +35,24 @@ DEFAULT_MEMORY_MB = 3072
 # fragments its heap, and pdfium keeps caches between documents.
 MAX_TASKS = 200
 AHEAD = 2  # files handed to the readers beyond the one being embedded
-# OCR limits (bench/ocr.py measures a page at about 1-3 s on one core). A page that takes
-# longer than OCR_PAGE_TIMEOUT_S stops its file; a file's limit grows by OCR_PAGE_BUDGET_S for
-# each page it has to OCR, so a long scan is not cut by the limit made for text PDFs.
+# OCR limits, in the reader's CPU seconds (bench/ocr.py: a dense page takes 25-40 s of one
+# core here). A page that takes longer than OCR_PAGE_TIMEOUT_S stops its file; a file's limit
+# grows by OCR_PAGE_BUDGET_S for each page it has to OCR, so a long scan is not cut by the
+# limit made for text PDFs.
 OCR_PAGE_TIMEOUT_S = 120.0
 OCR_PAGE_BUDGET_S = 30.0
+STALL_FACTOR = 10.0  # wall time beyond the OCR limits (in CPU seconds) that is a stall
+
+
+def _cpu_seconds(pid: int) -> float:
+    """CPU seconds a reader process has used (0 if it cannot be told)."""
+    try:
+        import psutil
+
+        times = psutil.Process(pid).cpu_times()
+        return float(times.user + times.system)
+    except Exception:  # gone, or the platform cannot say: the wall-time backstop remains
+        return 0.0
 
 
 class OcrMode:
@@ -105,14 +118,15 @@ def _watch_parent(parent: int) -> None:
 
 
 def _say(*message: Any) -> None:
+    """(kind, token, done, total) with this reader's CPU seconds so far and the time."""
     if _channel is not None:
-        _channel.put((*message, time.time()))
+        _channel.put((*message, time.process_time(), time.time()))
 
 
 def _read(job: Job, read: ReadFn, memory_mb: int, token: int = 0) -> _Wire:
     """One file in a reader process; every error becomes a value, never a dead process."""
     pid = os.getpid()
-    _say("start", token, 0, 0)
+    _say("start", token, pid, 0)
     try:
         if job.ocr == OcrMode.OFF:
             result = read(job.path, job.password)
@@ -167,6 +181,9 @@ class _Watch:
     ocr_done: int = 0
     last_page: float = 0.0
     paused_at_page: float = 0.0
+    pid: int = 0
+    cpu_at_ocr: float = 0.0  # the reader's CPU seconds when OCR began, and at the last page
+    cpu_at_page: float = 0.0
     killed: ExtractError | None = field(default=None)
 
 
@@ -336,7 +353,7 @@ class Sandbox:
             return
         while True:
             try:
-                kind, token, done, total, stamp = self._channel.get_nowait()
+                kind, token, done, total, cpu, stamp = self._channel.get_nowait()
             except queue.Empty:
                 return
             except (OSError, ValueError, EOFError):  # the queue went with a closed pool
@@ -349,28 +366,46 @@ class Sandbox:
             if kind == "start":
                 watch.started = now
                 watch.paused_at_start = self._paused_s
+                watch.pid = done
             elif kind == "page":
+                if watch.ocr_total == 0:
+                    watch.cpu_at_ocr = cpu
                 watch.ocr_total, watch.ocr_done = total, done
                 watch.last_page = now
                 watch.paused_at_page = self._paused_s
+                watch.cpu_at_page = cpu
                 if on_ocr is not None:
                     on_ocr(watch.job, done, total)
 
     def _enforce(self, in_flight: dict[cf.Future[_Wire], _Watch]) -> None:
-        """Stop a reader over its file's limit, or stuck on one page past the page limit."""
+        """Stop a reader over its file's limit, or stuck on one page past the page limit.
+
+        Before OCR starts the limit is timeout_s of wall time, as for any file. OCR limits
+        count the reader's CPU seconds: on a machine busy with other work a page may wait
+        minutes for a core without being stuck; a reader that gets no CPU at all for
+        STALL_FACTOR times the limit is stopped all the same.
+        """
         now = time.monotonic()
         for future, watch in in_flight.items():
             if watch.started is None or watch.killed is not None or future.done():
                 continue
-            limit = self.timeout_s + watch.ocr_total * self.page_budget_s
             spent = now - watch.started - (self._paused_s - watch.paused_at_start)
             error = None
-            if spent > limit:
-                log.warning("reading %s timed out after %.0fs", watch.job.path, limit)
-                error = ExtractError(FailKind.TIMEOUT, _timeout_message(limit))
-            elif watch.ocr_total and watch.ocr_done < watch.ocr_total:
+            if not watch.ocr_total:
+                if spent > self.timeout_s:
+                    log.warning("reading %s timed out after %.0fs", watch.job.path, spent)
+                    error = ExtractError(FailKind.TIMEOUT, _timeout_message(self.timeout_s))
+            else:
+                cpu = _cpu_seconds(watch.pid)
+                limit = self.timeout_s + watch.ocr_total * self.page_budget_s
                 on_page = now - watch.last_page - (self._paused_s - watch.paused_at_page)
-                if on_page > self.page_timeout_s:
+                if cpu - watch.cpu_at_ocr > limit or spent > STALL_FACTOR * limit:
+                    log.warning("OCR of %s went over its limit of %.0fs", watch.job.path, limit)
+                    error = ExtractError(FailKind.TIMEOUT, _timeout_message(limit))
+                elif watch.ocr_done < watch.ocr_total and (
+                    cpu - watch.cpu_at_page > self.page_timeout_s
+                    or on_page > STALL_FACTOR * self.page_timeout_s
+                ):
                     page = watch.ocr_done + 1
                     log.warning("OCR of page %d of %s timed out", page, watch.job.path)
                     error = ExtractError(

@@ -222,3 +222,18 @@ def test_paused_time_is_not_counted_against_the_limits(tmp_path: Path) -> None:
         box.close()
     assert not isinstance(outcome, ExtractError), outcome
     assert heard[:2] == [0, 1]
+
+
+def test_a_page_waiting_for_a_core_is_not_a_stuck_page(tmp_path: Path) -> None:
+    # Each page takes 0.4 s of wall time but hardly any CPU (a machine busy with other work):
+    # over the 0.2 s page limit by the clock, well within it in the reader's CPU seconds.
+    slow = tmp_path / "ocr-slow-3.pdf"
+    slow.write_bytes(b"%PDF-1.4")
+    box = sandbox.Sandbox(
+        timeout_s=0.2, memory_mb=0, read=read_by_name, page_timeout_s=0.2, page_budget_s=0.2
+    )
+    try:
+        ((_job, outcome),) = list(box.run([sandbox.Job(str(slow))]))
+    finally:
+        box.close()
+    assert not isinstance(outcome, ExtractError), outcome
