@@ -182,6 +182,7 @@ class IngestService:
         # Files the user asked to read with OCR since the last run ("Read with OCR"): the
         # next run marks their rows, so the wish outlives a restart, and reads them again.
         self.ocr_requested: set[str] = set()
+        self._ocr_new: set[str] = set()
 
     def for_store(self, store: LanceStore) -> IngestService:
         """The same service (models, chunking, limits, passwords) writing to another index."""
@@ -375,7 +376,7 @@ class IngestService:
         self._commit_touched(touched, on_file)
         pending = _Pending()
         try:
-            forced = {d.path for d in known if d.ocr}
+            forced = {d.path for d in known if d.ocr} | self._ocr_new
             for decision, outcome in self._extract(to_read, cancel, pause, forced, tracker):
                 self._checkpoint(cancel, pause)
                 info = decision.info
@@ -429,6 +430,8 @@ class IngestService:
         wanted = {normalize(p) for p in self.ocr_requested}
         marked = [replace(d, ocr=True) for d in known if d.path in wanted and not d.ocr]
         self.ocr_requested.clear()
+        # Files not in the index yet are read with OCR in this run; their rows record it.
+        self._ocr_new = wanted - {d.path for d in known}
         if not marked:
             return known
         self.store.commit(marked, [], None)
@@ -489,12 +492,12 @@ class IngestService:
             self._failed(info, FailKind.CHANGING, reason, before, pending, report, on_file)
             return
         doc_id = doc_id_for(info.path)
-        forced = before is not None and before.ocr
+        forced = (before is not None and before.ocr) or info.path in self._ocr_new
         if on_file is not None:
             on_file(FileEvent(info.path, Status.INDEXING, pages=len(extracted.pages)))
         chunks = chunk_pages(doc_id, info.path, extracted.pages, self.tokenizer, self.params)
         chunks = ocr_pages.with_boxes(chunks, extracted.pages)
-        ocr_done = sum(p.ocr and bool(p.text) for p in extracted.pages)
+        ocr_done = sum(bool(p.boxes) for p in extracted.pages)
         if not chunks:
             self._failed(
                 info,
@@ -563,6 +566,7 @@ class IngestService:
         """Record why a file failed. A passing failure of a file indexed before keeps its
         chunks: its row keeps the old size and mtime, so the next run tries again."""
         transient = kind in TRANSIENT_KINDS
+        forced = (before is not None and before.ocr) or info.path in self._ocr_new
         failures = 1
         if (
             before is not None
@@ -629,8 +633,8 @@ class IngestService:
                 failed_size=info.size,
                 failed_mtime_ns=info.mtime_ns,
                 # Tried with OCR as asked: a failure is not a reason to try again unchanged.
-                reader=OCR_READER if before is not None and before.ocr else "",
-                ocr=before.ocr if before is not None else False,
+                reader=OCR_READER if forced else "",
+                ocr=forced,
             )
         )
 

@@ -98,3 +98,14 @@ def test_read_with_ocr_is_remembered_and_is_a_change(tmp_path: Path, fake_ocr: F
     assert report.indexed == 1 and fake_ocr.calls == 2
     (doc,) = again.store.documents()
     assert doc.ocr and doc.reader == "ocr"
+
+
+def test_read_with_ocr_of_a_file_not_indexed_yet(tmp_path: Path, fake_ocr: FakeOcr):
+    lib = tmp_path / "lib"
+    pdf = make_pdf(lib / "garbage.pdf", ["Ths txt lyr is grbage frm a bad cnvrter."])
+    app = _app(tmp_path)
+    app.ingest.ocr_requested.add(str(pdf))
+    assert app.ingest.index([str(lib)]).indexed == 1
+    assert fake_ocr.calls == 1
+    (doc,) = app.store.documents()
+    assert doc.ocr and doc.reader == "ocr"
