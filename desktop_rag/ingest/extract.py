@@ -316,8 +316,15 @@ def extract(
             return Extracted(pages, name, digest)
         if not pages:
             raise ExtractError(FailKind.EMPTY, "has no pages.")
+        n = len(pages)
+        if ocr is not None and not any(p.ocr for p in pages):
+            raise ExtractError(
+                FailKind.NO_TEXT,
+                f"shows nothing to read on its {n} page{'s' if n != 1 else ''}: no text, and "
+                "nothing drawn on them as the PDF reader sees them. It may be damaged; open "
+                "it in a PDF viewer to check.",
+            )
         if any(p.ocr for p in pages):
-            n = len(pages)
             raise ExtractError(
                 FailKind.NO_TEXT,
                 f"has no text layer, and OCR found no text it is sure of on its {n} "

@@ -237,3 +237,11 @@ def test_a_page_waiting_for_a_core_is_not_a_stuck_page(tmp_path: Path) -> None:
     finally:
         box.close()
     assert not isinstance(outcome, ExtractError), outcome
+
+
+def test_a_blank_pdf_is_not_called_a_scan(tmp_path: Path, fake_ocr: FakeOcr) -> None:
+    path = make_pdf(tmp_path / "blank.pdf", [""])
+    with pytest.raises(ExtractError) as caught:
+        extract(str(path), ocr=OcrRequest())
+    assert fake_ocr.calls == 0
+    assert "shows nothing to read" in str(caught.value)
