@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+RAPIDOCR := 1.4.4
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
@@ -16,6 +17,9 @@ $(STAMP): pyproject.toml
 	# torch first, pinned: anything unpinned would pull a multi-GB CUDA build.
 	$(BIN)/python -m pip install --quiet "torch==2.13.0"
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	# The OCR engine without its opencv-python (a second Qt): pyproject.toml lists the rest
+	# of what it needs, with opencv-python-headless.
+	$(BIN)/python -m pip install --quiet --no-deps "rapidocr-onnxruntime==$(RAPIDOCR)"
 	touch $(STAMP)
 
 run: venv

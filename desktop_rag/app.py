@@ -246,6 +246,7 @@ def build_app(
         params,
         isolate=isolate,
         low_priority=settings.index_low_priority,
+        ocr=settings.ocr,
     )
     retriever = Retriever(store, embedder)
     if stale is not None and (store.meta.embedder_id, store.meta.dim) != (

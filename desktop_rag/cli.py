@@ -79,6 +79,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="rebuild the whole index (after a change of embedder, chunking or format); the "
         "old index keeps answering until the new one is complete",
     )
+    p.add_argument(
+        "--ocr",
+        action="store_true",
+        help="read the PDFs named (already indexed) with OCR on every page, as their text "
+        "layer is garbage; remembered for those files",
+    )
 
     p = sub.add_parser(
         "watch", parents=[common], help="index, then keep watching for changes (no window)"
@@ -148,6 +154,8 @@ class ProgressPrinter:
                 file=self.stream,
                 flush=True,
             )
+        elif p.stage == "ocr" and p.message:
+            print(f"  {os.path.basename(p.current)}: {p.message}", file=self.stream, flush=True)
         elif p.message and not p.current:
             print(p.message, file=self.stream, flush=True)
 
@@ -173,6 +181,8 @@ class ProgressPrinter:
             name = os.path.basename(p.current)
             if name:
                 text += f" · {name}"
+            if p.stage == "ocr" and p.message:
+                text += f": {p.message}"
             bar.bar_format = "{bar:24} {n_fmt}/{total_fmt} files · {desc}"
             bar.total = p.files_total
             bar.n = min(p.files_done, p.files_total)
@@ -234,6 +244,10 @@ def _cmd_index(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> 
                 )
             report = app.rebuild(args.paths, on_progress=printer)
         else:
+            if args.ocr:
+                app.ingest.ocr_requested.update(args.paths)
+                if any(os.path.isfile(p) and not p.lower().endswith(".pdf") for p in args.paths):
+                    raise UsageError("--ocr reads PDFs only; name the PDF files to read.")
             report = app.index([*args.paths, *_pending_roots(app)], on_progress=printer)
     finally:
         printer.finish()

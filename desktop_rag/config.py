@@ -74,6 +74,9 @@ class Settings:
     # Indexing at low CPU and I/O priority, so other programs and answers stay quick; off,
     # indexing competes at normal priority (benchmarks against other programs do this).
     index_low_priority: bool = True
+    # Pages without a usable text layer (scans) are read with OCR (ingest/ocr.py); off, a
+    # scanned PDF fails with "has no text layer" (a file set to "Read with OCR" still is).
+    ocr: bool = True
     first_run_done: bool = False
 
     @property

@@ -240,6 +240,15 @@ class LibraryService:
         app.ingest.passwords = dict(self.passwords)
         return Edit(index=(path,))
 
+    def read_with_ocr(self, path: str) -> Edit:
+        """Read every page of this PDF with OCR from now on (its text layer is garbage): the
+        next run records the wish in the index and reads the file again."""
+        app = self.app
+        if app is None:
+            return Edit()
+        app.ingest.ocr_requested.add(path)
+        return Edit(index=(path,))
+
     def set_model(self, path: str) -> Edit:
         self.settings.model_path = path
         return Edit(reload_model=True, notices=self._saved())
@@ -251,6 +260,8 @@ class LibraryService:
         model_before = self._model_settings()
         for f in fields(Settings):
             setattr(self.settings, f.name, getattr(new, f.name))
+        if self.app is not None:
+            self.app.ingest.ocr = self.settings.ocr
         notices = self._saved()
         removed = sorted(old_folders - set(self.settings.folders))
         self._pending.difference_update(removed)

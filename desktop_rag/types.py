@@ -41,11 +41,15 @@ class Page:
 
     Formats without pages (Word, HTML, EPUB, ...) give one Page per section: `number` is the
     section's ordinal and `section` its heading path ("3 Setup › 3.4 Choosing a printer").
+    A page read with OCR has `ocr` set (even when OCR found nothing confident on it).
     """
 
     number: int
     text: str
     section: str = ""
+    # Read with OCR: the word boxes of `text` ([start, end, x0, y0, x1, y1], see ingest/ocr.py).
+    ocr: bool = False
+    boxes: tuple[tuple[int, int, float, float, float, float], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +124,7 @@ class DocumentRecord:
     failures: int = 0
     failed_size: int = -1
     failed_mtime_ns: int = -1
+    ocr: bool = False  # the user asked to read every page with OCR (its text layer is garbage)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +179,7 @@ class FileEvent:
     pages: int = 0
     chunks: int = 0
     error: str = ""
+    reader: str = ""  # what read it, once indexed ("ocr": every page read with OCR)
 
 
 @dataclass(slots=True)

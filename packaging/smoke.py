@@ -6,7 +6,8 @@ Every step runs the bundled executable under `unshare -rn` (a network namespace 
 interfaces) with HOME set to a fresh empty folder and only PATH, LANG and HOME in the
 environment (no DESKTOP_RAG_* variables, no virtualenv): it indexes a generated PDF, answers a
 question about it and must cite the right page, indexes a folder of every other format it reads
-(Word, OpenDocument, EPUB, HTML, Markdown, text) and finds a word of each, then starts the
+(Word, OpenDocument, EPUB, HTML, Markdown, text) and finds a word of each, indexes a scanned
+(image-only) PDF and finds a word only OCR can read, then starts the
 window offscreen, waits until it has indexed the bundled guide, and quits it with SIGTERM. It
 also checks that nothing was assembled or exported into the cache at first start. Prints the
 timings as JSON.
@@ -32,6 +33,7 @@ sys.path.insert(0, str(REPO))
 
 from tests.docgen import html_of, make_docx, make_epub, make_odt  # noqa: E402
 from tests.pdfgen import make_pdf  # noqa: E402
+from tests.scanned import make_scanned_pdf  # noqa: E402
 
 PAGES = [
     "An octopus has eight arms and three hearts. Two hearts pump blood through the gills.",
@@ -193,6 +195,39 @@ def check_formats(exe: Path, work: Path) -> None:
     passed("every format read offline")
 
 
+# A made-up word on the second page of a scan (an image-only PDF): only OCR can find it.
+SCAN_WORD = "Pelargonite"
+
+
+def check_ocr(exe: Path, work: Path) -> None:
+    """The OCR models are in the bundle and read a scanned page offline."""
+    home = work / "home-ocr"
+    home.mkdir()
+    env = clean_env(home)
+    scan = make_scanned_pdf(
+        work / "scans" / "scanned.pdf",
+        [["Delivery note, page one."], [f"The {SCAN_WORD} valve is in drawer 7."]],
+    )
+    report = run(exe, ["index", str(scan)], env)
+    if report["indexed"] != 1 or report["failed"] or report["pages"] != 2:
+        raise SmokeError(f"index of a scanned PDF reported {report}")
+    found = run(exe, ["search", SCAN_WORD, "-k", "3"], env)
+    top = found["hits"][0] if found["hits"] else {}
+    if top.get("page") != 2 or SCAN_WORD.lower() not in top.get("text", "").lower():
+        raise SmokeError(f"a search for the scanned word found {found['hits'][:2]}")
+    passed("a scanned page read with OCR offline")
+
+
+def check_one_qt(exe: Path) -> None:
+    """PySide6's Qt only: opencv-python's own Qt 5 must not be in the bundle."""
+    inner = exe.parent / "_internal"
+    second = [str(p.relative_to(inner)) for p in inner.rglob("*Qt5*")]
+    second += [str(p.relative_to(inner)) for p in inner.glob("cv2/qt")]
+    if second:
+        raise SmokeError(f"a second Qt is in the bundle: {second[:5]}")
+    passed("one Qt")
+
+
 def check_nothing_prepared(home: Path) -> None:
     """The models were shipped prepared: a first start assembles and exports nothing."""
     cache = home / ".cache" / "desktop-rag"
@@ -269,8 +304,12 @@ def main(argv: list[str]) -> int:
         figures: dict[str, Any] = {"bundle": str(exe.parent), "load_before": os.getloadavg()}
         try:
             check_left_out(exe)
+            check_one_qt(exe)
             figures["cli"] = check_cli(exe, work)
             check_formats(exe, work)
+            t0 = time.monotonic()
+            check_ocr(exe, work)
+            figures["ocr_wall_s"] = round(time.monotonic() - t0, 2)
             figures["window"] = check_window(exe, work)
             figures["load_after"] = os.getloadavg()
         except (SmokeError, subprocess.TimeoutExpired) as exc:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 from desktop_rag.ingest.extract import Extracted
 from desktop_rag.types import Page
@@ -17,16 +18,19 @@ def text_of(path: str) -> str:
     return f"the text of {Path(path).name}"
 
 
-def read_by_name(path: str, password: str | None = None) -> Extracted:
+def read_by_name(path: str, password: str | None = None, ocr: Any = None) -> Extracted:
     """'crash' in the name kills the process, 'hang' sleeps for a minute, 'oom' runs out of
-    memory, 'priority' reads as the reader's nice value and I/O class; any other file reads
-    as one page saying its own name."""
+    memory, 'priority' reads as the reader's nice value and I/O class; 'ocr-slow-N' OCRs N
+    pages of 0.4 s each, 'ocr-hang-N' OCRs one of N and spins on the next; any other file
+    reads as one page saying its own name."""
     name = Path(path).name
     if "priority" in name:
         import psutil
 
         io = psutil.Process().ionice().ioclass if hasattr(psutil.Process, "ionice") else None
         return Extracted([Page(1, f"{os.getpriority(os.PRIO_PROCESS, 0)} {int(io or 0)}")], "", "")
+    if name.startswith(("ocr-hang-", "ocr-slow-")) and ocr is not None:
+        return _fake_ocr(path, name, ocr)
     if "crash" in name:
         os._exit(3)
     if "hang" in name:
@@ -34,3 +38,20 @@ def read_by_name(path: str, password: str | None = None) -> Extracted:
     if "oom" in name:
         raise MemoryError
     return Extracted([Page(1, text_of(path))], "fake", "")
+
+
+def _fake_ocr(path: str, name: str, request: Any) -> Extracted:
+    from desktop_rag.ingest.ocr import wait_while_paused
+
+    total = int(Path(name).stem.rsplit("-", 1)[1])
+    request.on_start(total)
+    pages = []
+    for done in range(1, total + 1):
+        wait_while_paused(request)
+        if "hang" in name and done == 2:
+            while True:  # a runaway page: busy, as an engine stuck on it would be
+                pass
+        time.sleep(0.4)
+        request.on_page(done, total)
+        pages.append(Page(done, f"page {done} of {text_of(path)}", ocr=True))
+    return Extracted(pages, "fake", "")

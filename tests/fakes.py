@@ -127,3 +127,28 @@ class FakeLlm:
     @property
     def last_generation(self):  # type: ignore[no-untyped-def]
         return self._last
+
+
+class FakeOcr:
+    """An OCR engine with no model behind: every image reads as the same lines (text, score)
+    laid out one under the other, left to right across the image; `calls` counts images."""
+
+    name = "fake-ocr"
+
+    def __init__(self, lines: Sequence[tuple[str, float]] = (("scanned words here", 0.95),)):
+        self.lines = list(lines)
+        self.calls = 0
+        self.shapes: list[tuple[int, ...]] = []
+
+    def read(self, image):  # type: ignore[no-untyped-def]
+        from desktop_rag.engines.ocr import OcrLine
+
+        self.calls += 1
+        self.shapes.append(tuple(image.shape))
+        height, width = image.shape[:2]
+        step = height / (len(self.lines) + 1)
+        out = []
+        for i, (text, score) in enumerate(self.lines):
+            y0 = step * (i + 0.5)
+            out.append(OcrLine(text, score, (0.1 * width, y0, 0.9 * width, y0 + 0.6 * step)))
+        return out

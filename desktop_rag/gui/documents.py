@@ -48,6 +48,7 @@ class DocumentsPane(QWidget):
     document_activated = Signal(str)  # a path, to open in the viewer
     password_requested = Signal(str)  # a path whose password the user wants to give
     reindex_requested = Signal(str)  # a path to try again (or to include again, if removed)
+    ocr_requested = Signal(str)  # a PDF to read with OCR on every page (garbage text layer)
     remove_requested = Signal(str)  # a file to take out of the index (never off the disk)
 
     def __init__(self, model: DocumentsModel, parent: QWidget | None = None) -> None:
@@ -266,10 +267,17 @@ class DocumentsPane(QWidget):
         if row.kind == FailKind.PASSWORD:
             password_action = menu.addAction("Enter password…")
         remove_action = None
+        ocr_action = None
         if row.status == Status.EXCLUDED:
             again_action = menu.addAction(icon("rescan"), "Include again")
         else:
             again_action = menu.addAction(icon("rescan"), "Index again")
+            if row.path.lower().endswith(".pdf") and row.reader != "ocr":
+                ocr_action = menu.addAction("Read with OCR")
+                ocr_action.setToolTip(
+                    "For a PDF whose text comes out as garbage: read every page from its "
+                    "image instead. Remembered for this file."
+                )
             remove_action = menu.addAction(icon("delete"), "Remove from the index")
         chosen = menu.exec(self.table.viewport().mapToGlobal(pos))
         if chosen is open_action:
@@ -280,6 +288,8 @@ class DocumentsPane(QWidget):
             self.password_requested.emit(row.path)
         elif chosen is again_action:
             self.reindex_requested.emit(row.path)
+        elif chosen is not None and chosen is ocr_action:
+            self.ocr_requested.emit(row.path)
         elif chosen is not None and chosen is remove_action:
             self.remove_requested.emit(row.path)
 
@@ -327,6 +337,8 @@ class DocumentsPane(QWidget):
                 text += f" · about {p.eta_text} left"
             if name and p.stage == "indexing":
                 text += f"\n{name}"
+            elif name and p.stage == "ocr":
+                text += f"\n{name}: {p.message}"
             elif p.message:
                 text += f"\n{p.message}"
         else:

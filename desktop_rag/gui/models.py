@@ -55,6 +55,8 @@ class DocumentRow:
     chunks: int = 0
     error: str = ""
     kind: str = ""  # FailKind of a failure, when the index says it
+    reader: str = ""  # what read it ("ocr", "pdfium+ocr": some or all pages read with OCR)
+    ocr: bool = False  # the user asked to read it with OCR
 
     @property
     def name(self) -> str:
@@ -65,11 +67,23 @@ class DocumentRow:
         text = STATUS_TEXT.get(Status(self.status), self.status.title())
         if self.error:
             return f"{text}: {self.error}"
+        if self.status == Status.INDEXED and self.reader.endswith("ocr"):
+            which = "" if self.reader == "ocr" else "some "
+            return f"{text}: {self.pages} pages, {which}read with OCR"
         return text
 
 
 def _row(rec: DocumentRecord) -> DocumentRow:
-    return DocumentRow(rec.path, rec.status, rec.pages, rec.chunks, rec.error, rec.error_kind)
+    return DocumentRow(
+        rec.path,
+        rec.status,
+        rec.pages,
+        rec.chunks,
+        rec.error,
+        rec.error_kind,
+        rec.reader,
+        rec.ocr,
+    )
 
 
 class DocumentsModel(QAbstractTableModel):
@@ -288,8 +302,10 @@ class DocumentsModel(QAbstractTableModel):
             pages = event.pages or (old.pages if old and event.status != Status.INDEXED else 0)
             chunks = event.chunks if event.status == Status.INDEXED else (old.chunks if old else 0)
             kind = old.kind if old and old.error == event.error else ""
+            reader = event.reader or (old.reader if old and event.status != Status.INDEXED else "")
+            ocr = old.ocr if old else False
             rows[event.path] = DocumentRow(
-                event.path, event.status, pages, chunks, event.error, kind
+                event.path, event.status, pages, chunks, event.error, kind, reader, ocr
             )
         gone = [p for p, r in rows.items() if r is None]
         if len(gone) > BULK_ROWS:

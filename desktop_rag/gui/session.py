@@ -438,6 +438,10 @@ class Session(QObject):
         """Use this password for one file (kept in memory only, never saved), and retry it."""
         self._carry_out(self.library.set_password(path, password))
 
+    def read_with_ocr(self, path: str) -> None:
+        """Read every page of this PDF with OCR from now on (remembered in the index)."""
+        self._carry_out(self.library.read_with_ocr(path))
+
     def import_files(self, paths: Sequence[str]) -> None:
         """Copy PDFs into the library folder (the originals are only read), then index them."""
         library = self.library

@@ -231,6 +231,7 @@ class MainWindow(QMainWindow):
         self.documents.document_activated.connect(self._on_documents_document_activated)
         self.documents.password_requested.connect(self._on_documents_password_requested)
         self.documents.reindex_requested.connect(self._on_documents_reindex_requested)
+        self.documents.ocr_requested.connect(self.session.read_with_ocr)
         self.documents.remove_requested.connect(self.session.remove_file)
 
         self.conversations.selected.connect(self._on_conversations_selected)

@@ -10,11 +10,12 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from desktop_rag.types import FailKind, Page
 
 if TYPE_CHECKING:
+    from desktop_rag.ingest.ocr import OcrRequest
     from desktop_rag.ingest.readers import Reader as DocumentReader
 
 log = logging.getLogger(__name__)
@@ -148,7 +149,8 @@ def sniff(path: str, pdf: bool = True) -> None:
         )
 
 
-def _pypdf_pages(path: str, password: str | None) -> list[Page]:
+def _pypdf_pages(path: str, password: str | None, ocr: OcrRequest | None = None) -> list[Page]:
+    # pypdf cannot render: a file only it can open is read from its text layer alone.
     import pypdf
     from pypdf.errors import FileNotDecryptedError, PdfReadError, WrongPasswordError
 
@@ -169,7 +171,7 @@ def _pypdf_pages(path: str, password: str | None) -> list[Page]:
     return pages
 
 
-def _pdfium_pages(path: str, password: str | None) -> list[Page]:
+def _pdfium_pages(path: str, password: str | None, ocr: OcrRequest | None = None) -> list[Page]:
     import pypdfium2 as pdfium
 
     try:
@@ -189,9 +191,50 @@ def _pdfium_pages(path: str, password: str | None) -> list[Page]:
             finally:
                 textpage.close()
                 page.close()
+        if ocr is not None:
+            pages = _ocr_pages(doc, pages, ocr)
         return pages
     finally:
         doc.close()
+
+
+def _ocr_pages(doc: Any, pages: list[Page], request: OcrRequest) -> list[Page]:
+    """Pages without a usable text layer (every page, when forced) read again with OCR."""
+    from desktop_rag.ingest import ocr
+
+    todo = []
+    for page in pages:
+        if request.force or not ocr.usable(page.text):
+            handle = doc[page.number - 1]
+            try:
+                if request.force or ocr.shows_something(handle):
+                    todo.append(page.number)
+            finally:
+                handle.close()
+    if not todo:
+        return pages
+    engine = ocr.default_engine()
+    if request.on_start is not None:
+        request.on_start(len(todo))
+    out = {p.number: p for p in pages}
+    for done, number in enumerate(todo, start=1):
+        ocr.wait_while_paused(request)
+        handle = doc[number - 1]
+        try:
+            result = ocr.read_page(handle, engine, request)
+        finally:
+            handle.close()
+        before = out[number]
+        if ocr.confident(result) and (
+            request.force or ocr.letters(result.text) > ocr.letters(before.text)
+        ):
+            out[number] = replace(before, text=result.text, ocr=True, boxes=result.boxes)
+        else:
+            keep = "" if request.force else before.text
+            out[number] = replace(before, text=keep, ocr=True, boxes=())
+        if request.on_page is not None:
+            request.on_page(done, len(todo))
+    return [out[p.number] for p in pages]
 
 
 def _password_message(password: str | None) -> str:
@@ -213,7 +256,7 @@ def corrupt_message(detail: str) -> str:
     )
 
 
-Reader = Callable[[str, "str | None"], list[Page]]
+Reader = Callable[..., list[Page]]  # (path, password[, ocr request])
 READERS: dict[str, Reader] = {"pdfium": _pdfium_pages, "pypdf": _pypdf_pages}
 # On the corpus (bench/readers.py) pdfium is several times faster, keeps the spaces on
 # TeX-made PDFs where pypdf glues words, and opens files without an xref table; pypdf reads a
@@ -222,10 +265,14 @@ READER_ORDER: tuple[str, ...] = ("pdfium", "pypdf")
 
 
 def extract(
-    path: str, password: str | None = None, order: Sequence[str] = READER_ORDER
+    path: str,
+    password: str | None = None,
+    order: Sequence[str] = READER_ORDER,
+    ocr: OcrRequest | None = None,
 ) -> Extracted:
     """Read every page's text (a section's, for formats without pages). Raises ExtractError
-    with a user-facing reason on failure."""
+    with a user-facing reason on failure. With `ocr`, PDF pages without a usable text layer
+    are read with OCR (ingest/ocr.py)."""
     from desktop_rag.ingest import readers
 
     other = readers.reader_for(path)
@@ -240,7 +287,8 @@ def extract(
     fallback: tuple[str, list[Page]] | None = None
     for name in order:
         try:
-            pages = READERS[name](path, password)
+            reader = READERS[name]
+            pages = reader(path, password) if ocr is None else reader(path, password, ocr)
         except ExtractError as exc:
             log.debug("%s could not read %s: %s", name, path, exc)
             first_error = first_error or exc
@@ -268,6 +316,21 @@ def extract(
             return Extracted(pages, name, digest)
         if not pages:
             raise ExtractError(FailKind.EMPTY, "has no pages.")
+        n = len(pages)
+        if ocr is not None and not any(p.ocr for p in pages):
+            raise ExtractError(
+                FailKind.NO_TEXT,
+                f"shows nothing to read on its {n} page{'s' if n != 1 else ''}: no text, and "
+                "nothing drawn on them as the PDF reader sees them. It may be damaged; open "
+                "it in a PDF viewer to check.",
+            )
+        if any(p.ocr for p in pages):
+            raise ExtractError(
+                FailKind.NO_TEXT,
+                f"has no text layer, and OCR found no text it is sure of on its {n} "
+                f"page{'s' if n != 1 else ''} (they hold pictures, or print too faint or "
+                "small to read). A cleaner scan at 300 dpi may read.",
+            )
         raise ExtractError(
             FailKind.NO_TEXT,
             f"has no text layer ({len(pages)} page{'s' if len(pages) != 1 else ''} of images; "

@@ -13,14 +13,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from desktop_rag.engines import ocr as ocr_engine
 from desktop_rag.engines.embed import Embedder, Preparable
 from desktop_rag.errors import BusyError, Cancelled, UsageError
 from desktop_rag.infra import faults, priority
+from desktop_rag.ingest import ocr as ocr_pages
 from desktop_rag.ingest import sandbox
 from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, chunk_pages, rechunk_ids
 from desktop_rag.ingest.extract import Extracted, ExtractError, sha256_file
 from desktop_rag.ingest.scan import (
     MAX_SAME_FAILURES,
+    OCR_READER,
     TRANSIENT_KINDS,
     Action,
     Decision,
@@ -43,6 +46,7 @@ from desktop_rag.types import (
     IndexReport,
     Progress,
     Status,
+    format_duration,
 )
 
 if TYPE_CHECKING:
@@ -121,6 +125,27 @@ class _Tracker:
         )
 
 
+class _OcrProgress:
+    """'reading page 12 of 73 with OCR', with the time left for that file, as Progress."""
+
+    def __init__(self, tracker: _Tracker) -> None:
+        self.tracker = tracker
+        self._started: dict[str, float] = {}
+
+    def __call__(self, job: sandbox.Job, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done == 0:
+            self._started[job.path] = now
+        started = self._started.get(job.path, now)
+        message = f"reading page {min(done + 1, total)} of {total} with OCR"
+        if done >= total:
+            message = f"read {total} page{'s' if total != 1 else ''} with OCR"
+        elif done > 0:
+            left = (now - started) / done * (total - done)
+            message += f", about {format_duration(left)} left"
+        self.tracker.emit("ocr", job.path, force=True, message=message)
+
+
 class IngestService:
     """Index files and folders; the same service serves the CLI, the window and benchmarks."""
 
@@ -137,6 +162,7 @@ class IngestService:
         passwords: Mapping[str, str] | None = None,
         lock_wait_s: float | None = None,
         low_priority: bool = True,
+        ocr: bool = True,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -150,6 +176,13 @@ class IngestService:
         self.lock_wait_s = lock_wait_s
         # Off only where the caller's thread must keep its priority (it cannot be raised).
         self.low_priority = low_priority
+        # Pages without a usable text layer are read with OCR (the setting; a file the user
+        # asked to read with OCR is read so whatever it says).
+        self.ocr = ocr
+        # Files the user asked to read with OCR since the last run ("Read with OCR"): the
+        # next run marks their rows, so the wish outlives a restart, and reads them again.
+        self.ocr_requested: set[str] = set()
+        self._ocr_new: set[str] = set()
 
     def for_store(self, store: LanceStore) -> IngestService:
         """The same service (models, chunking, limits, passwords) writing to another index."""
@@ -164,6 +197,7 @@ class IngestService:
             passwords=self.passwords,
             lock_wait_s=self.lock_wait_s,
             low_priority=self.low_priority,
+            ocr=self.ocr,
         )
         other._tokenizer = self._tokenizer
         return other
@@ -286,7 +320,7 @@ class IngestService:
         repaired = self.store.repair()
         if repaired:
             log.warning("re-indexing %d file(s) left half-written by a crash", len(repaired))
-        known = self.store.documents()
+        known = self._mark_ocr_requested(self.store.documents())
         todo = plan(files, folders, known, named)
         previous = {d.path: d for d in known}
         # A password given since the last run makes a password failure worth another try.
@@ -342,7 +376,8 @@ class IngestService:
         self._commit_touched(touched, on_file)
         pending = _Pending()
         try:
-            for decision, outcome in self._extract(to_read, cancel):
+            forced = {d.path for d in known if d.ocr} | self._ocr_new
+            for decision, outcome in self._extract(to_read, cancel, pause, forced, tracker):
                 self._checkpoint(cancel, pause)
                 info = decision.info
                 faults.reached("extracted")
@@ -389,6 +424,20 @@ class IngestService:
             self.store.optimize()
         tracker.emit("done", force=True)
 
+    def _mark_ocr_requested(self, known: list[DocumentRecord]) -> list[DocumentRecord]:
+        """Record "read with OCR" on the rows of the files asked for (chunks kept until
+        they are read again); the documents table as it now stands."""
+        wanted = {normalize(p) for p in self.ocr_requested}
+        marked = [replace(d, ocr=True) for d in known if d.path in wanted and not d.ocr]
+        self.ocr_requested.clear()
+        # Files not in the index yet are read with OCR in this run; their rows record it.
+        self._ocr_new = wanted - {d.path for d in known}
+        if not marked:
+            return known
+        self.store.commit(marked, [], None)
+        by_id = {d.doc_id: d for d in marked}
+        return [by_id.get(d.doc_id, d) for d in known]
+
     def _checkpoint(self, cancel: threading.Event, pause: threading.Event | None) -> None:
         while pause is not None and pause.is_set() and not cancel.is_set():
             time.sleep(0.1)
@@ -396,17 +445,31 @@ class IngestService:
             raise Cancelled("Indexing was cancelled.")
 
     def _extract(
-        self, decisions: Sequence[Decision], cancel: threading.Event
+        self,
+        decisions: Sequence[Decision],
+        cancel: threading.Event,
+        pause: threading.Event | None = None,
+        forced: frozenset[str] | set[str] = frozenset(),
+        tracker: _Tracker | None = None,
     ) -> Iterator[tuple[Decision, sandbox.Outcome]]:
         by_path = {d.info.path: d for d in decisions}
-        jobs = [sandbox.Job(d.info.path, self.passwords.get(d.info.path)) for d in decisions]
+        auto = sandbox.OcrMode.AUTO if self.ocr and ocr_engine.available() else sandbox.OcrMode.OFF
+        jobs = [
+            sandbox.Job(
+                d.info.path,
+                self.passwords.get(d.info.path),
+                sandbox.OcrMode.FORCE if d.info.path in forced else auto,
+            )
+            for d in decisions
+        ]
+        on_ocr = _OcrProgress(tracker) if tracker is not None else None
         if not self.isolate:
-            for job, outcome in sandbox.run_inline(jobs, cancel):
+            for job, outcome in sandbox.run_inline(jobs, cancel, pause=pause, on_ocr=on_ocr):
                 yield by_path[job.path], outcome
             return
         box = sandbox.Sandbox(self.timeout_s, self.memory_mb, low_priority=self.low_priority)
         try:
-            for job, outcome in box.run(jobs, cancel):
+            for job, outcome in box.run(jobs, cancel, pause=pause, on_ocr=on_ocr):
                 yield by_path[job.path], outcome
         finally:
             box.close()
@@ -429,9 +492,12 @@ class IngestService:
             self._failed(info, FailKind.CHANGING, reason, before, pending, report, on_file)
             return
         doc_id = doc_id_for(info.path)
+        forced = (before is not None and before.ocr) or info.path in self._ocr_new
         if on_file is not None:
             on_file(FileEvent(info.path, Status.INDEXING, pages=len(extracted.pages)))
         chunks = chunk_pages(doc_id, info.path, extracted.pages, self.tokenizer, self.params)
+        chunks = ocr_pages.with_boxes(chunks, extracted.pages)
+        ocr_done = sum(bool(p.boxes) for p in extracted.pages)
         if not chunks:
             self._failed(
                 info,
@@ -468,7 +534,10 @@ class IngestService:
             error_kind="",
             indexed_at=time.time(),
             format=format_for(info.path),
-            reader=extracted.reader,
+            reader=OCR_READER
+            if forced
+            else ocr_pages.reader_name(extracted.reader, ocr_done, len(extracted.pages)),
+            ocr=forced,
         )
         pending.documents.append(record)
         pending.chunks.extend(chunks)
@@ -477,7 +546,9 @@ class IngestService:
         report.pages += record.pages
         report.chunks += record.chunks
         log.info("indexed %s: %d pages, %d chunks", info.path, record.pages, record.chunks)
-        pending.indexed.append(FileEvent(info.path, Status.INDEXED, record.pages, record.chunks))
+        pending.indexed.append(
+            FileEvent(info.path, Status.INDEXED, record.pages, record.chunks, reader=record.reader)
+        )
 
     def _failed(
         self,
@@ -495,6 +566,7 @@ class IngestService:
         """Record why a file failed. A passing failure of a file indexed before keeps its
         chunks: its row keeps the old size and mtime, so the next run tries again."""
         transient = kind in TRANSIENT_KINDS
+        forced = (before is not None and before.ocr) or info.path in self._ocr_new
         failures = 1
         if (
             before is not None
@@ -560,6 +632,9 @@ class IngestService:
                 failures=failures,
                 failed_size=info.size,
                 failed_mtime_ns=info.mtime_ns,
+                # Tried with OCR as asked: a failure is not a reason to try again unchanged.
+                reader=OCR_READER if forced else "",
+                ocr=forced,
             )
         )
 

@@ -9,18 +9,22 @@ its time-out and the crash of the process reading it can only ever be that file'
 from __future__ import annotations
 
 import concurrent.futures as cf
+import itertools
 import logging
 import multiprocessing as mp
 import os
+import queue
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pebble import ProcessExpired, ProcessPool
 
 from desktop_rag.infra import priority
 from desktop_rag.ingest.extract import Extracted, ExtractError, extract
+from desktop_rag.ingest.ocr import OcrRequest
 from desktop_rag.types import FailKind, Page
 
 log = logging.getLogger(__name__)
@@ -31,22 +35,60 @@ DEFAULT_MEMORY_MB = 3072
 # fragments its heap, and pdfium keeps caches between documents.
 MAX_TASKS = 200
 AHEAD = 2  # files handed to the readers beyond the one being embedded
+# OCR limits, in the reader's CPU seconds (bench/ocr.py: a dense page takes 25-40 s of one
+# core here). A page that takes longer than OCR_PAGE_TIMEOUT_S stops its file; a file's limit
+# grows by OCR_PAGE_BUDGET_S for each page it has to OCR, so a long scan is not cut by the
+# limit made for text PDFs.
+OCR_PAGE_TIMEOUT_S = 120.0
+OCR_PAGE_BUDGET_S = 30.0
+STALL_FACTOR = 10.0  # wall time beyond the OCR limits (in CPU seconds) that is a stall
+
+
+def _cpu_seconds(pid: int) -> float:
+    """CPU seconds a reader process has used (0 if it cannot be told)."""
+    try:
+        import psutil
+
+        times = psutil.Process(pid).cpu_times()
+        return float(times.user + times.system)
+    except Exception:  # gone, or the platform cannot say: the wall-time backstop remains
+        return 0.0
+
+
+class OcrMode:
+    """How a job's pages are read: never with OCR, only where the text layer is unusable, or
+    every page (the user said its text layer is garbage)."""
+
+    OFF = "off"
+    AUTO = "auto"
+    FORCE = "force"
 
 
 @dataclass(frozen=True, slots=True)
 class Job:
     path: str
     password: str | None = None
+    ocr: str = OcrMode.AUTO
 
 
 Outcome = Extracted | ExtractError
-ReadFn = Callable[[str, "str | None"], Extracted]
+ReadFn = Callable[..., Extracted]
 # What crosses the pipe: plain tuples, since ExtractError does not survive pickling.
 _Wire = tuple[Any, ...]
+OcrFn = Callable[[Job, int, int], None]  # (job, pages done, pages to OCR)
+
+# In a reader process: where to say how far OCR is, and whether to hold between pages.
+_channel: Any = None
+_pause: Any = None
 
 
-def _init_reader(memory_mb: int, low_priority: bool) -> None:
+def _init_reader(
+    memory_mb: int, low_priority: bool, channel: Any = None, pause: Any = None
+) -> None:
     """Runs once in each reader process: low priority, the memory limit, and quiet logs."""
+    global _channel, _pause
+    _channel, _pause = channel, pause
+    _watch_parent(os.getppid())
     if low_priority:
         priority.lower_process()
     if memory_mb > 0:
@@ -60,12 +102,44 @@ def _init_reader(memory_mb: int, low_priority: bool) -> None:
     logging.disable(logging.WARNING)  # pypdf chatters about every odd font
 
 
-def _read(job: Job, read: ReadFn, memory_mb: int) -> _Wire:
+def _watch_parent(parent: int) -> None:
+    """End this reader when the indexer that started it is gone (killed, crashed): a reader
+    busy with a long OCR would otherwise keep reading for nobody until its file is done."""
+
+    def watch() -> None:
+        import psutil
+
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent or not psutil.pid_exists(parent):
+                os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _say(*message: Any) -> None:
+    """(kind, token, done, total) with this reader's CPU seconds so far and the time."""
+    if _channel is not None:
+        _channel.put((*message, time.process_time(), time.time()))
+
+
+def _read(job: Job, read: ReadFn, memory_mb: int, token: int = 0) -> _Wire:
     """One file in a reader process; every error becomes a value, never a dead process."""
     pid = os.getpid()
+    _say("start", token, pid, 0)
     try:
-        result = read(job.path, job.password)
-        pages = [(p.number, p.text, p.section) for p in result.pages]
+        if job.ocr == OcrMode.OFF:
+            result = read(job.path, job.password)
+        else:
+            pause = _pause
+            request = OcrRequest(
+                force=job.ocr == OcrMode.FORCE,
+                on_start=lambda total: _say("page", token, 0, total),
+                on_page=lambda done, total: _say("page", token, done, total),
+                paused=None if pause is None else pause.is_set,
+            )
+            result = read(job.path, job.password, ocr=request)
+        pages = [(p.number, p.text, p.section, p.ocr, p.boxes) for p in result.pages]
         return ("ok", pid, pages, result.reader, result.sha256)
     except ExtractError as exc:
         return ("err", pid, exc.kind.value, str(exc))
@@ -87,6 +161,30 @@ def _timeout_message(seconds: float) -> str:
         f"took longer than {seconds:.0f} s to read, so it was skipped to keep the rest of "
         "your library moving. It may be damaged or unusually complex."
     )
+
+
+def _page_timeout_message(page: int, total: int, seconds: float) -> str:
+    return (
+        f"took longer than {seconds:.0f} s to read page {page} of {total} with OCR, so it was "
+        "skipped to keep the rest of your library moving. The page may be huge or damaged."
+    )
+
+
+@dataclass(slots=True)
+class _Watch:
+    """What the parent knows of a file a reader works on: when it started, OCR's progress."""
+
+    job: Job
+    started: float | None = None
+    paused_at_start: float = 0.0
+    ocr_total: int = 0
+    ocr_done: int = 0
+    last_page: float = 0.0
+    paused_at_page: float = 0.0
+    pid: int = 0
+    cpu_at_ocr: float = 0.0  # the reader's CPU seconds when OCR began, and at the last page
+    cpu_at_page: float = 0.0
+    killed: ExtractError | None = field(default=None)
 
 
 def _crash_error(code: int | None, memory_mb: int) -> ExtractError:
@@ -119,6 +217,8 @@ class Sandbox:
         workers: int = 1,
         read: ReadFn = extract,
         low_priority: bool = True,
+        page_timeout_s: float = OCR_PAGE_TIMEOUT_S,
+        page_budget_s: float = OCR_PAGE_BUDGET_S,
     ) -> None:
         self.timeout_s = timeout_s
         self.memory_mb = memory_mb
@@ -127,20 +227,28 @@ class Sandbox:
         self.workers = max(1, workers)
         self.read = read
         self.low_priority = low_priority
+        self.page_timeout_s = page_timeout_s
+        self.page_budget_s = page_budget_s
         self.pids: set[int] = set()
         self._pool: ProcessPool | None = None
         self._lock = threading.Lock()
+        self._ctx = mp.get_context("spawn")  # never fork a process holding torch/ONNX threads
+        self._channel: Any = None
+        self._pause: Any = None
+        self._paused_s = 0.0  # time spent paused, not counted against any limit
+        self._tokens = itertools.count(1)
 
     def _ensure_pool(self) -> ProcessPool:
         with self._lock:
             if self._pool is None:
+                self._channel = self._ctx.Queue()
+                self._pause = self._ctx.Event()
                 self._pool = ProcessPool(
                     max_workers=self.workers,
                     max_tasks=self.max_tasks,
                     initializer=_init_reader,
-                    initargs=(self.memory_mb, self.low_priority),
-                    # Never fork a process that holds torch, ONNX and Lance threads.
-                    context=mp.get_context("spawn"),
+                    initargs=(self.memory_mb, self.low_priority, self._channel, self._pause),
+                    context=self._ctx,
                 )
             return self._pool
 
@@ -157,13 +265,30 @@ class Sandbox:
         return self._pool is not None
 
     def run(
-        self, jobs: Iterable[Job], cancel: threading.Event | None = None
+        self,
+        jobs: Iterable[Job],
+        cancel: threading.Event | None = None,
+        *,
+        pause: threading.Event | None = None,
+        on_ocr: OcrFn | None = None,
     ) -> Iterator[tuple[Job, Outcome]]:
         """Yield each job with its own outcome as it is read, keeping `ahead` files in flight
-        (queued ones are handed over while the caller works on the last one yielded)."""
+        (queued ones are handed over while the caller works on the last one yielded).
+
+        `on_ocr` hears how far OCR of a file is (called from this generator, so in the
+        caller's thread); while `pause` is set, readers hold between pages and no limit runs.
+        """
         pending = iter(jobs)
-        in_flight: dict[cf.Future[_Wire], Job] = {}
+        in_flight: dict[cf.Future[_Wire], _Watch] = {}
+        by_token: dict[int, _Watch] = {}
         exhausted = False
+        stop_mirror = threading.Event()
+        mirror = None
+        if pause is not None:
+            mirror = threading.Thread(
+                target=self._mirror_pause, args=(pause, stop_mirror), daemon=True
+            )
+            mirror.start()
 
         def fill() -> None:
             nonlocal exhausted
@@ -172,10 +297,14 @@ class Sandbox:
                 if job is None:
                     exhausted = True
                     return
+                token = next(self._tokens)
+                # Limits are the parent's (_enforce): a file's grows with its pages to OCR.
                 future = self._ensure_pool().schedule(
-                    _read, args=(job, self.read, self.memory_mb), timeout=self.timeout_s
+                    _read, args=(job, self.read, self.memory_mb, token)
                 )
-                in_flight[future] = job
+                watch = _Watch(job)
+                in_flight[future] = watch
+                by_token[token] = watch
 
         try:
             fill()
@@ -183,20 +312,115 @@ class Sandbox:
                 if cancel is not None and cancel.is_set():
                     return
                 done, _ = cf.wait(in_flight, timeout=0.2, return_when=cf.FIRST_COMPLETED)
+                self._hear(by_token, on_ocr)
+                self._enforce(in_flight)
                 ready = [(f, in_flight.pop(f)) for f in list(in_flight) if f in done]
                 fill()  # before yielding, so the readers work while the caller does
-                for future, job in ready:
+                for future, watch in ready:
                     if cancel is not None and cancel.is_set():
                         return
-                    yield job, self._outcome(job, future)
+                    # What the reader says of a file after its result is not news.
+                    by_token.pop(next(t for t, w in by_token.items() if w is watch), None)
+                    yield watch.job, self._outcome(watch.job, future, watch.killed)
         finally:
+            stop_mirror.set()
+            if mirror is not None:
+                mirror.join(1)
+            if self._pause is not None:
+                self._pause.clear()
             if cancel is not None and cancel.is_set():
                 self.close()  # a file being read is abandoned, not waited for
             else:
                 for future in in_flight:
                     future.cancel()
 
-    def _outcome(self, job: Job, future: cf.Future[_Wire]) -> Outcome:
+    def _mirror_pause(self, pause: threading.Event, stop: threading.Event) -> None:
+        """Hand the caller's pause to the reader processes, and count the time paused."""
+        last = time.monotonic()
+        while not stop.wait(0.1):
+            now = time.monotonic()
+            if pause.is_set():
+                self._paused_s += now - last
+                if self._pause is not None:
+                    self._pause.set()
+            elif self._pause is not None and self._pause.is_set():
+                self._pause.clear()
+            last = now
+
+    def _hear(self, by_token: dict[int, _Watch], on_ocr: OcrFn | None) -> None:
+        """Read what the readers said (a file started, a page OCR'd) since last time."""
+        if self._channel is None:
+            return
+        while True:
+            try:
+                kind, token, done, total, cpu, stamp = self._channel.get_nowait()
+            except queue.Empty:
+                return
+            except (OSError, ValueError, EOFError):  # the queue went with a closed pool
+                return
+            watch = by_token.get(token)
+            if watch is None:
+                continue
+            # The reader's wall clock: the caller may have been busy when it arrives.
+            now = time.monotonic() - max(0.0, time.time() - stamp)
+            if kind == "start":
+                watch.started = now
+                watch.paused_at_start = self._paused_s
+                watch.pid = done
+            elif kind == "page":
+                if watch.ocr_total == 0:
+                    watch.cpu_at_ocr = cpu
+                watch.ocr_total, watch.ocr_done = total, done
+                watch.last_page = now
+                watch.paused_at_page = self._paused_s
+                watch.cpu_at_page = cpu
+                if on_ocr is not None:
+                    on_ocr(watch.job, done, total)
+
+    def _enforce(self, in_flight: dict[cf.Future[_Wire], _Watch]) -> None:
+        """Stop a reader over its file's limit, or stuck on one page past the page limit.
+
+        Before OCR starts the limit is timeout_s of wall time, as for any file. OCR limits
+        count the reader's CPU seconds: on a machine busy with other work a page may wait
+        minutes for a core without being stuck; a reader that gets no CPU at all for
+        STALL_FACTOR times the limit is stopped all the same.
+        """
+        now = time.monotonic()
+        for future, watch in in_flight.items():
+            if watch.started is None or watch.killed is not None or future.done():
+                continue
+            spent = now - watch.started - (self._paused_s - watch.paused_at_start)
+            error = None
+            if not watch.ocr_total:
+                if spent > self.timeout_s:
+                    log.warning("reading %s timed out after %.0fs", watch.job.path, spent)
+                    error = ExtractError(FailKind.TIMEOUT, _timeout_message(self.timeout_s))
+            else:
+                cpu = _cpu_seconds(watch.pid)
+                limit = self.timeout_s + watch.ocr_total * self.page_budget_s
+                on_page = now - watch.last_page - (self._paused_s - watch.paused_at_page)
+                if cpu - watch.cpu_at_ocr > limit or spent > STALL_FACTOR * limit:
+                    log.warning("OCR of %s went over its limit of %.0fs", watch.job.path, limit)
+                    error = ExtractError(FailKind.TIMEOUT, _timeout_message(limit))
+                elif watch.ocr_done < watch.ocr_total and (
+                    cpu - watch.cpu_at_page > self.page_timeout_s
+                    or on_page > STALL_FACTOR * self.page_timeout_s
+                ):
+                    page = watch.ocr_done + 1
+                    log.warning("OCR of page %d of %s timed out", page, watch.job.path)
+                    error = ExtractError(
+                        FailKind.TIMEOUT,
+                        _page_timeout_message(page, watch.ocr_total, self.page_timeout_s),
+                    )
+            if error is not None:
+                watch.killed = error
+                future.cancel()  # pebble ends the process reading it
+
+    def _outcome(
+        self, job: Job, future: cf.Future[_Wire], killed: ExtractError | None = None
+    ) -> Outcome:
+        if killed is not None:
+            return killed
         try:
             wire = future.result()
         except TimeoutError:
@@ -221,13 +445,33 @@ class Sandbox:
 
 
 def run_inline(
-    jobs: Iterable[Job], cancel: threading.Event | None = None
+    jobs: Iterable[Job],
+    cancel: threading.Event | None = None,
+    *,
+    pause: threading.Event | None = None,
+    on_ocr: OcrFn | None = None,
 ) -> Iterator[tuple[Job, Outcome]]:
     """The same contract in this thread, without limits: for tests and tiny jobs."""
     for job in jobs:
         if cancel is not None and cancel.is_set():
             return
+        request = None
+        if job.ocr != OcrMode.OFF:
+
+            def said(done: int, total: int, job: Job = job) -> None:
+                if on_ocr is not None:
+                    on_ocr(job, done, total)
+
+            def started(total: int, said: Callable[[int, int], None] = said) -> None:
+                said(0, total)
+
+            request = OcrRequest(
+                force=job.ocr == OcrMode.FORCE,
+                on_start=started,
+                on_page=said,
+                paused=None if pause is None else pause.is_set,
+            )
         try:
-            yield job, extract(job.path, job.password)
+            yield job, extract(job.path, job.password, ocr=request)
         except ExtractError as exc:
             yield job, exc

@@ -141,6 +141,14 @@ class Plan:
     excluded: list[DocumentRecord] = field(default_factory=list)  # removed by the user
 
 
+OCR_READER = "ocr"  # documents.reader of a file read with OCR on every page
+
+
+def wants_ocr(doc: DocumentRecord) -> bool:
+    """Asked to be read with OCR ("Read with OCR") and not read so since: a change."""
+    return doc.ocr and doc.reader != OCR_READER and doc.status != Status.EXCLUDED
+
+
 def gave_up(doc: DocumentRecord, info: FileInfo) -> bool:
     """This very version of the file failed the same passing way too many runs in a row."""
     return (
@@ -165,6 +173,9 @@ def plan(
     out = Plan()
     for path, info in files.items():
         doc = by_path.get(path)
+        if doc is not None and wants_ocr(doc):  # the user asked to read it with OCR
+            out.candidates.append(info)
+            continue
         if doc is not None and doc.status == Status.EXCLUDED:
             if path in named:  # indexing a removed file by name brings it back
                 out.candidates.append(info)
@@ -226,7 +237,12 @@ def decide(
             decisions.append(Decision(Action.INDEX, info))  # extraction will report why
             continue
         same_path = by_path.get(info.path)
-        if same_path is not None and same_path.sha256 == sha and same_path.status == "indexed":
+        if (
+            same_path is not None
+            and same_path.sha256 == sha
+            and same_path.status == "indexed"
+            and not wants_ocr(same_path)
+        ):
             decisions.append(Decision(Action.TOUCH, info, sha, same_path))
         elif gone_by_sha.get(sha):
             source = gone_by_sha[sha].pop()

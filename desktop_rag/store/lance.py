@@ -90,6 +90,7 @@ def documents_schema() -> pa.Schema:
             ("failures", pa.int32()),
             ("failed_size", pa.int64()),
             ("failed_mtime_ns", pa.int64()),
+            ("ocr", pa.bool_()),
         ]
     )
 
@@ -100,6 +101,7 @@ _ADDED_DOCUMENT_COLUMNS = {
     "failures": "CAST(0 AS INT)",
     "failed_size": "CAST(-1 AS BIGINT)",
     "failed_mtime_ns": "CAST(-1 AS BIGINT)",
+    "ocr": "false",  # "read with OCR", asked per file (issue 16)
 }
 
 

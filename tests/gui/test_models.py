@@ -76,3 +76,27 @@ def test_documents_model_bulk_changes_reset_once(qapp, qtmodeltester):
     assert model.row_for("/new/working.pdf") is not None, "work in progress stays"
     model.set_records(many[:9])  # one more: in place, no reset
     assert resets == [1, 1] and model.rowCount() == 10
+
+
+def test_a_file_read_with_ocr_says_so(qapp, qtmodeltester):
+    from dataclasses import replace
+
+    model = DocumentsModel()
+    model.set_records(
+        [
+            replace(_record("/a/scan.pdf", pages=73), reader="ocr"),
+            replace(_record("/a/mixed.pdf", pages=9), reader="pdfium+ocr"),
+            _record("/a/plain.pdf"),
+        ]
+    )
+    qtmodeltester.check(model, force_py=True)
+    paths = ("/a/scan.pdf", "/a/mixed.pdf", "/a/plain.pdf")
+    texts = {p.rsplit("/", 1)[1]: model.row_for(p).status_text for p in paths}
+    assert texts == {
+        "scan.pdf": "Indexed: 73 pages, read with OCR",
+        "mixed.pdf": "Indexed: 9 pages, some read with OCR",
+        "plain.pdf": "Indexed",
+    }
+    # An indexing event keeps saying how it was read.
+    model.apply(FileEvent("/a/plain.pdf", "indexed", 4, 10, reader="ocr"))
+    assert model.row_for("/a/plain.pdf").status_text == "Indexed: 4 pages, read with OCR"

@@ -62,3 +62,11 @@ def test_no_models_found_says_so(qtbot, home):
     dialog = _dialog(qtbot)
     assert not dialog.found.isVisibleTo(dialog)
     assert "No models found" in dialog.found_status.text()
+
+
+def test_ocr_can_be_turned_off_and_says_what_it_reads_well(qtbot, home):
+    dialog = _dialog(qtbot, Settings(ocr=True))
+    assert dialog.ocr.isChecked()
+    assert "accented letters" in dialog.ocr.toolTip()
+    dialog.ocr.setChecked(False)
+    assert dialog.result_settings().ocr is False

@@ -114,16 +114,16 @@ def _fail_reading(monkeypatch, name, kind, calls):
     from desktop_rag.ingest.extract import ExtractError
     from desktop_rag.ingest.extract import extract as real_extract
 
-    def extract(path, password=None):
+    def extract(path, password=None, ocr=None):
         if path.endswith(name):
             calls.append(path)
             if kind == FailKind.CHANGING:  # the file changes while it is read
-                result = real_extract(path, password)
+                result = real_extract(path, password, ocr=ocr)
                 st = os.stat(path)
                 os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
                 return result
             raise ExtractError(kind, f"failed for a passing reason ({kind}).")
-        return real_extract(path, password)
+        return real_extract(path, password, ocr=ocr)
 
     monkeypatch.setattr(sandbox, "extract", extract)
 

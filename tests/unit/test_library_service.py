@@ -317,3 +317,18 @@ def test_the_embedder_is_prepared_or_loaded_before_the_first_question() -> None:
         calls.clear()
         warm_up(embedder)
         assert calls == ([expected, "query"] if expected else ["query"])
+
+
+def test_read_with_ocr_asks_for_the_file_and_the_setting_reaches_the_indexer(
+    service: LibraryService, library_dir: Path
+) -> None:
+    from dataclasses import replace
+
+    assert service.app is not None and service.app.ingest.ocr
+    path = str(library_dir / "scan.pdf")
+    edit = service.read_with_ocr(path)
+    assert edit.index == (path,)
+    assert path in service.app.ingest.ocr_requested
+    service.apply_settings(replace(service.settings, ocr=False))
+    assert not service.app.ingest.ocr
+    assert Settings.load().ocr is False

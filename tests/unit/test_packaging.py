@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 LINUX = REPO / "packaging" / "linux"
 sys.path.insert(0, str(REPO / "packaging"))
@@ -132,3 +134,24 @@ def test_the_icons_hold_png_images_at_every_size(tmp_path):
 
 def test_the_installer_is_valid_posix_shell():
     assert subprocess.run(["sh", "-n", str(LINUX / "install.sh")]).returncode == 0
+
+
+def test_one_qt_the_ocr_engine_comes_without_opencv_python():
+    """rapidocr-onnxruntime requires opencv-python, whose wheel carries a Qt 5 beside
+    PySide6's: the venv holds the headless OpenCV only, and the set-up keeps it that way."""
+    import importlib.metadata as metadata
+    import tomllib
+
+    with pytest.raises(metadata.PackageNotFoundError):
+        metadata.version("opencv-python")
+    assert metadata.version("opencv-python-headless")
+    import cv2
+
+    assert not (Path(cv2.__file__).parent / "qt").exists()
+    deps = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    names = [d.split("=")[0].split(">")[0].split("<")[0].strip().lower() for d in deps]
+    assert "opencv-python" not in names and "rapidocr-onnxruntime" not in names
+    assert "opencv-python-headless" in names
+    makefile = (REPO / "Makefile").read_text()
+    assert 'pip install --quiet --no-deps "rapidocr-onnxruntime==$(RAPIDOCR)"' in makefile
+    assert metadata.version("rapidocr-onnxruntime") in makefile

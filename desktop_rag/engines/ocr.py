@@ -1,0 +1,171 @@
+"""Local OCR: the engine Protocol and the RapidOCR adapter (PP-OCR models inside its wheel)."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import logging
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+log = logging.getLogger(__name__)
+
+ENGINE_PACKAGE = "rapidocr_onnxruntime"
+# The three models the engine loads, all inside the wheel (detection, direction, recognition).
+MODEL_FILES = (
+    "ch_PP-OCRv4_det_infer.onnx",
+    "ch_ppocr_mobile_v2.0_cls_infer.onnx",
+    "ch_PP-OCRv4_rec_infer.onnx",
+)
+# The engine shrinks any image whose longer side exceeds this before reading it; our renders
+# stay within it, so the resolution chosen by measurement is the one the models see.
+MAX_SIDE = 3600
+
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1 in pixels, origin top-left
+
+
+@dataclass(frozen=True, slots=True)
+class OcrLine:
+    """One line of text found on an image: its words, confidence (0..1) and box in pixels.
+
+    `chars` holds one box per character of `text` when the engine gives them (else empty).
+    """
+
+    text: str
+    score: float
+    box: Box
+    chars: tuple[Box, ...] = ()
+
+
+class OcrEngine(Protocol):
+    """What reading a page image needs of an OCR engine."""
+
+    name: str
+
+    def read(self, image: NDArray[np.uint8]) -> list[OcrLine]:
+        """The lines of text on an RGB image (height x width x 3), in any order."""
+        ...
+
+
+def available() -> bool:
+    """Whether the OCR engine and its models are installed (the app runs without them)."""
+    try:
+        return importlib.util.find_spec(ENGINE_PACKAGE) is not None and all(
+            (models_dir() / name).is_file() for name in MODEL_FILES
+        )
+    except (ImportError, ValueError):
+        return False
+
+
+def models_dir() -> Path:
+    """Where the wheel keeps the models (read in place; nothing is ever downloaded)."""
+    spec = importlib.util.find_spec(ENGINE_PACKAGE)
+    if spec is None or spec.origin is None:
+        raise ImportError(f"{ENGINE_PACKAGE} is not installed")
+    return Path(spec.origin).parent / "models"
+
+
+class RapidOcr:
+    """PP-OCRv4 through ONNX Runtime; the models load on first use, once per process."""
+
+    name = "rapidocr"
+
+    def __init__(self, threads: int = 1) -> None:
+        # One thread: the reader process runs beside the embedder on few cores.
+        self.threads = max(1, threads)
+        self._engine: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._engine is None:
+                from rapidocr_onnxruntime import RapidOCR
+
+                # Its own config.yaml names the models beside it, inside the wheel.
+                self._engine = RapidOCR(
+                    max_side_len=MAX_SIDE,
+                    intra_op_num_threads=self.threads,
+                    inter_op_num_threads=1,
+                )
+            return self._engine
+
+    def read(self, image: NDArray[np.uint8]) -> list[OcrLine]:
+        engine = self._load()
+        result, _ = engine(image, return_word_box=True)
+        lines = []
+        for item in result or ():
+            quad, text, score = item[0], str(item[1]), float(item[2])
+            xs = [float(p[0]) for p in quad]
+            ys = [float(p[1]) for p in quad]
+            chars: tuple[Box, ...] = ()
+            if len(item) > 4 and item[4] and "".join(item[4]) == text and item[3]:
+                boxes = []
+                for q in item[3]:
+                    qx = [float(p[0]) for p in q]
+                    qy = [float(p[1]) for p in q]
+                    boxes.append((min(qx), min(qy), max(qx), max(qy)))
+                if len(boxes) == len(text):
+                    chars = tuple(boxes)
+            line = OcrLine(text, score, (min(xs), min(ys), max(xs), max(ys)), chars)
+            lines.extend(split_line(line))
+        return lines
+
+
+# The recogniser drops many spaces of Latin text (it is trained mostly on Chinese, written
+# without them) and the detector can join lines of two columns across a narrow gutter; the
+# character positions still show both. A step between character centres this many times the
+# line's median step is a space, and this many more is a gutter.
+SPACE_STEP = 1.6
+GUTTER_STEP = 4.0
+
+
+def split_line(line: OcrLine) -> list[OcrLine]:
+    """A line with its lost spaces put back and split where it jumps a column gutter."""
+    chars, text = line.chars, line.text
+    if len(chars) < 3:
+        return [line]
+    centres = [(c[0] + c[2]) / 2 for c in chars]
+    steps = [b - a for a, b in itertools.pairwise(centres)]
+    median = sorted(steps)[len(steps) // 2]
+    if median <= 0:
+        return [line]
+    pieces: list[tuple[list[str], list[Box]]] = [([text[0]], [chars[0]])]
+    for i, step in enumerate(steps, start=1):
+        ch, box = text[i], chars[i]
+        out_text, out_boxes = pieces[-1]
+        if step >= GUTTER_STEP * median and not ch.isspace() and not text[i - 1].isspace():
+            pieces.append(([ch], [box]))
+            continue
+        # Wide letters (m, w) step further from their neighbours without a space between.
+        wide = ch in "mwMW" or text[i - 1] in "mwMW"
+        if (
+            step >= SPACE_STEP * median * (1.4 if wide else 1.0)
+            and not ch.isspace()
+            and not text[i - 1].isspace()
+            and ch not in ".,;:!?)]}%"
+            and text[i - 1] not in "([{"
+        ):
+            gap = (out_boxes[-1][2], box[1], max(out_boxes[-1][2], box[0]), box[3])
+            out_text.append(" ")
+            out_boxes.append(gap)
+        out_text.append(ch)
+        out_boxes.append(box)
+    out = []
+    for piece_text, piece_boxes in pieces:
+        joined = "".join(piece_text)
+        if not joined.strip():
+            continue
+        box = (
+            min(b[0] for b in piece_boxes),
+            line.box[1],
+            max(b[2] for b in piece_boxes),
+            line.box[3],
+        )
+        out.append(OcrLine(joined, line.score, box, tuple(piece_boxes)))
+    return out

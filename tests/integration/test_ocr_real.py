@@ -1,0 +1,146 @@
+"""The real OCR engine (rapidocr, models from its wheel) on scanned pages made here: words
+and boxes read, offline with an empty home, and a kill mid-OCR costs only the file in progress."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from desktop_rag.engines import ocr as engine
+from desktop_rag.ingest.extract import extract
+from desktop_rag.ingest.ocr import OcrRequest
+from tests.pdfgen import make_pdf
+from tests.scanned import make_noise_pdf, make_scanned_pdf
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not engine.available(), reason="the OCR engine is not installed"),
+]
+
+CLI = str(Path(sys.executable).with_name("desktop-rag"))
+LINES = ["Octopus blood is blue because of hemocyanin.", "The third heart pumps it to the body."]
+
+
+def test_a_scanned_page_is_read_with_its_word_boxes(tmp_path: Path) -> None:
+    path = make_scanned_pdf(tmp_path / "scan.pdf", [LINES])
+    page = extract(str(path), ocr=OcrRequest()).pages[0]
+    assert page.ocr
+    words = page.text.lower().split()
+    for word in ("octopus", "blood", "blue", "hemocyanin.", "third", "heart"):
+        assert word in words, page.text
+    first = next(b for b in page.boxes if page.text[b[0] : b[1]] == "Octopus")
+    # Drawn at a third of an inch from the top-left corner of a 6 x 3 inch page.
+    _s, _e, x0, y0, x1, y1 = first
+    assert 0.03 < x0 < 0.08 and 0.08 < y0 < 0.16 and x1 > x0 and y1 > y0
+
+
+def test_noise_fails_with_a_reason_instead_of_invented_words(tmp_path: Path) -> None:
+    from desktop_rag.ingest.extract import ExtractError
+
+    path = make_noise_pdf(tmp_path / "noise.pdf")
+    with pytest.raises(ExtractError) as caught:
+        extract(str(path), ocr=OcrRequest())
+    assert "OCR found no text it is sure of" in str(caught.value)
+
+
+def _clean_env(home: Path, data: Path) -> dict[str, str]:
+    return {
+        "PATH": os.environ["PATH"],
+        "HOME": str(home),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "DESKTOP_RAG_DATA_DIR": str(data),
+        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+    }
+
+
+def test_a_scan_is_indexed_and_found_offline_with_an_empty_home(tmp_path: Path) -> None:
+    if shutil.which("unshare") is None or subprocess.run(["unshare", "-rn", "true"]).returncode:
+        pytest.skip("unshare -rn is not available: cannot cut the network")
+    lib = tmp_path / "lib"
+    make_scanned_pdf(lib / "scan.pdf", [["Delivery note."], ["The Pelargonite valve is in 7."]])
+    home = tmp_path / "home"
+    home.mkdir()
+    env = _clean_env(home, tmp_path / "data")
+    run = ["unshare", "-rn", CLI]
+    indexed = subprocess.run(
+        [*run, "index", str(lib), "--json"], env=env, capture_output=True, text=True, timeout=900
+    )
+    assert indexed.returncode == 0, indexed.stderr[-2000:]
+    assert json.loads(indexed.stdout)["pages"] == 2
+    found = subprocess.run(
+        [*run, "search", "Pelargonite valve", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    hits = json.loads(found.stdout)["hits"]
+    assert hits[0]["page"] == 2 and "pelargonite" in hits[0]["text"].lower()
+    # Nothing was fetched into the empty home: no model hub cache, no OCR model copied in
+    # (the embedder's own export into the app's cache is made here, from the bundled model).
+    names = {p.name for p in home.rglob("*")}
+    assert not names & set(engine.MODEL_FILES)
+    assert not (home / ".cache" / "huggingface").exists()
+
+
+def _readers_of(pid: int) -> set[int]:
+    """The reader processes of an indexer (not multiprocessing's resource tracker, which
+    leaves once the last of them has)."""
+    try:
+        children = psutil.Process(pid).children(recursive=True)
+        return {c.pid for c in children if "spawn_main" in " ".join(c.cmdline())}
+    except psutil.NoSuchProcess:
+        return set()
+
+
+def test_a_kill_mid_ocr_costs_only_the_file_being_read(tmp_path: Path) -> None:
+    lib = tmp_path / "lib"
+    make_pdf(lib / "a-digital.pdf", ["Squid have three hearts as octopuses do."])
+    make_pdf(lib / "b-digital.pdf", ["Cuttlefish change colour in a fraction of a second."])
+    make_scanned_pdf(lib / "c-scan.pdf", [LINES] * 4)
+    data = tmp_path / "data"
+    env = {**os.environ, "DESKTOP_RAG_DATA_DIR": str(data)}
+    proc = subprocess.Popen(
+        [CLI, "index", str(lib)], env=env, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    readers: set[int] = set()
+    assert proc.stderr is not None
+    deadline = time.monotonic() + 600
+    for line in proc.stderr:
+        readers |= _readers_of(proc.pid)
+        if "with OCR" in line:
+            break
+        assert time.monotonic() < deadline, "OCR never started"
+    readers |= _readers_of(proc.pid)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(30)
+    # The reader process, busy with OCR, notices its indexer is gone and stops.
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(psutil.pid_exists(p) for p in readers):
+        time.sleep(0.2)
+    alive = [p for p in readers if psutil.pid_exists(p) and psutil.Process(p).status() != "zombie"]
+    assert not alive, f"reader processes outlived the killed indexer: {alive}"
+
+    resumed = subprocess.run(
+        [CLI, "index", str(lib), "--json"], env=env, capture_output=True, text=True, timeout=900
+    )
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    report = json.loads(resumed.stdout)
+    assert report["indexed"] + report["unchanged"] == 3 and not report["failed"]
+    status = json.loads(
+        subprocess.run(
+            [CLI, "status", "--json"], env=env, capture_output=True, text=True, check=True
+        ).stdout
+    )
+    assert status["documents"] == 3 and status["pages"] == 6

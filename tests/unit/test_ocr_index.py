@@ -1,0 +1,111 @@
+"""Scanned PDFs through the whole index run (fake OCR engine, real LanceDB): boxes stored,
+progress told, the setting obeyed, "Read with OCR" remembered and treated as a change."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from desktop_rag.app import build_app
+from desktop_rag.config import Settings
+from desktop_rag.ingest import ocr
+from desktop_rag.ingest.chunk import ChunkParams
+from desktop_rag.types import FailKind, Progress
+from tests.fakes import FakeOcr, HashEmbedder, WordTokenizer
+from tests.pdfgen import make_pdf
+from tests.scanned import make_scanned_pdf
+
+
+@pytest.fixture
+def fake_ocr():
+    engine = FakeOcr([("Hemocyanin makes octopus blood blue.", 0.96), ("Copper, not iron.", 0.9)])
+    ocr.set_engine(engine)
+    yield engine
+    ocr.set_engine(None)
+
+
+def _app(tmp_path: Path, **settings: object):
+    return build_app(
+        Settings(data_dir=str(tmp_path / "data"), **settings),  # type: ignore[arg-type]
+        embedder=HashEmbedder(),
+        tokenizer=WordTokenizer,
+        params=ChunkParams(60, 10),
+        isolate=False,
+    )
+
+
+def test_a_scan_is_indexed_with_boxes_and_page_progress(tmp_path: Path, fake_ocr: FakeOcr):
+    lib = tmp_path / "lib"
+    make_scanned_pdf(lib / "scan.pdf", [["x"], ["y"]])
+    app = _app(tmp_path)
+    seen: list[Progress] = []
+    report = app.ingest.index([str(lib)], on_progress=seen.append)
+    assert (report.indexed, report.failed, report.pages) == (1, [], 2)
+    (doc,) = app.store.documents()
+    assert doc.reader == "ocr" and not doc.ocr
+    rows = app.store.chunk_rows(doc.doc_id)
+    assert {r["page"] for r in rows} == {1, 2}
+    for row in rows:
+        boxes = json.loads(row["boxes"])
+        assert [row["text"][s - row["start"] : e - row["start"]] for s, e, *_ in boxes] == row[
+            "text"
+        ].split()
+    messages = [p.message for p in seen if p.stage == "ocr"]
+    assert "reading page 1 of 2 with OCR" in messages
+    assert any(m.startswith("reading page 2 of 2 with OCR, about") for m in messages)
+    hits = app.retriever.search("hemocyanin octopus", k=2)
+    assert hits and hits[0].path.endswith("scan.pdf")
+
+
+def test_ocr_turned_off_leaves_a_scan_failed_with_the_reason(tmp_path: Path, fake_ocr: FakeOcr):
+    lib = tmp_path / "lib"
+    make_scanned_pdf(lib / "scan.pdf", [["x"]])
+    report = _app(tmp_path, ocr=False).ingest.index([str(lib)])
+    assert fake_ocr.calls == 0
+    (failure,) = report.failed
+    assert failure.kind == FailKind.NO_TEXT and "no text layer" in failure.reason
+
+
+def test_read_with_ocr_is_remembered_and_is_a_change(tmp_path: Path, fake_ocr: FakeOcr):
+    lib = tmp_path / "lib"
+    pdf = make_pdf(lib / "garbage.pdf", ["Ths txt lyr is grbage frm a bad cnvrter."])
+    app = _app(tmp_path)
+    app.ingest.index([str(lib)])
+    assert fake_ocr.calls == 0
+    (doc,) = app.store.documents()
+    assert doc.reader == "pdfium" and not doc.ocr
+
+    app.ingest.ocr_requested.add(str(pdf))
+    report = app.ingest.index([str(lib)])  # the file itself has not changed
+    assert (report.indexed, report.unchanged) == (1, 0)
+    assert fake_ocr.calls == 1
+    (doc,) = app.store.documents()
+    assert doc.ocr and doc.reader == "ocr"
+    assert "Hemocyanin" in app.store.chunk_rows(doc.doc_id)[0]["text"]
+
+    # A restart: a new app over the same index knows the wish and has nothing left to do.
+    again = _app(tmp_path)
+    report = again.ingest.index([str(lib)])
+    assert (report.indexed, report.unchanged) == (0, 1)
+    assert fake_ocr.calls == 1
+    # A new version of the file is read with OCR again, as asked.
+    make_pdf(pdf, ["A new version with another garbage text layer."])
+    os.utime(pdf, ns=(1, 2_000_000_000_000_000_000))
+    report = again.ingest.index([str(lib)])
+    assert report.indexed == 1 and fake_ocr.calls == 2
+    (doc,) = again.store.documents()
+    assert doc.ocr and doc.reader == "ocr"
+
+
+def test_read_with_ocr_of_a_file_not_indexed_yet(tmp_path: Path, fake_ocr: FakeOcr):
+    lib = tmp_path / "lib"
+    pdf = make_pdf(lib / "garbage.pdf", ["Ths txt lyr is grbage frm a bad cnvrter."])
+    app = _app(tmp_path)
+    app.ingest.ocr_requested.add(str(pdf))
+    assert app.ingest.index([str(lib)]).indexed == 1
+    assert fake_ocr.calls == 1
+    (doc,) = app.store.documents()
+    assert doc.ocr and doc.reader == "ocr"
