@@ -17,8 +17,15 @@ from desktop_rag.engines.embed import Embedder, Preparable
 from desktop_rag.errors import BusyError, Cancelled, UsageError
 from desktop_rag.infra import faults, priority
 from desktop_rag.ingest import sandbox
-from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, chunk_pages, rechunk_ids
+from desktop_rag.ingest.chunk import (
+    ChunkParams,
+    TokenOffsets,
+    chunk_pages,
+    embedded_text,
+    rechunk_ids,
+)
 from desktop_rag.ingest.extract import Extracted, ExtractError, sha256_file
+from desktop_rag.ingest.outline import layout_pages
 from desktop_rag.ingest.scan import (
     MAX_SAME_FAILURES,
     TRANSIENT_KINDS,
@@ -431,7 +438,10 @@ class IngestService:
         doc_id = doc_id_for(info.path)
         if on_file is not None:
             on_file(FileEvent(info.path, Status.INDEXING, pages=len(extracted.pages)))
-        chunks = chunk_pages(doc_id, info.path, extracted.pages, self.tokenizer, self.params)
+        layouts = layout_pages(extracted.pages, extracted.outline) if self.params.sections else None
+        chunks = chunk_pages(
+            doc_id, info.path, extracted.pages, self.tokenizer, self.params, layouts
+        )
         if not chunks:
             self._failed(
                 info,
@@ -450,7 +460,7 @@ class IngestService:
         for start in range(0, len(chunks), EMBED_BATCH):
             self._checkpoint(cancel, pause)
             batch = chunks[start : start + EMBED_BATCH]
-            vectors.append(self.embedder.embed([c.text for c in batch]))
+            vectors.append(self.embedder.embed([embedded_text(c, self.params) for c in batch]))
             faults.reached("embedded")
             tracker.chunks += len(batch)
             tracker.emit("indexing", info.path)
