@@ -13,29 +13,29 @@ from tests.pdfgen import make_pdf
 
 HEADER = "Handy Vac 3000 User Manual"
 FILLER = (
-    "The unit should be switched off and unplugged before any of the steps below, and the "
-    "instructions of this chapter apply to every model of the range sold since the first "
-    "edition of this manual was printed, whatever the colour or the size of the unit."
+    "Before any of these steps switch the unit off and unplug it; they apply to every model "
+    "of the range sold since the first edition, whatever its colour or size, and to the spare "
+    "parts too."
 )
 SECTIONS = [
     ("1 Getting started", "Unpack the vacuum cleaner and fit the nozzle to the hose."),
-    ("2 Battery care", "The pack lasts longest when it is treated as described here."),
+    ("2 Battery care", "Treat the pack as described here and it lasts longest."),
     ("2.1 Charging the battery", "Plug the charger in for four hours before the first use."),
     ("2.2 Storing the battery", "Keep the pack in a cool dry place at half charge for months."),
-    ("3 Cleaning the filter", "Rinse the filter under cold water once a month and let it dry."),
-    ("4 Emptying the bin", "Press the red button and tip the dust into a bin."),
-    ("5 Troubleshooting", "If the motor stops, check the hose for blockages."),
+    ("3 Cleaning the filter", "Rinse it under cold water once a month and let it dry."),
+    ("4 Emptying the bin", "Press the red button and tip the dust out."),
+    ("5 Troubleshooting", "If the motor stops, look for blockages in the hose."),
 ]
+CONTENTS_PAGE = 2
 
 
 def manual(tmp_path: Path) -> Path:
     contents = ["Contents"] + [
-        f"{title} . . . . . . . . . . . . . . . . {page}"
-        for page, (title, _) in enumerate(SECTIONS, start=3)
+        f"{title} . . . . . . . . {page}" for page, (title, _) in enumerate(SECTIONS, start=3)
     ]
-    pages = ["Handy Vac 3000\nUser Manual\nThird edition", "\n".join(contents)]
+    pages = ["Handy Vac 3000\nUser Manual", "\n".join(contents)]
     for number, (title, body) in enumerate(SECTIONS, start=3):
-        pages.append(f"{HEADER}\n{title}\n{body} {FILLER} {FILLER}\n{number}")
+        pages.append(f"{HEADER}\n{title}\n{body} {FILLER} {FILLER} {FILLER}\n{number}")
     return make_pdf(tmp_path / "handyvac.pdf", pages)
 
 
@@ -53,21 +53,19 @@ def app(tmp_path: Path) -> App:
 
 @pytest.mark.parametrize(
     ("query", "page"),
-    [
-        ("Storing the battery", 6),
-        ("Charging the battery", 5),
-        ("Cleaning the filter", 7),
-        ("Troubleshooting", 9),
-    ],
+    [(title.split(" ", 1)[1], page) for page, (title, _) in enumerate(SECTIONS, start=3)],
 )
-def test_a_section_title_finds_the_section_not_the_contents(
+def test_a_section_title_finds_the_section_before_the_contents(
     app: App, query: str, page: int
 ) -> None:
-    hits = app.retriever.search(query, k=5)
-    assert hits[0].page == page
-    assert 2 in [h.page for h in hits], "the contents page stays findable"
+    pages = [h.page for h in app.retriever.search(query, k=5)]
+    assert pages[0] == page
+    if CONTENTS_PAGE in pages:
+        assert pages.index(page) < pages.index(CONTENTS_PAGE)
 
 
-def test_the_contents_page_is_still_found_when_nothing_else_matches(app: App) -> None:
+def test_the_contents_page_stays_findable(app: App) -> None:
     hits = app.retriever.search("Contents", k=3)
-    assert hits[0].page == 2
+    assert CONTENTS_PAGE in [h.page for h in hits]
+    shown = next(h for h in hits if h.page == CONTENTS_PAGE)
+    assert shown.why is not None and "navigation page" in shown.why.demoted
