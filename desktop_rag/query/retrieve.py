@@ -38,10 +38,11 @@ class Mode(StrEnum):
 
 def fuse(
     rankings: Sequence[Sequence[Hit]],
-    k: int = RRF_K,
+    k: int | None = None,
     weights: Sequence[float] | None = None,
 ) -> list[Hit]:
     """Weighted reciprocal rank fusion: score = sum of weight / (k + rank), rank from 1."""
+    k = RRF_K if k is None else k
     scores: dict[str, float] = {}
     best: dict[str, Hit] = {}
     weights = weights or [1.0] * len(rankings)
