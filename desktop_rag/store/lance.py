@@ -73,7 +73,11 @@ class IndexMeta:
                 f"embedder {other.embedder_id} ({other.dim}d) → {self.embedder_id} ({self.dim}d)"
             )
         if self.chunking != other.chunking:
-            out.append(f"chunking {other.chunking} → {self.chunking}")
+            sizes = {k: v for k, v in self.chunking.items() if k != "sections"}
+            if sizes == {k: v for k, v in other.chunking.items() if k != "sections"}:
+                out.append("chunks without section headings → chunks that know their section")
+            else:
+                out.append(f"chunking {other.chunking} → {self.chunking}")
         return out
 
 

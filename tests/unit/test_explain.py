@@ -95,7 +95,7 @@ def test_an_index_made_before_sections_asks_for_a_rebuild(tmp_path, animal_pdfs)
     old = _app(data, ChunkParams(sections=0))
     old.ingest.index([str(animal_pdfs)])
     app = _app(data)
-    assert app.stale is not None and "sections" in str(app.stale)
+    assert app.stale is not None and "section headings" in str(app.stale)
     assert app.retriever.search("hemocyanin copper", k=1)  # it still answers, as built
     app.rebuild()
     assert app.stale is None and _app(data).stale is None
