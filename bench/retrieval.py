@@ -119,7 +119,7 @@ def load_questions(name: str, corpus: Path) -> list[Question]:
         ]
     if name == "financebench":
         splits = json.loads((QUESTIONS / "splits.json").read_text())["financebench"]
-        side = {d: s for s, docs in splits.items() for d in docs}
+        side = {d: s for s in ("tune", "held_out") for d in splits[s]}
         have = {Path(p).stem for p in financebench_library(corpus)}
         out = []
         for r in _jsonl(corpus / "financebench" / "financebench_open_source.jsonl"):
