@@ -252,8 +252,9 @@ def evaluate(
     return out
 
 
-def run_baseline(commit: str, sets: list[str], corpus: Path) -> dict[str, object]:
-    """This script on an export of `commit`: the code as it was, same questions, same run."""
+def start_baseline(commit: str, sets: list[str], corpus: Path) -> subprocess.Popen[bytes]:
+    """This script on an export of `commit`: the code as it was, same questions, same run
+    (started beside this tree's evaluation; `finish_baseline` collects it)."""
     tree = HERE / "data" / f"baseline-{commit}"
     if not tree.exists():
         tmp = Path(tempfile.mkdtemp(dir=HERE / "data"))
@@ -263,29 +264,18 @@ def run_baseline(commit: str, sets: list[str], corpus: Path) -> dict[str, object
         subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
         tmp.rename(tree)
     env = dict(os.environ, BENCH_CODE=str(tree))
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(Path(__file__).resolve()),
-            "--systems",
-            "app",
-            "--tag",
-            "baseline",
-            "--sets",
-            ",".join(sets),
-            "--corpus",
-            str(corpus),
-            "--financebench",
-            "all" if FULL_FINANCEBENCH else "subset",
-            "--manuals",
-            "all" if FULL_MANUALS else "subset",
-        ],
-        env=env,
-        cwd=str(tree),
-        check=True,
-        stdout=subprocess.PIPE,
-    )
-    result = json.loads(proc.stdout)["systems"]["app"]
+    argv = [sys.executable, str(Path(__file__).resolve()), "--systems", "app"]
+    argv += ["--tag", "baseline", "--sets", ",".join(sets), "--corpus", str(corpus)]
+    argv += ["--financebench", "all" if FULL_FINANCEBENCH else "subset"]
+    argv += ["--manuals", "all" if FULL_MANUALS else "subset"]
+    return subprocess.Popen(argv, env=env, cwd=str(tree), stdout=subprocess.PIPE)
+
+
+def finish_baseline(proc: subprocess.Popen[bytes], commit: str) -> dict[str, object]:
+    out, _ = proc.communicate()
+    if proc.returncode != 0:
+        raise SystemExit(f"the baseline run failed (exit code {proc.returncode})")
+    result = json.loads(out)["systems"]["app"]
     result["commit"] = commit
     return dict(result)
 
@@ -327,11 +317,15 @@ def main() -> int:
     corpus = Path(args.corpus).resolve()
     sets = [s for s in args.sets.split(",") if s]
     systems: dict[str, dict[str, object]] = {}
-    for system in args.systems.split(","):
-        if system == "baseline":
-            systems["baseline"] = run_baseline(args.baseline_commit, sets, corpus)
-        else:
+    names = args.systems.split(",")
+    baseline = None
+    if "baseline" in names:
+        baseline = start_baseline(args.baseline_commit, sets, corpus)
+    for system in names:
+        if system != "baseline":
             systems.update(evaluate([system], sets, corpus, args.tag))
+    if baseline is not None:
+        systems = {"baseline": finish_baseline(baseline, args.baseline_commit), **systems}
     out = {"k": K, "load_average_end": os.getloadavg(), "systems": systems}
     print(json.dumps(out, indent=1))
     if args.table:

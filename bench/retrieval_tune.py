@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import retrieval as bench
 
 from desktop_rag.query import retrieve
+from desktop_rag.types import Hit
 
 
 def main() -> int:
@@ -43,34 +44,41 @@ def main() -> int:
             apps[library] = build_app(Settings(data_dir=str(bench.cache_folder(library, "app"))))
         searchers[name] = apps[library]
     questions = {n: [q for q in bench.load_questions(n, corpus) if q.split == "tune"] for n in sets}
+    navs = [float(x) for x in args.nav.split(",")]
+    boosts = [float(x) for x in args.section.split(",")]
+    text_weights = [float(x) for x in args.text_weight.split(",")]
+    ks = [int(x) for x in args.rrf_k.split(",")]
+    # The two lists are searched once per question (BM25 once per heading boost); fusion and
+    # demotion, which are cheap, are then replayed for every combination.
+    lists: dict[str, list[tuple[bench.Question, list[Hit], dict[float, list[Hit]]]]] = {}
+    for name in sets:
+        app = searchers[name]
+        n = app.retriever.candidates
+        rows_for_set = []
+        for q in questions[name]:
+            vector = app.store.vector_search(app.embedder.embed_query(q.text), n)
+            texts = {}
+            for boost in boosts:
+                app.store.section_boost = boost
+                texts[boost] = app.store.text_search(q.text, n)
+            rows_for_set.append((q, vector, texts))
+        lists[name] = rows_for_set
+        print(f"searched {name}", file=sys.stderr, flush=True)
     rows = []
-    grid = itertools.product(
-        map(float, args.nav.split(",")),
-        map(float, args.section.split(",")),
-        map(float, args.text_weight.split(",")),
-        map(int, args.rrf_k.split(",")),
-    )
-    for nav, section, text_weight, rrf_k in grid:
-        retrieve.TEXT_WEIGHT = text_weight
-        retrieve.VECTOR_WEIGHT = 0.5  # only the ratio matters to the ranking
-        retrieve.RRF_K = rrf_k
+    for nav, boost, text_weight, rrf_k in itertools.product(navs, boosts, text_weights, ks):
         row: dict[str, object] = {
             "nav": nav,
-            "section": section,
+            "section": boost,
             "text_weight": text_weight,
-            "vector_weight": retrieve.VECTOR_WEIGHT,
+            "vector_weight": 0.5,
             "rrf_k": rrf_k,
         }
         for name in sets:
-            app = searchers[name]
-            app.retriever.nav_factor = nav
-            app.store.section_boost = section
-            rrs = [
-                bench.reciprocal_rank(
-                    [(h.path, h.page) for h in app.retriever.search(q.text, k=bench.K)], q
-                )
-                for q in questions[name]
-            ]
+            rrs = []
+            for q, vector, texts in lists[name]:
+                fused = retrieve.fuse([vector, texts[boost]], k=rrf_k, weights=[0.5, text_weight])
+                ranked = retrieve.demote(fused, nav)[: bench.K]
+                rrs.append(bench.reciprocal_rank([(h.path, h.page) for h in ranked], q))
             row[name] = bench.metrics(rrs)
         rows.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)

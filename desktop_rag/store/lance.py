@@ -44,8 +44,8 @@ _CHUNK_EXTRAS = ["section", "nav", "boxes"]
 _HIT_EXTRAS = ["section", "nav"]  # what a hit carries of them: boxes can be large
 
 # BM25 over a chunk's section heading counts this much beside its text: the heading names what
-# the passage is about, but every chunk of the section shares it (bench/retrieval.py tunes it).
-SECTION_BOOST = 1.0
+# the passage is about in a few words, where its text spends many (bench/retrieval_tune.py).
+SECTION_BOOST = 2.0
 FTS_RECHECK_S = 10.0
 
 # Past maintenance.ANN_MIN_ROWS chunks the approximate index answers vector searches.

@@ -16,7 +16,7 @@ from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.store import lance
 from desktop_rag.types import Chunk
 from tests.fakes import HashEmbedder, WordTokenizer
-from tests.unit.test_rank_sections import manual
+from tests.unit.test_rank_sections import BROAD, manual
 
 
 def _app(data: Path, params: ChunkParams | None = None) -> App:
@@ -42,13 +42,13 @@ def _search(app: App, argv: list[str], capsys: pytest.CaptureFixture[str]) -> st
 def test_search_explain_shows_ranks_scores_and_demotion(tmp_path, capsys) -> None:
     app = _app(tmp_path / "data")
     app.ingest.index([str(manual(tmp_path))])
-    out = _search(app, ["search", "Contents", "-k", "3", "--explain"], capsys)
+    out = _search(app, ["search", BROAD, "-k", "10", "--explain"], capsys)
     assert "BM25 #1 (" in out and "vector #" in out and "fused " in out
     assert "demoted: navigation page (contents, list or index)" in out
     assert "page 7, § 3 Cleaning the filter" in _search(
         app, ["search", "Cleaning the filter"], capsys
     )
-    doc = json.loads(_search(app, ["search", "Contents", "--json", "--explain"], capsys))
+    doc = json.loads(_search(app, ["search", BROAD, "-k", "10", "--json", "--explain"], capsys))
     explained = [h["explain"] for h in doc["hits"]]
     assert set(explained[0]) == {
         "bm25_rank",
@@ -59,7 +59,7 @@ def test_search_explain_shows_ranks_scores_and_demotion(tmp_path, capsys) -> Non
         "demoted",
     }
     assert any(e["demoted"] for e in explained) and any(e["bm25_rank"] == 1 for e in explained)
-    plain = json.loads(_search(app, ["search", "Contents", "--json"], capsys))
+    plain = json.loads(_search(app, ["search", BROAD, "--json"], capsys))
     assert "explain" not in plain["hits"][0]  # the contract without --explain is unchanged
 
 
