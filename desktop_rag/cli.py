@@ -100,6 +100,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="hybrid",
         help="retrieval: fused (default), vectors only, or BM25 only",
     )
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="show each passage's BM25 and vector rank and score, its fused score, and any "
+        "demotion with its reason",
+    )
 
     p = sub.add_parser(
         "ask",
@@ -205,17 +211,20 @@ def _columns(stream: TextIO) -> int:
         return 0
 
 
-def _hit_json(hit: Hit) -> dict[str, Any]:
-    return {
+def _hit_json(hit: Hit, explain: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {
         "path": hit.path,
         "page": hit.page,
         "section": hit.section,
         "score": round(hit.score, 6),
         "text": hit.text,
     }
+    if explain and hit.why is not None:
+        out["explain"] = hit.why.to_json()
+    return out
 
 
-def _print_hits(hits: Sequence[Hit], out: TextIO) -> None:
+def _print_hits(hits: Sequence[Hit], out: TextIO, explain: bool = False) -> None:
     if not hits:
         print("No passages found.", file=out)
         return
@@ -223,6 +232,8 @@ def _print_hits(hits: Sequence[Hit], out: TextIO) -> None:
     for n, hit in enumerate(hits, start=1):
         where = place(hit.path, hit.page, hit.section)
         print(f"[{n}] {hit.path}, {where}  (score {hit.score:.4f})", file=out)
+        if explain and hit.why is not None:
+            print(f"    {hit.why.describe()}", file=out)
         text = " ".join(hit.text.split())
         if len(text) > 400:
             text = text[:400].rsplit(" ", 1)[0] + " …"
@@ -371,18 +382,19 @@ def _cmd_search(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
             query = line.strip()
             hits = app.retriever.search(query, args.k, mode) if query else []
             if args.json:
-                out.write(json.dumps({"hits": [_hit_json(h) for h in hits]}) + "\n")
+                rows = [_hit_json(h, args.explain) for h in hits]
+                out.write(json.dumps({"hits": rows}) + "\n")
                 out.flush()
             else:
                 print(f"» {query}", file=out)
-                _print_hits(hits, out)
+                _print_hits(hits, out, args.explain)
         return EXIT_OK
     hits = app.retriever.search(args.query, args.k, mode)
     if args.json:
-        json.dump({"hits": [_hit_json(h) for h in hits]}, out)
+        json.dump({"hits": [_hit_json(h, args.explain) for h in hits]}, out)
         out.write("\n")
     else:
-        _print_hits(hits, out)
+        _print_hits(hits, out, args.explain)
     return EXIT_OK
 
 

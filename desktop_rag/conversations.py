@@ -14,6 +14,7 @@ from typing import Any
 from desktop_rag.types import (
     AnswerEvent,
     DoneEvent,
+    Explanation,
     Quote,
     QuotesEvent,
     Source,
@@ -116,10 +117,17 @@ def _to_json(conv: Conversation) -> dict[str, Any]:
     return asdict(conv)
 
 
+def _source(raw: dict[str, Any]) -> Source:
+    """A saved source; how retrieval ranked it comes back as an Explanation (None if not saved)."""
+    why = raw.get("why")
+    fields = {k: v for k, v in raw.items() if k != "why"}
+    return Source(**fields, why=Explanation(**why) if isinstance(why, dict) else None)
+
+
 def _from_json(raw: dict[str, Any]) -> Conversation:
     exchanges = []
     for e in raw.get("exchanges", []):
-        sources = [Source(**s) for s in e.get("sources", [])]
+        sources = [_source(s) for s in e.get("sources", [])]
         exchanges.append(
             Exchange(
                 question=str(e["question"]),

@@ -15,6 +15,7 @@ SECTIONED_SUFFIXES = frozenset(
 # "3.4 Choosing a printer", "A.2 Glossary", "IV. Results": the heading's own number.
 _NUMBER = re.compile(r"^((?:\d+|[A-Z]|[IVXLC]+)(?:\.\d+)*)\.?\s+\S")
 MAX_TITLE_CHARS = 40
+MAX_HEADING_CHARS = 60  # of a PDF page's heading shown beside its page number
 
 
 def paginated(path: str) -> bool:
@@ -35,10 +36,20 @@ def section_mark(section: str, page: int) -> str:
     return f"§ {last}"
 
 
+def heading(section: str) -> str:
+    """ "§ 4.2 Battery care": the last heading of a path, number and title, cut if long."""
+    last = section.rsplit(SEPARATOR, 1)[-1].strip()
+    if len(last) > MAX_HEADING_CHARS:
+        last = last[:MAX_HEADING_CHARS].rsplit(" ", 1)[0] + " …"
+    return f"§ {last}" if last else ""
+
+
 def place(path: str, page: int, section: str = "", *, short: bool = False) -> str:
-    """Where in its document a passage is: "page 26" ("p. 26" if short) or "§ 3.4"."""
+    """Where in its document a passage is: "page 26, § 4.2 Battery care" ("p. 26, ..." if
+    short; the heading only when the page is in a section) or "§ 3.4"."""
     if paginated(path):
-        return f"p. {page}" if short else f"page {page}"
+        where = f"p. {page}" if short else f"page {page}"
+        return f"{where}, {heading(section)}" if section.strip() else where
     return section_mark(section, page)
 
 

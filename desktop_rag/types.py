@@ -73,9 +73,49 @@ class Chunk:
 
 
 @dataclass(frozen=True, slots=True)
+class Explanation:
+    """Why a passage ranks where it does (query/retrieve.py): its rank (1-based) and score in
+    each list that found it (None: that list did not), the fused score, and the reason it was
+    demoted ("" if it was not)."""
+
+    text_rank: int | None = None
+    text_score: float | None = None
+    vector_rank: int | None = None
+    similarity: float | None = None
+    fused: float = 0.0
+    demoted: str = ""
+
+    def describe(self) -> str:
+        """One line for people: "BM25 #2 (7.31) · vector #5 (0.612) · fused 0.0911"."""
+        parts = [
+            f"BM25 #{self.text_rank} ({self.text_score:.2f})"
+            if self.text_rank is not None and self.text_score is not None
+            else "BM25 —",
+            f"vector #{self.vector_rank} ({self.similarity:.3f})"
+            if self.vector_rank is not None and self.similarity is not None
+            else "vector —",
+            f"fused {self.fused:.4f}",
+        ]
+        if self.demoted:
+            parts.append(f"demoted: {self.demoted}")
+        return " · ".join(parts)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "bm25_rank": self.text_rank,
+            "bm25_score": None if self.text_score is None else round(self.text_score, 4),
+            "vector_rank": self.vector_rank,
+            "similarity": None if self.similarity is None else round(self.similarity, 4),
+            "fused": round(self.fused, 6),
+            "demoted": self.demoted,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Hit:
     """A retrieved passage: `score` ranks (higher is better), `similarity` is the cosine
-    similarity to the question where the vector search saw it (0 otherwise)."""
+    similarity to the question where the vector search saw it (0 otherwise); `nav` marks a
+    passage of a navigation page; `why` says how retrieval ranked it."""
 
     chunk_id: str
     doc_id: str
@@ -87,6 +127,8 @@ class Hit:
     score: float
     similarity: float = 0.0
     section: str = ""
+    nav: bool = False
+    why: Explanation | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +267,7 @@ class Source:
     start: int = 0
     end: int = 0
     section: str = ""
+    why: Explanation | None = None  # how retrieval ranked it (the sources pane can show it)
 
 
 @dataclass(frozen=True, slots=True)

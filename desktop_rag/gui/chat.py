@@ -40,7 +40,7 @@ from desktop_rag.conversations import Conversation, Exchange
 from desktop_rag.gui.icons import icon, set_icon, tool_button
 from desktop_rag.gui.models import ConversationsModel
 from desktop_rag.library import GUIDE_QUESTION
-from desktop_rag.locations import place
+from desktop_rag.locations import cite, place
 from desktop_rag.query.figures import unsupported_note
 
 _CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
@@ -104,6 +104,8 @@ class ChatPane(QWidget):
         self._busy = False
         self._status = ""
         self._first_start = False
+        # The sources show how retrieval ranked each one (BM25, vectors, demotion) when set.
+        self.explain = False
 
         self.view = QTextBrowser()
         self.view.setOpenLinks(False)
@@ -211,6 +213,8 @@ class ChatPane(QWidget):
             self.source_clicked.emit(int(i), int(n))
         elif scheme == "copy":
             self.copy_answer(int(rest))
+        elif scheme == "explain":
+            self.set_explain(not self.explain)
         elif scheme == "ask":
             self.ask(unquote(rest))
 
@@ -400,21 +404,36 @@ class ChatPane(QWidget):
         return "".join(parts)
 
     def _sources_html(self, i: int, e: Exchange) -> str:
-        """One line per file: its name, then each numbered passage's page, all clickable."""
-        by_file: dict[str, list[str]] = {}
-        for s in e.sources:
-            where = html.escape(place(s.path, s.page, s.section, short=True))
-            link = f"<a href='src:{i}:{s.n}'>[{s.n}]&nbsp;{where.replace(' ', '&nbsp;')}</a>"
-            by_file.setdefault(s.path, []).append(link)
-        lines = [
-            f"{html.escape(os.path.basename(path))}: {' &nbsp;'.join(links)}"
-            for path, links in by_file.items()
-        ]
+        """One line per file: its name, then each numbered passage's page, all clickable;
+        with `explain`, one line per passage saying how retrieval ranked it."""
+        toggle = f"<a href='explain:{i}'>{'Hide ranking' if self.explain else 'Why these?'}</a>"
+        if self.explain:
+            lines = []
+            for s in e.sources:
+                where = html.escape(cite(s.path, s.page, s.section, short=True))
+                why = html.escape(s.why.describe()) if s.why is not None else "not recorded"
+                lines.append(f"<a href='src:{i}:{s.n}'>[{s.n}]&nbsp;{where}</a>: {why}")
+        else:
+            by_file: dict[str, list[str]] = {}
+            for s in e.sources:
+                where = html.escape(place(s.path, s.page, s.section, short=True))
+                link = f"<a href='src:{i}:{s.n}'>[{s.n}]&nbsp;{where.replace(' ', '&nbsp;')}</a>"
+                by_file.setdefault(s.path, []).append(link)
+            lines = [
+                f"{html.escape(os.path.basename(path))}: {' &nbsp;'.join(links)}"
+                for path, links in by_file.items()
+            ]
         return (
-            "<p class='muted' style='margin: 6px 8px 0 8px'>Sources<br>"
+            f"<p class='muted' style='margin: 6px 8px 0 8px'>Sources &nbsp;·&nbsp; {toggle}<br>"
             + "<br>".join(lines)
             + "</p>"
         )
+
+    def set_explain(self, on: bool) -> None:
+        """Show (or hide) how retrieval ranked each source, under every answer."""
+        if on != self.explain:
+            self.explain = on
+            self.redraw()
 
     def _quotes_html(self, i: int, e: Exchange) -> str:
         """The sources' own words that best answer, in a block of their own above the model's

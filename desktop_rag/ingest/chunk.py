@@ -6,9 +6,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from desktop_rag.locations import SEPARATOR
 from desktop_rag.types import Chunk, Page
+
+if TYPE_CHECKING:
+    from desktop_rag.ingest.outline import PageLayout
 
 
 class TokenOffsets(Protocol):
@@ -32,6 +36,10 @@ class ChunkParams:
     max_tokens: int = 128
     overlap: int = 24
     model_limit: int = 256  # the embedder truncates beyond this, special tokens included
+    # Section-aware chunks: headings from the outline, navigation pages marked, running
+    # headers and footers cut, and the document's title and section embedded with the text.
+    # 0 is the chunking of indexes made before them (they open as built until rebuilt).
+    sections: int = 1
 
     def __post_init__(self) -> None:
         if not 0 <= self.overlap < self.max_tokens:
@@ -40,7 +48,10 @@ class ChunkParams:
             raise ValueError("chunks must fit the embedder with its two special tokens")
 
     def to_json(self) -> dict[str, int]:
-        return {"max_tokens": self.max_tokens, "overlap": self.overlap}
+        out = {"max_tokens": self.max_tokens, "overlap": self.overlap}
+        if self.sections:
+            out["sections"] = self.sections
+        return out
 
 
 class WordPieceTokenizer:
@@ -123,16 +134,29 @@ def chunk_pages(
     pages: Sequence[Page],
     tokenizer: TokenOffsets,
     params: ChunkParams | None = None,
+    layouts: Sequence[PageLayout] | None = None,
 ) -> list[Chunk]:
-    """Split every page into overlapping chunks that never cross a page boundary."""
+    """Split every page into overlapping chunks that never cross a page boundary.
+
+    With `layouts` (ingest/outline.py), a page is cut only within its body (its running
+    headers and footers are left out), each chunk gets the heading in force at its middle,
+    and the chunks of a navigation page are marked `nav`.
+    """
     params = params or ChunkParams()
     texts = [p.text for p in pages]
     chunks: list[Chunk] = []
     all_offsets = tokenizer.offsets(texts) if texts else []
-    for page, offsets in zip(pages, all_offsets, strict=True):
+    for i, (page, offsets) in enumerate(zip(pages, all_offsets, strict=True)):
+        layout = layouts[i] if layouts is not None else None
+        if layout is not None and layout.body is not None:
+            lo, hi = layout.body
+            offsets = [o for o in offsets if o[0] >= lo and o[1] <= hi]
         if not offsets:
             continue
         for start, end in split_page(page.text, offsets, params):
+            section = page.section
+            if layout is not None:
+                section = layout.section_at((start + end) // 2)
             chunks.append(
                 Chunk(
                     chunk_id=f"{doc_id}:{len(chunks):06d}",
@@ -142,10 +166,31 @@ def chunk_pages(
                     start=start,
                     end=end,
                     text=page.text[start:end],
-                    section=page.section,
+                    section=section,
+                    nav=bool(layout is not None and layout.nav),
                 )
             )
     return chunks
+
+
+MAX_CONTEXT_CHARS = 200  # of title and section before a chunk's text: context, not content
+
+
+def document_title(path: str) -> str:
+    """A document's title as its file name says it ("3M 2018 10K" for 3M_2018_10K.pdf)."""
+    stem = Path(path).stem
+    return " ".join(stem.replace("_", " ").split())
+
+
+def embedded_text(chunk: Chunk, params: ChunkParams) -> str:
+    """What the embedder reads of a chunk: with section-aware chunking, its document's title
+    and its section first, so a passage is matched with the heading it falls under."""
+    if not params.sections:
+        return chunk.text
+    context = document_title(chunk.path)
+    if chunk.section:
+        context = f"{context}{SEPARATOR}{chunk.section}"
+    return f"{context[:MAX_CONTEXT_CHARS]}\n{chunk.text}"
 
 
 def rechunk_ids(chunks: Iterable[Chunk], doc_id: str, path: str) -> list[Chunk]:

@@ -16,6 +16,7 @@ from desktop_rag.types import FailKind, Page
 
 if TYPE_CHECKING:
     from desktop_rag.ingest.ocr import OcrRequest
+    from desktop_rag.ingest.outline import Heading
     from desktop_rag.ingest.readers import Reader as DocumentReader
 
 log = logging.getLogger(__name__)
@@ -47,11 +48,13 @@ class ExtractError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Extracted:
-    """The pages of one file, the reader that produced them, and the file's content hash."""
+    """The pages of one file, the reader that produced them, the file's content hash, and
+    its outline (a PDF's bookmarks, ingest/outline.py; empty for other formats)."""
 
     pages: list[Page]
     reader: str
     sha256: str
+    outline: tuple[Heading, ...] = ()
 
 
 def sha256_file(path: str) -> str:
@@ -273,7 +276,7 @@ def extract(
     """Read every page's text (a section's, for formats without pages). Raises ExtractError
     with a user-facing reason on failure. With `ocr`, PDF pages without a usable text layer
     are read with OCR (ingest/ocr.py)."""
-    from desktop_rag.ingest import readers
+    from desktop_rag.ingest import outline, readers
 
     other = readers.reader_for(path)
     if other is not None:
@@ -309,11 +312,11 @@ def extract(
             log.debug("%s lost the spaces in %s; trying the next reader", name, path)
             fallback = fallback or (name, pages)
             continue
-        return Extracted(pages, name, digest)
+        return Extracted(pages, name, digest, outline.read_outline(path, password))
     if fallback is not None:
         name, pages = fallback
         if any(p.text for p in pages):
-            return Extracted(pages, name, digest)
+            return Extracted(pages, name, digest, outline.read_outline(path, password))
         if not pages:
             raise ExtractError(FailKind.EMPTY, "has no pages.")
         n = len(pages)

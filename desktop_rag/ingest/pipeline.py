@@ -19,8 +19,15 @@ from desktop_rag.errors import BusyError, Cancelled, UsageError
 from desktop_rag.infra import faults, priority
 from desktop_rag.ingest import ocr as ocr_pages
 from desktop_rag.ingest import sandbox
-from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, chunk_pages, rechunk_ids
+from desktop_rag.ingest.chunk import (
+    ChunkParams,
+    TokenOffsets,
+    chunk_pages,
+    embedded_text,
+    rechunk_ids,
+)
 from desktop_rag.ingest.extract import Extracted, ExtractError, sha256_file
+from desktop_rag.ingest.outline import layout_pages
 from desktop_rag.ingest.scan import (
     MAX_SAME_FAILURES,
     OCR_READER,
@@ -495,7 +502,10 @@ class IngestService:
         forced = (before is not None and before.ocr) or info.path in self._ocr_new
         if on_file is not None:
             on_file(FileEvent(info.path, Status.INDEXING, pages=len(extracted.pages)))
-        chunks = chunk_pages(doc_id, info.path, extracted.pages, self.tokenizer, self.params)
+        layouts = layout_pages(extracted.pages, extracted.outline) if self.params.sections else None
+        chunks = chunk_pages(
+            doc_id, info.path, extracted.pages, self.tokenizer, self.params, layouts
+        )
         chunks = ocr_pages.with_boxes(chunks, extracted.pages)
         ocr_done = sum(bool(p.boxes) for p in extracted.pages)
         if not chunks:
@@ -516,7 +526,7 @@ class IngestService:
         for start in range(0, len(chunks), EMBED_BATCH):
             self._checkpoint(cancel, pause)
             batch = chunks[start : start + EMBED_BATCH]
-            vectors.append(self.embedder.embed([c.text for c in batch]))
+            vectors.append(self.embedder.embed([embedded_text(c, self.params) for c in batch]))
             faults.reached("embedded")
             tracker.chunks += len(batch)
             tracker.emit("indexing", info.path)

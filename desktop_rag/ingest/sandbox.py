@@ -25,6 +25,7 @@ from pebble import ProcessExpired, ProcessPool
 from desktop_rag.infra import priority
 from desktop_rag.ingest.extract import Extracted, ExtractError, extract
 from desktop_rag.ingest.ocr import OcrRequest
+from desktop_rag.ingest.outline import Heading
 from desktop_rag.types import FailKind, Page
 
 log = logging.getLogger(__name__)
@@ -140,7 +141,8 @@ def _read(job: Job, read: ReadFn, memory_mb: int, token: int = 0) -> _Wire:
             )
             result = read(job.path, job.password, ocr=request)
         pages = [(p.number, p.text, p.section, p.ocr, p.boxes) for p in result.pages]
-        return ("ok", pid, pages, result.reader, result.sha256)
+        headings = [(h.page, h.level, h.title) for h in result.outline]
+        return ("ok", pid, pages, result.reader, result.sha256, headings)
     except ExtractError as exc:
         return ("err", pid, exc.kind.value, str(exc))
     except MemoryError:
@@ -438,8 +440,9 @@ class Sandbox:
             )
         self.pids.add(wire[1])
         if wire[0] == "ok":
-            _, _, pages, reader, sha = wire
-            return Extracted([Page(*page) for page in pages], reader, sha)
+            _, _, pages, reader, sha, headings = wire
+            outline = tuple(Heading(*h) for h in headings)
+            return Extracted([Page(*page) for page in pages], reader, sha, outline)
         _, _, kind, text = wire
         return ExtractError(FailKind(kind), text)
 

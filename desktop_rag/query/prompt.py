@@ -133,6 +133,8 @@ def merge_hits(hits: Sequence[Hit]) -> list[Hit]:
                 score=max(h.score for h in group),
                 similarity=max(h.similarity for h in group),
                 section=best.section,
+                nav=best.nav,
+                why=best.why,
             )
         )
     return merged
@@ -244,6 +246,7 @@ def build_prompt(
                 start=hit.start,
                 end=hit.end,
                 section=hit.section,
+                why=hit.why,
             )
         )
     dropped = len(merged) - len(sources)

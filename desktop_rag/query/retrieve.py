@@ -12,16 +12,23 @@ from enum import StrEnum
 from desktop_rag.engines.embed import Embedder
 from desktop_rag.errors import StoreError
 from desktop_rag.store.lance import LanceStore
-from desktop_rag.types import Hit
+from desktop_rag.types import Explanation, Hit
 
 log = logging.getLogger(__name__)
 
-# A small k with BM25 weighted twice the vectors: on covid-qa it beats BM25 alone, vectors
-# alone and the textbook k=60 with equal weights (bench/retrieval.py; README, "Retrieval
-# quality").
+# A small k, and BM25 and vectors weighed alike: once BM25 also reads the headings and the
+# vectors know the section, BM25 weighed twice pushed contents-like passages up; equal
+# weights did best on the tuning split of the manuals and of financebench (bench/
+# retrieval_tune.py; held-out and untuned sets in bench/results/retrieval-sections.json).
 RRF_K = 10
 VECTOR_WEIGHT = 0.5
-TEXT_WEIGHT = 1.0
+TEXT_WEIGHT = 0.5
+# A navigation page (contents, index: ingest/nav.py) repeats the titles of the sections it
+# lists, so words alone would rank it above the sections themselves; its fused score is cut
+# to this share, which keeps it findable (a question about the index still finds it) but
+# behind any passage of similar rank that is not one.
+NAV_FACTOR = 0.35
+NAV_REASON = "navigation page (contents, list or index)"
 
 
 class Mode(StrEnum):
@@ -32,10 +39,11 @@ class Mode(StrEnum):
 
 def fuse(
     rankings: Sequence[Sequence[Hit]],
-    k: int = RRF_K,
+    k: int | None = None,
     weights: Sequence[float] | None = None,
 ) -> list[Hit]:
     """Weighted reciprocal rank fusion: score = sum of weight / (k + rank), rank from 1."""
+    k = RRF_K if k is None else k
     scores: dict[str, float] = {}
     best: dict[str, Hit] = {}
     weights = weights or [1.0] * len(rankings)
@@ -51,6 +59,38 @@ def fuse(
     return fused
 
 
+def explain(
+    ranked: Sequence[Hit], text: Sequence[Hit], vector: Sequence[Hit], nav_factor: float
+) -> list[Hit]:
+    """The ranked hits with how each was ranked: its place in the BM25 and vector lists, the
+    fused score and the demotion applied (ranked: after demotion)."""
+    text_at = {h.chunk_id: (rank, h.score) for rank, h in enumerate(text, start=1)}
+    vector_at = {h.chunk_id: (rank, h.similarity) for rank, h in enumerate(vector, start=1)}
+    out = []
+    for hit in ranked:
+        t = text_at.get(hit.chunk_id)
+        v = vector_at.get(hit.chunk_id)
+        why = Explanation(
+            text_rank=t[0] if t else None,
+            text_score=t[1] if t else None,
+            vector_rank=v[0] if v else None,
+            similarity=v[1] if v else None,
+            fused=hit.score,
+            demoted=f"{NAV_REASON}, score × {nav_factor:g}" if hit.nav and nav_factor < 1 else "",
+        )
+        out.append(replace(hit, why=why))
+    return out
+
+
+def demote(hits: Sequence[Hit], nav_factor: float = NAV_FACTOR) -> list[Hit]:
+    """Navigation pages' scores cut to nav_factor of themselves, then re-ranked."""
+    if nav_factor >= 1 or not any(h.nav for h in hits):
+        return list(hits)
+    out = [replace(h, score=h.score * nav_factor) if h.nav else h for h in hits]
+    out.sort(key=lambda h: (-h.score, -h.similarity, h.chunk_id))
+    return out
+
+
 class Retriever:
     """Find the passages that best answer a question."""
 
@@ -60,11 +100,13 @@ class Retriever:
         embedder: Embedder,
         mode: Mode = Mode.HYBRID,
         candidates: int = 40,
+        nav_factor: float = NAV_FACTOR,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.mode = mode
         self.candidates = candidates
+        self.nav_factor = nav_factor
         # Set while answering from an index whose vectors came from another embedder.
         self.text_only = False
         # BM25 needs no question vector: it runs beside the embedding and the vector search,
@@ -87,11 +129,13 @@ class Retriever:
         )
         rankings: list[list[Hit]] = []
         weights: list[float] = []
+        kinds: list[str] = []
         errors: list[Exception] = []
         if want_vector:
             try:
                 rankings.append(self.store.vector_search(self.embedder.embed_query(query), n))
                 weights.append(VECTOR_WEIGHT)
+                kinds.append("vector")
             except Exception as exc:  # one damaged side must not take the other down
                 log.warning("vector search failed: %s", exc)
                 errors.append(exc)
@@ -100,6 +144,7 @@ class Retriever:
                 bm25 = text_future.result() if text_future else self.store.text_search(query, n)
                 rankings.append(bm25)
                 weights.append(TEXT_WEIGHT)
+                kinds.append("text")
             except Exception as exc:
                 log.warning("full-text search failed: %s", exc)
                 errors.append(exc)
@@ -108,9 +153,11 @@ class Retriever:
                 f"The index could not be searched ({errors[0]}). Restart Desktop RAG to "
                 "check and rebuild it; your files are not touched."
             ) from errors[0]
-        if len(rankings) == 1:
-            return rankings[0][:k]
-        return fuse(rankings, weights=weights)[:k]
+        ranked = rankings[0] if len(rankings) == 1 else fuse(rankings, weights=weights)
+        ranked = demote(ranked, self.nav_factor)[:k]
+        text_hits = rankings[kinds.index("text")] if "text" in kinds else []
+        vector_hits = rankings[kinds.index("vector")] if "vector" in kinds else []
+        return explain(ranked, text_hits, vector_hits, self.nav_factor)
 
     def _pool(self) -> ThreadPoolExecutor:
         with self._pool_lock:

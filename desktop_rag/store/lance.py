@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass
@@ -40,7 +41,12 @@ _CHUNK_COLUMNS = ["chunk_id", "doc_id", "path", "page", "start", "end", "text"]
 # Columns added by format 2; an index built before them is read without them (as built, until
 # it is rebuilt), and its rows get the defaults of types.Chunk.
 _CHUNK_EXTRAS = ["section", "nav", "boxes"]
-_HIT_EXTRAS = ["section"]  # what a hit carries of them: boxes can be large
+_HIT_EXTRAS = ["section", "nav"]  # what a hit carries of them: boxes can be large
+
+# BM25 over a chunk's section heading counts this much beside its text: the heading names what
+# the passage is about in a few words, where its text spends many (bench/retrieval_tune.py).
+SECTION_BOOST = 2.0
+FTS_RECHECK_S = 10.0
 
 # Past maintenance.ANN_MIN_ROWS chunks the approximate index answers vector searches.
 ANN_EF = 120  # HNSW candidates explored per query, at least k x ANN_REFINE
@@ -67,7 +73,11 @@ class IndexMeta:
                 f"embedder {other.embedder_id} ({other.dim}d) → {self.embedder_id} ({self.dim}d)"
             )
         if self.chunking != other.chunking:
-            out.append(f"chunking {other.chunking} → {self.chunking}")
+            sizes = {k: v for k, v in self.chunking.items() if k != "sections"}
+            if sizes == {k: v for k, v in other.chunking.items() if k != "sections"}:
+                out.append("chunks without section headings → chunks that know their section")
+            else:
+                out.append(f"chunking {other.chunking} → {self.chunking}")
         return out
 
 
@@ -148,7 +158,10 @@ class LanceStore:
         self._docs: Any = None
         self._chunks: Any = None
         self.has_text_index = False  # set once the full-text index is seen or built
+        self._fts_columns: frozenset[str] = frozenset()
+        self._fts_seen = 0.0
         self._warned_no_fts = False
+        self.section_boost = SECTION_BOOST
 
     # -- opening -----------------------------------------------------------------------------
 
@@ -328,8 +341,12 @@ class LanceStore:
                     "the next indexing run builds it"
                 )
             return []
+        if "section" in self._fts_columns and self.section_boost > 0:
+            match = _multi_match(terms, self.section_boost)
+        else:
+            match = _match(terms)
         table = (
-            self._chunks.search(_match(terms), query_type="fts")
+            self._chunks.search(match, query_type="fts")
             .select([*self._columns(_HIT_EXTRAS), "_score"])
             .limit(k)
             .to_arrow()
@@ -516,22 +533,45 @@ class LanceStore:
 
     def has_fts_index(self) -> bool:
         """Whether the full-text index exists (a writer may have built it since we looked)."""
-        if not self.has_text_index:
-            # Indexes are never dropped while the store is open: once seen, it stays.
-            indexes = self._chunks.list_indices()
-            self.has_text_index = any(i.index_type == "FTS" for i in indexes)
+        stale = time.monotonic() - self._fts_seen > FTS_RECHECK_S
+        if not self.has_text_index or ("section" not in self._fts_columns and stale):
+            # Indexes are never dropped while the store is open: once seen, it stays. The
+            # heading index, which a writer may add to an older index, is looked for again
+            # now and then rather than at every search.
+            fts = [i for i in self._chunks.list_indices() if i.index_type == "FTS"]
+            self._fts_columns = frozenset(c for i in fts for c in i.columns)
+            self._fts_seen = time.monotonic()
+            self.has_text_index = "text" in self._fts_columns
         return self.has_text_index
+
+    def has_section_index(self) -> bool:
+        """Whether headings are searched beside the text (indexes built since format 2)."""
+        self.has_fts_index()
+        return "section" in self._fts_columns
 
     def needs_indexes(self) -> bool:
         """Whether a writer should run `optimize` though nothing was written (a crash or a
         failure stopped the last run before it built the full-text index)."""
-        return self.count_chunks() > 0 and not self.has_fts_index()
+        if self.count_chunks() == 0:
+            return False
+        if not self.has_fts_index():
+            return True
+        self._fts_seen = 0.0
+        return "section" in self._chunks.schema.names and not self.has_section_index()
 
 
 def _match(terms: str) -> Any:
     from lancedb.query import FullTextOperator, MatchQuery
 
     return MatchQuery(terms, "text", operator=FullTextOperator.OR)  # type: ignore[call-arg]
+
+
+def _multi_match(terms: str, section_boost: float) -> Any:
+    from lancedb.query import FullTextOperator, MultiMatchQuery
+
+    return MultiMatchQuery(
+        terms, ["text", "section"], boosts=[1.0, section_boost], operator=FullTextOperator.OR
+    )
 
 
 def fts_terms(query: str) -> list[str]:

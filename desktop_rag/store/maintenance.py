@@ -144,9 +144,16 @@ def ensure_vector_index(store: LanceStore) -> None:
 def ensure_text_index(store: LanceStore) -> None:
     """Build the full-text (BM25) index once the table has rows. Writers only, with the
     store's write lock held: a search never builds it (it ranks by the vectors meanwhile)."""
-    if store.has_fts_index() or store.chunks_table.count_rows() == 0:
+    table = store.chunks_table
+    if table.count_rows() == 0:
         return
     from lancedb.index import FTS
 
-    store.chunks_table.create_index("text", config=FTS(with_position=False), replace=True)
-    store.has_text_index = True
+    if not store.has_fts_index():
+        table.create_index("text", config=FTS(with_position=False), replace=True)
+    # Headings are a second field of the same search (store.text_search weighs them); an
+    # index made before them gains it here, with no rebuild.
+    if "section" in table.schema.names and not store.has_section_index():
+        table.create_index("section", config=FTS(with_position=False), replace=True)
+    store.has_text_index = False  # look again: both indexes now exist
+    store.has_fts_index()

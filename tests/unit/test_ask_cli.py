@@ -13,6 +13,7 @@ from desktop_rag.app import build_app
 from desktop_rag.config import Settings
 from desktop_rag.engines.llm import check_memory, check_model_file
 from desktop_rag.errors import ModelError
+from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.query.prompt import NOTHING_RELEVANT
 from tests.fakes import FakeLlm, HashEmbedder, WordTokenizer
 
@@ -22,10 +23,13 @@ def run_ask(argv: list[str], data_dir: Path, capsys: pytest.CaptureFixture[str],
     for name, default in (("data_dir", None), ("json", False), ("verbose", False)):
         if not hasattr(args, name):
             setattr(args, name, default)
+    # Without the embedded file names, as in test_answer.py: the hash embedder would read
+    # "octopus" of octopus.pdf as a word of every passage and tie the pages named here.
     app = build_app(
         Settings(data_dir=str(data_dir)),
         embedder=HashEmbedder(),
         tokenizer=WordTokenizer,
+        params=ChunkParams(sections=0),
         isolate=False,
         llm=llm,
     )
