@@ -278,8 +278,10 @@ class DoneEvent:
 
     `refused` when the answer says the documents do not say (retrieval found nothing
     relevant, or the model found nothing in the sources) instead of guessing; `cancelled`
-    when the user stopped it; `unsupported` lists the figures of the answer that none of its
-    sources contains (query/figures.py).
+    when the user stopped it; `unsupported` lists the names, terms and figures of the answer
+    that the sources it cites lack, and `support` is the weighted share of its words they hold
+    (query/claims.py). When nothing of the model's answer came from its sources, `answer` is
+    the refusal and `withheld` what the model wrote.
     """
 
     answer: str
@@ -288,6 +290,8 @@ class DoneEvent:
     refused: bool = False
     cancelled: bool = False
     unsupported: tuple[str, ...] = ()
+    support: float = 1.0
+    withheld: str = ""
 
 
 AnswerEvent = SourcesEvent | QuotesEvent | TokenEvent | DoneEvent
