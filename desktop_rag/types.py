@@ -219,6 +219,7 @@ class Source:
     start: int = 0
     end: int = 0
     section: str = ""
+    boxes: str = ""  # an OCR'd passage's word boxes (Chunk.boxes), when known
 
 
 @dataclass(frozen=True, slots=True)

@@ -189,7 +189,8 @@ def test_clicking_a_citation_opens_the_pdf_at_its_page_with_the_passage_marked(
     assert pane.document.property("path") == source.path
     qtbot.waitUntil(lambda: pane.current_page == source.page, timeout=WAIT_MS)
     assert pane.matched, "the passage was found on the page and marked"
-    assert pane.search.resultsOnPage(source.page - 1)
+    assert pane.pdf.marks is not None and pane.pdf.marks.page == source.page - 1
+    assert pane.pdf.marks.passage
     assert "hemocyanin" in pane.passage.toPlainText()
     assert f"page {source.page} of 3" in pane.heading.text()
     assert pane.list.isVisibleTo(window) and pane.model.rowCount() >= 1

@@ -274,3 +274,14 @@ def test_a_name_in_an_uncited_source_does_not_support_the_answer(tmp_path, anima
     assert isinstance(sources, SourcesEvent) and isinstance(done, DoneEvent)
     assert any("Antarctic" in s.text for s in sources.sources if s.n != 1)
     assert done.cited == (1,) and "Antarctic" in done.unsupported
+
+
+def test_the_store_gives_the_viewer_an_ocr_pages_word_boxes(indexed) -> None:
+    app, _ = indexed
+    table = app.store.chunks_table
+    row = table.search().where("page = 2").limit(1).to_arrow().to_pylist()[0]
+    assert app.store.page_boxes(row["path"], 2) == []
+    boxes = "[[0, 7, 0.1, 0.2, 0.3, 0.25]]"
+    table.update(where=f"chunk_id = '{row['chunk_id']}'", values={"boxes": boxes})
+    assert app.store.page_boxes(row["path"], 2) == [boxes]
+    assert app.store.page_boxes(row["path"], 1) == []
