@@ -13,6 +13,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication
 from desktop_rag.config import Settings
 from desktop_rag.gui.models import DocumentsModel
 from desktop_rag.library import GUIDE_NAME, GUIDE_QUESTION
+from desktop_rag.query.prompt import NOTHING_RELEVANT
 from desktop_rag.types import DoneEvent, SourcesEvent, TokenEvent
 from tests.gui.conftest import FakeAnswerService, close, fast_app_factory
 from tests.pdfgen import make_pdf
@@ -131,6 +132,30 @@ def test_asking_shows_sources_first_then_streams_the_answer(open_window, animal_
     _question, history, k = window.session.answer.asked[-1]
     assert [t.question for t in history] == ["Why is octopus blood blue?"]
     assert k == window.session.settings.top_k
+
+
+def test_an_answer_naming_what_its_source_lacks_says_so(open_window, animal_pdfs, qtbot):
+    made_up = "According to [1], octopus blood is blue because of hemocyanin, in Paris."
+    window = open_window(answer_factory=lambda app: FakeAnswerService(app, answer=made_up))
+    window.session.add_folder(str(animal_pdfs))
+    _wait_indexed(window, qtbot, 4, WAIT_MS)
+    _ask(window, qtbot, "Why is octopus blood blue? hemocyanin")
+    text = window.chat.view.toPlainText()
+    assert "Check this answer: Paris does not appear in its sources." in text
+
+
+def test_an_answer_none_of_its_source_holds_is_replaced_by_the_refusal(
+    open_window, animal_pdfs, qtbot
+):
+    made_up = "According to [1], the capital of France is Paris."
+    window = open_window(answer_factory=lambda app: FakeAnswerService(app, answer=made_up))
+    window.session.add_folder(str(animal_pdfs))
+    _wait_indexed(window, qtbot, 4, WAIT_MS)
+    _ask(window, qtbot, "Why is octopus blood blue? hemocyanin")
+    exchange = window.current.exchanges[0]
+    assert exchange.answer == NOTHING_RELEVANT and exchange.refused and not exchange.cited
+    text = window.chat.view.toPlainText()
+    assert "capital of France" not in text and NOTHING_RELEVANT in text
 
 
 def test_an_answer_with_figures_its_sources_lack_says_so_and_keeps_saying_it(
