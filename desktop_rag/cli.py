@@ -486,6 +486,9 @@ def _ask_one(
                     for q in quotes
                 ],
                 "cited": list(done.cited),
+                "refused": done.refused,
+                "unsupported": list(done.unsupported),
+                "check": unsupported_note(done.unsupported) if done.unsupported else "",
                 **({"notice": notice} if notice else {}),
                 "timings": {
                     "retrieval_ms": round(t.retrieval_ms, 1),
@@ -500,6 +503,9 @@ def _ask_one(
         out.flush()
         return done
     out.write("\n")
+    if done.withheld:
+        # What streamed was the model's; none of it is in its sources, so it is taken back.
+        print(f"\n(That answer is not in its sources.) {done.answer}", file=out)
     if done.unsupported:
         print(f"\n{unsupported_note(done.unsupported)}", file=out)
     out.flush()

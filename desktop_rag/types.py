@@ -268,6 +268,7 @@ class Source:
     end: int = 0
     section: str = ""
     why: Explanation | None = None  # how retrieval ranked it (the sources pane can show it)
+    boxes: str = ""  # an OCR'd passage's word boxes (Chunk.boxes), when known
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,8 +328,10 @@ class DoneEvent:
 
     `refused` when the answer says the documents do not say (retrieval found nothing
     relevant, or the model found nothing in the sources) instead of guessing; `cancelled`
-    when the user stopped it; `unsupported` lists the figures of the answer that none of its
-    sources contains (query/figures.py).
+    when the user stopped it; `unsupported` lists the names, terms and figures of the answer
+    that the sources it cites lack, and `support` is the weighted share of its words they hold
+    (query/claims.py). When nothing of the model's answer came from its sources, `answer` is
+    the refusal and `withheld` what the model wrote.
     """
 
     answer: str
@@ -337,6 +340,8 @@ class DoneEvent:
     refused: bool = False
     cancelled: bool = False
     unsupported: tuple[str, ...] = ()
+    support: float = 1.0
+    withheld: str = ""
 
 
 AnswerEvent = SourcesEvent | QuotesEvent | TokenEvent | DoneEvent

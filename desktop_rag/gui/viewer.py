@@ -2,19 +2,42 @@
 (or a document without pages as text, at the cited section).
 
 A PDF is opened on a worker (a file on a slow drive or a network share can take seconds, and
-QPdfView lays out every page of a long one): the worker loads it and reads every page's size,
-so the GUI thread only swaps the ready document in. The last request wins.
+QPdfView lays out every page of a long one): the worker loads it, reads every page's size and
+finds the passage's rectangles (query/marks.py: the chunk's character span from pdfium's text
+page, or an OCR'd chunk's word boxes), so the GUI thread only swaps the ready document in,
+draws the marks and scrolls them into view. The last request wins.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
-from PySide6.QtCore import QCoreApplication, QModelIndex, QPointF, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QIcon
-from PySide6.QtPdf import QPdfDocument, QPdfSearchModel
+from PySide6.QtCore import (
+    QCoreApplication,
+    QModelIndex,
+    QPointF,
+    QRect,
+    QRectF,
+    Qt,
+    QTimer,
+    QUrl,
+    Signal,
+)
+from PySide6.QtGui import (
+    QColor,
+    QDesktopServices,
+    QGuiApplication,
+    QIcon,
+    QPainter,
+    QPaintEvent,
+    QPen,
+    QResizeEvent,
+    QWheelEvent,
+)
+from PySide6.QtPdf import QPdfDocument
 from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -33,25 +56,18 @@ from desktop_rag.gui.models import SourcesModel
 from desktop_rag.gui.textview import TextView
 from desktop_rag.gui.workers import Job, Lanes
 from desktop_rag.locations import paginated, section_mark
+from desktop_rag.query.marks import Box, span_boxes, word_boxes
 from desktop_rag.types import Source
 
-_WORDS = re.compile(r"\S+")
-SNIPPET_WORDS = 8
-
-
-def search_candidates(passage: str) -> list[str]:
-    """Strings to look for on the page, best first: the whole passage, then its halves, then
-    its first and last words (the PDF's own text may differ where lines were joined)."""
-    words = _WORDS.findall(passage)
-    if not words:
-        return []
-    out = [" ".join(words)]
-    if len(words) > 2 * SNIPPET_WORDS:
-        half = len(words) // 2
-        out += [" ".join(words[:half]), " ".join(words[half:])]
-    if len(words) > SNIPPET_WORDS:
-        out += [" ".join(words[:SNIPPET_WORDS]), " ".join(words[-SNIPPET_WORDS:])]
-    return out
+# The passage shaded, the quotes of the answer inside it outlined as well.
+PASSAGE_FILL = QColor(255, 214, 0, 80)
+QUOTE_FILL = QColor(255, 170, 0, 110)
+QUOTE_PEN = QColor(214, 120, 0)
+# Where the passage's top goes, as a share of the view's height: high enough to show what
+# follows, low enough to show a line or two before it.
+TOP_SHARE = 0.15
+# QPdfView names as current the page under a line at this share of the view's height.
+_CURRENT_LINE = 0.4
 
 
 def readable(text: str) -> str:
@@ -61,19 +77,185 @@ def readable(text: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Marks:
+    """What to draw on one page (0-based): the passage's boxes and its quotes' boxes."""
+
+    page: int
+    passage: tuple[Box, ...] = ()
+    quotes: tuple[Box, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class _Request:
     serial: int
     path: str
     page: int  # 1-based
     source: Source | None
+    quotes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class _Loaded:
     request: _Request
-    document: QPdfDocument
+    document: QPdfDocument | None  # None: the document shown already is the one
     error: QPdfDocument.Error
     exists: bool
+    marks: Marks | None = field(default=None)
+
+
+BoxesLookup = Callable[[str, int], Sequence[str]]
+
+
+def find_marks(
+    request: _Request, lookup: BoxesLookup | None = None, has_text: bool = True
+) -> Marks | None:
+    """The passage's rectangles on its page, and its quotes' (runs on the worker): from the
+    source's own word boxes, else from pdfium's text page, else from the boxes stored with the
+    page's chunks (an OCR'd page has no text layer)."""
+    source = request.source
+    if source is None:
+        return None
+    page = source.page
+    passage = word_boxes(source.boxes, source.start, source.end)
+    stored: list[str] = [source.boxes] if source.boxes else []
+    if not passage:
+        passage = span_boxes(source.path, page, source.start, source.end, source.text)
+    if not passage and lookup is not None:
+        stored = list(lookup(source.path, page))
+        passage = [b for boxes in stored for b in word_boxes(boxes, source.start, source.end)]
+    quotes: list[Box] = []
+    for quote in request.quotes:
+        if stored:
+            continue  # an OCR'd page: its quotes are inside the passage already marked
+        quotes += span_boxes(source.path, page, source.start, source.end, quote)
+    return Marks(page - 1, tuple(passage), tuple(quotes))
+
+
+class PageView(QPdfView):
+    """QPdfView, drawing the marks of a passage over its page and scrolling it into view.
+
+    QPdfView keeps where it puts each page to itself; `page_rect` works it out as it does
+    (pages stacked with `pageSpacing` between them, inside `documentMargins`, each page's point
+    size at the screen's logical DPI, scaled to the view's width when fitting it), which
+    tests/gui/test_viewer_marks.py checks against what QPdfView draws."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.marks: Marks | None = None
+        self._anchored = False  # keep the passage in view as the layout settles
+
+    def set_marks(self, marks: Marks | None) -> None:
+        self.marks = marks
+        self.viewport().update()
+
+    def page_rect(self, page: int) -> QRect:
+        """Where the page (0-based) is drawn, in the viewport's pixels."""
+        document = self.document()
+        if document is None or not 0 <= page < document.pageCount():
+            return QRect()
+        sizes = [self._page_size(p) for p in range(document.pageCount())]
+        margins = self.documentMargins()
+        width = self.viewport().width()
+        total = max(s.width() for s in sizes) + margins.left() + margins.right()
+        y = margins.top() + sum(sizes[p].height() + self.pageSpacing() for p in range(page))
+        x = (max(total, width) - sizes[page].width()) // 2
+        size = sizes[page]
+        return QRect(
+            x - self.horizontalScrollBar().value(),
+            y - self.verticalScrollBar().value(),
+            size.width(),
+            size.height(),
+        )
+
+    def _page_size(self, page: int):  # type: ignore[no-untyped-def]
+        document = self.document()
+        screen = QGuiApplication.primaryScreen()
+        dpi = screen.logicalDotsPerInch() if screen is not None else 96.0
+        points = document.pagePointSize(page) * (dpi / 72.0)
+        if self.zoomMode() == QPdfView.ZoomMode.FitToWidth:
+            size = points.toSize()
+            margins = self.documentMargins()
+            usable = self.viewport().width() - margins.left() - margins.right()
+            return size * (usable / size.width()) if size.width() > 0 else size
+        if self.zoomMode() == QPdfView.ZoomMode.FitInView:
+            margins = self.documentMargins()
+            room = self.viewport().size()
+            room.setWidth(room.width() - margins.left() - margins.right())
+            room.setHeight(room.height() - self.pageSpacing())
+            return points.toSize().scaled(room, Qt.AspectRatioMode.KeepAspectRatio)
+        return (points * self.zoomFactor()).toSize()
+
+    def box_rect(self, page: int, box: Box) -> QRectF:
+        r = self.page_rect(page)
+        return QRectF(
+            r.x() + box.x0 * r.width(),
+            r.y() + box.y0 * r.height(),
+            (box.x1 - box.x0) * r.width(),
+            (box.y1 - box.y0) * r.height(),
+        )
+
+    def reveal(self) -> None:
+        """Scroll so the passage is in view and its page is the current one: its top a little
+        below the view's top, all of it when it fits, the page under QPdfView's current-page
+        line."""
+        marks = self.marks
+        if marks is None or not marks.passage:
+            return
+        self._anchored = True
+        v = self.verticalScrollBar()
+        h = self.horizontalScrollBar()
+        # In document coordinates (box_rect is relative to the scroll position).
+        offset = QPointF(h.value(), v.value())
+        first = self.box_rect(marks.page, marks.passage[0]).translated(offset)
+        area = QRectF(first)
+        for box in marks.passage[1:]:
+            area = area.united(self.box_rect(marks.page, box).translated(offset))
+        page = QRectF(self.page_rect(marks.page)).translated(offset)
+        height = self.viewport().height()
+        width = self.viewport().width()
+        if area.height() <= height - 8:
+            # All of it fits: its top a little below the view's top, or centred if need be.
+            y = area.top() - min(TOP_SHARE * height, (height - area.height()) / 2)
+        else:
+            y = first.top() - 4  # taller than the view (both columns of a page): its start
+        line = _CURRENT_LINE * height
+        y = min(max(y, page.top() - line + 2), page.bottom() - line - 3)
+        v.setValue(int(min(max(y, v.minimum()), v.maximum())))
+        if area.width() <= width - 8:
+            if area.left() < h.value() or area.right() > h.value() + width:
+                x = area.left() - (width - area.width()) / 2
+                h.setValue(int(min(max(x, h.minimum()), h.maximum())))
+        else:
+            h.setValue(int(min(max(first.left() - 8, h.minimum()), h.maximum())))
+
+    def release(self) -> None:
+        """The reader moves on: stop bringing the passage back into view."""
+        self._anchored = False
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        marks = self.marks
+        if marks is None or not (marks.passage or marks.quotes):
+            return
+        painter = QPainter(self.viewport())
+        painter.setPen(Qt.PenStyle.NoPen)
+        for box in marks.passage:
+            painter.fillRect(self.box_rect(marks.page, box), PASSAGE_FILL)
+        if marks.quotes:
+            painter.setPen(QPen(QUOTE_PEN, 1.5))
+            painter.setBrush(QUOTE_FILL)
+            for box in marks.quotes:
+                painter.drawRect(self.box_rect(marks.page, box))
+        painter.end()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self._anchored:
+            self.reveal()  # the layout changed under the passage: bring it back
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        self.release()
+        super().wheelEvent(event)
 
 
 def load_document(path: str) -> tuple[QPdfDocument, QPdfDocument.Error, bool]:
@@ -104,6 +286,8 @@ class SourcePane(QWidget):
         self.model = model
         self.source: Source | None = None
         self.matched = ""  # the text marked on the page ("" when nothing could be matched)
+        # Where an OCR'd page's word boxes are kept (its chunks in the index), if anywhere.
+        self.boxes_lookup: BoxesLookup | None = None
         self._lanes = Lanes(["pdf"], self)
         self._serial = 0
         self._wanted: _Request | None = None
@@ -145,14 +329,12 @@ class SourcePane(QWidget):
             bar.addWidget(b)
 
         self.document = QPdfDocument(self)
-        self.search = QPdfSearchModel(self)
-        self.search.setDocument(self.document)
-        self.pdf = QPdfView()
+        self.pdf = PageView()
         self.pdf.setAccessibleName("PDF page")
         self.pdf.setDocument(self.document)
         self.pdf.setPageMode(QPdfView.PageMode.MultiPage)
         self.pdf.setZoomMode(QPdfView.ZoomMode.FitToWidth)
-        self.pdf.setSearchModel(self.search)
+        self.pdf.verticalScrollBar().sliderPressed.connect(self.pdf.release)
 
         # Documents without pages (Word, HTML, EPUB, text) show as text in the PDF's place.
         self.text_view = TextView()
@@ -236,8 +418,8 @@ class SourcePane(QWidget):
         """A document asked for is still being opened."""
         return self._wanted is not None
 
-    def show_source(self, source: Source) -> None:
-        """Open the source's PDF at its page and mark the passage."""
+    def show_source(self, source: Source, quotes: Sequence[str] = ()) -> None:
+        """Open the source's PDF at its page and mark the passage (and these quotes of it)."""
         self.source = source
         row = self.model.row_of(source.n)
         if row >= 0:
@@ -248,7 +430,7 @@ class SourcePane(QWidget):
             self._show_text(source.path, source.page, source.start, source.end)
             return
         self._show_pdf_view()
-        self._request(source.path, source.page, source)
+        self._request(source.path, source.page, source, tuple(quotes))
 
     def show_file(self, path: str, page: int = 1) -> None:
         """Open a document without a passage (double-click in the library)."""
@@ -268,29 +450,45 @@ class SourcePane(QWidget):
         self.model.set_sources([])
         self.stack.setCurrentIndex(0)
 
-    def _request(self, path: str, page: int, source: Source | None) -> None:
+    def _request(
+        self, path: str, page: int, source: Source | None, quotes: tuple[str, ...] = ()
+    ) -> None:
         self._serial += 1
-        request = _Request(self._serial, path, page, source)
-        if self.document.property("path") == path and self.document.pageCount() > 0:
-            self._wanted = None
-            self._show(request)
-            return
+        request = _Request(self._serial, path, page, source, quotes)
         self._wanted = request
+        lookup = self.boxes_lookup
+        if self.document.property("path") == path and self.document.pageCount() > 0:
+            if source is None:
+                self._wanted = None
+                self._show(request, None)
+                return
+
+            def mark(job: Job) -> _Loaded:
+                marks = find_marks(request, lookup)
+                return _Loaded(request, None, QPdfDocument.Error.None_, True, marks)
+
+            self._lanes.run("pdf", mark, on_returned=self._on_load_returned, name="mark passage")
+            return
         self.heading.setText(f"Opening {os.path.basename(path)}…")
         self.heading.setToolTip(path)
 
         def load(job: Job) -> _Loaded:
             document, error, exists = load_document(path)
-            return _Loaded(request, document, error, exists)
+            marks = find_marks(request, lookup) if error == QPdfDocument.Error.None_ else None
+            return _Loaded(request, document, error, exists, marks)
 
         self._lanes.run("pdf", load, on_returned=self._on_load_returned, name="open pdf")
 
     def _on_load_returned(self, loaded: _Loaded) -> None:
         request, document = loaded.request, loaded.document
         if self._wanted is None or request.serial != self._wanted.serial:
-            document.deleteLater()  # another document was asked for meanwhile
+            if document is not None:
+                document.deleteLater()  # another document was asked for meanwhile
             return
         self._wanted = None
+        if document is None:
+            self._show(request, loaded.marks)
+            return
         if loaded.error != QPdfDocument.Error.None_:
             document.deleteLater()
             self._failed(
@@ -300,33 +498,38 @@ class SourcePane(QWidget):
         old, self.document = self.document, document
         document.setParent(self)
         document.setProperty("path", request.path)
-        self.search.setSearchString("")
-        self.search.setDocument(document)
+        self.pdf.set_marks(None)
         self.pdf.setDocument(document)
         old.deleteLater()
-        self._show(request)
+        self._show(request, loaded.marks)
 
-    def _show(self, request: _Request) -> None:
+    def _show(self, request: _Request, marks: Marks | None) -> None:
         page = min(max(request.page, 1), self.document.pageCount()) - 1
-        if request.source is not None:
-            self.matched = self._mark(request.source.text, page)
-        else:
-            self.search.setSearchString("")
-            self.matched = ""
+        if marks is not None and marks.page != page:
+            marks = None
+        marked = request.source is not None and marks is not None and bool(marks.passage)
+        self.matched = request.source.text if request.source is not None and marked else ""
+        self.pdf.set_marks(marks)
+        self.pdf.release()
         self.pdf.pageNavigator().jump(page, QPointF(0, 0), 0)
+        self.pdf.reveal()
         # A new document's layout settles with the view's next resize (fit to width, the
-        # scroll bar appearing): jump again then, or a long PDF ends up pages further on.
-        QTimer.singleShot(0, lambda: self._settle_jump(request.serial, page))
+        # scroll bar appearing): place the page and the passage again then, or a long PDF
+        # ends up pages further on.
+        QTimer.singleShot(0, lambda: self._settle(request.serial, page))
         self._update_heading()
         self.opened.emit(request.path)
 
-    def _settle_jump(self, serial: int, page: int) -> None:
-        if serial == self._serial and self.pdf.pageNavigator().currentPage() != page:
+    def _settle(self, serial: int, page: int) -> None:
+        if serial != self._serial:
+            return
+        if self.pdf.pageNavigator().currentPage() != page:
             self.pdf.pageNavigator().jump(page, QPointF(0, 0), 0)
+        self.pdf.reveal()
 
     def _failed(self, request: _Request, why: str) -> None:
         path = request.path
-        self.search.setSearchString("")
+        self.pdf.set_marks(None)
         self.document.close()
         self.document.setProperty("path", "")
         self.matched = ""
@@ -374,15 +577,6 @@ class SourcePane(QWidget):
             self.heading.setText(os.path.basename(path))
             self._update_buttons()
             self.open_failed.emit(path, why)
-
-    def _mark(self, passage: str, page: int) -> str:
-        """Search for the passage on its page; QPdfView shades every match it draws."""
-        for candidate in search_candidates(passage):
-            self.search.setSearchString(candidate)
-            if self.search.resultsOnPage(page):
-                return candidate
-        self.search.setSearchString("")
-        return ""
 
     def _update_heading(self) -> None:
         path = str(self.document.property("path") or "")
@@ -432,10 +626,12 @@ class SourcePane(QWidget):
             self._update_heading()
 
     def _on_prev_button_clicked(self) -> None:
+        self.pdf.release()
         nav = self.pdf.pageNavigator()
         nav.jump(max(0, nav.currentPage() - 1), QPointF(0, 0), 0)
 
     def _on_next_button_clicked(self) -> None:
+        self.pdf.release()
         nav = self.pdf.pageNavigator()
         last = self.document.pageCount() - 1
         nav.jump(min(last, nav.currentPage() + 1), QPointF(0, 0), 0)
@@ -453,6 +649,8 @@ class SourcePane(QWidget):
         zoom = self._effective_zoom() * factor
         self.pdf.setZoomMode(QPdfView.ZoomMode.Custom)
         self.pdf.setZoomFactor(min(8.0, max(0.25, zoom)))
+        if self.pdf.marks is not None:
+            self.pdf.reveal()  # zooming keeps the passage in view
 
     def _on_zoom_in_button_clicked(self) -> None:
         self._zoom(1.25)

@@ -96,6 +96,7 @@ class MainWindow(QMainWindow):
         self.conversations = ConversationsPane(self.conversations_model)
         self.chat = ChatPane()
         self.sources = SourcePane(self.sources_model)
+        self.sources.boxes_lookup = self._page_boxes
 
         self.left = QSplitter(Qt.Orientation.Vertical)
         self.left.setObjectName("leftSplit")
@@ -584,7 +585,12 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"[{n}] is not one of this answer's sources.", 5000)
             return
         self.sources_model.set_sources(exchange.sources, exchange.cited)
-        self.sources.show_source(source)
+        self.sources.show_source(source, [q.text for q in exchange.quotes if q.n == n])
+
+    def _page_boxes(self, path: str, page: int) -> list[str]:
+        """An OCR'd page's word boxes, from the index (called on the viewer's worker)."""
+        app = self.session.app
+        return app.store.page_boxes(path, page) if app is not None else []
 
     def _on_sources_open_failed(self, path: str, why: str) -> None:
         if Path(path) == self.session.library_dir / GUIDE_NAME:

@@ -12,8 +12,7 @@ from dataclasses import replace
 
 from desktop_rag.engines.llm import Llm
 from desktop_rag.errors import EmptyLibraryError
-from desktop_rag.query import follow_up
-from desktop_rag.query.figures import unsupported_numbers
+from desktop_rag.query import claims, follow_up
 from desktop_rag.query.prompt import (
     MODEL_NOT_FOUND,
     NOTHING_RELEVANT,
@@ -89,6 +88,9 @@ class AnswerService:
         # Start a list the model announced but was cut before. Off: with the bundled 270M
         # model (bench/complete.py), the items it then wrote were invented source lines.
         self.continue_lists = False
+        self.refuse_below = claims.REFUSE_BELOW
+        self._idf: dict[str, float] = {}
+        self._idf_rows = -1
 
     def warm_up(self) -> None:
         """Load the model now (blocking; call it from a worker thread)."""
@@ -244,18 +246,51 @@ class AnswerService:
             total_s=end - t0,
         )
         said_not_found = bool(_NOT_FOUND.match(_normalise(answer)))
-        # What the model read besides the sources may hold figures too: the question, and the
-        # earlier turns of the conversation.
-        read = [s.text for s in fitted.sources] + [question]
-        read += [part for turn in history for part in (turn.question, turn.answer)]
-        yield DoneEvent(
-            answer,
-            () if said_not_found else parse_citations(answer, len(fitted.sources)),
-            timings,
-            refused=said_not_found,
-            cancelled=cancelled,
-            unsupported=unsupported_numbers(answer, read),
+        cited = () if said_not_found else parse_citations(answer, len(fitted.sources))
+        if said_not_found or cancelled or not answer:
+            yield DoneEvent(answer, cited, timings, refused=said_not_found, cancelled=cancelled)
+            return
+        # The answer's claims must be in the sources it cites (all of them, if it cites none).
+        # Figures may also come from what the model read besides: the question, earlier turns.
+        cited_texts = [s.text for s in fitted.sources if s.n in cited] or [
+            s.text for s in fitted.sources
+        ]
+        read = [question] + [part for turn in history for part in (turn.question, turn.answer)]
+        found = claims.check(
+            answer, cited_texts, self.rarity, also_read=read, refuse_below=self.refuse_below
         )
+        if found.refuse:
+            log.info("answer withheld: %.2f of its words are in its sources", found.support)
+            yield DoneEvent(
+                NOTHING_RELEVANT,
+                (),
+                timings,
+                refused=True,
+                support=found.support,
+                withheld=answer,
+            )
+            return
+        yield DoneEvent(
+            answer, cited, timings, unsupported=found.unsupported, support=found.support
+        )
+
+    def rarity(self, word: str) -> float:
+        """A word's IDF over the library's passages, as the full-text index reads it (at least
+        claims.RARE_IDF for a word in none of them); 0 when there is no full-text index yet."""
+        rows = self.store.count_chunks()
+        if rows != self._idf_rows:
+            self._idf.clear()
+            self._idf_rows = rows
+        idf = self._idf.get(word)
+        if idf is None:
+            if not self.store.has_fts_index():
+                return 0.0
+            df = self.store.term_frequency(word, min(rows, _DF_CAP))
+            idf = math.log((rows + 1) / (df + 0.5)) if rows else 0.0
+            if df == 0:
+                idf = max(idf, claims.RARE_IDF)  # in no passage at all: rare, however small
+            self._idf[word] = idf
+        return idf
 
 
 def _normalise(text: str) -> str:

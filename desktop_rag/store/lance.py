@@ -378,6 +378,14 @@ class LanceStore:
         )
         return set(table["chunk_id"].to_pylist())
 
+    def page_boxes(self, path: str, page: int) -> list[str]:
+        """The word boxes (JSON) of a page's OCR'd chunks, for the viewer to mark a passage."""
+        if "boxes" not in self._chunks.schema.names:
+            return []
+        where = f"path = {_sql_list([path])} AND page = {int(page)} AND boxes != ''"
+        table = self._chunks.search().where(where).select(["boxes"]).limit(None).to_arrow()
+        return [b for b in table["boxes"].to_pylist() if b]
+
     def chunk_counts(self) -> dict[str, int]:
         """Chunks per document id, as stored (one column read, no vectors)."""
         table = self._chunks.search().select(["doc_id"]).limit(None).to_arrow()

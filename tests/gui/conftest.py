@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from desktop_rag.config import Settings
-from desktop_rag.query.figures import unsupported_numbers
+from desktop_rag.query import claims
+from desktop_rag.query.prompt import NOTHING_RELEVANT
 from desktop_rag.query.quote import pick_quotes
 from desktop_rag.types import (
     AnswerEvent,
@@ -73,10 +74,12 @@ class FakeAnswerService:
             out.append(word)
             yield TokenEvent(piece)
             time.sleep(self.delay_s)
-        read = [s.text for s in sources] + [question]
-        yield DoneEvent(
-            text, (1,), Timings(total_s=0.1), unsupported=unsupported_numbers(text, read)
-        )
+        # The service's claim check, every word as common as any other.
+        found = claims.check(text, [sources[0].text], lambda word: 0.0, also_read=[question])
+        if found.refuse:
+            yield DoneEvent(NOTHING_RELEVANT, (), Timings(), refused=True, withheld=text)
+            return
+        yield DoneEvent(text, (1,), Timings(total_s=0.1), unsupported=found.unsupported)
 
 
 def fast_app_factory(settings: Settings):

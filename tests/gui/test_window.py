@@ -13,6 +13,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication
 from desktop_rag.config import Settings
 from desktop_rag.gui.models import DocumentsModel
 from desktop_rag.library import GUIDE_NAME, GUIDE_QUESTION
+from desktop_rag.query.prompt import NOTHING_RELEVANT
 from desktop_rag.types import DoneEvent, SourcesEvent, TokenEvent
 from tests.gui.conftest import FakeAnswerService, close, fast_app_factory
 from tests.pdfgen import make_pdf
@@ -133,6 +134,30 @@ def test_asking_shows_sources_first_then_streams_the_answer(open_window, animal_
     assert k == window.session.settings.top_k
 
 
+def test_an_answer_naming_what_its_source_lacks_says_so(open_window, animal_pdfs, qtbot):
+    made_up = "According to [1], octopus blood is blue because of hemocyanin, in Paris."
+    window = open_window(answer_factory=lambda app: FakeAnswerService(app, answer=made_up))
+    window.session.add_folder(str(animal_pdfs))
+    _wait_indexed(window, qtbot, 4, WAIT_MS)
+    _ask(window, qtbot, "Why is octopus blood blue? hemocyanin")
+    text = window.chat.view.toPlainText()
+    assert "Check this answer: Paris does not appear in its sources." in text
+
+
+def test_an_answer_none_of_its_source_holds_is_replaced_by_the_refusal(
+    open_window, animal_pdfs, qtbot
+):
+    made_up = "According to [1], the capital of France is Paris."
+    window = open_window(answer_factory=lambda app: FakeAnswerService(app, answer=made_up))
+    window.session.add_folder(str(animal_pdfs))
+    _wait_indexed(window, qtbot, 4, WAIT_MS)
+    _ask(window, qtbot, "Why is octopus blood blue? hemocyanin")
+    exchange = window.current.exchanges[0]
+    assert exchange.answer == NOTHING_RELEVANT and exchange.refused and not exchange.cited
+    text = window.chat.view.toPlainText()
+    assert "capital of France" not in text and NOTHING_RELEVANT in text
+
+
 def test_an_answer_with_figures_its_sources_lack_says_so_and_keeps_saying_it(
     open_window, animal_pdfs, qtbot
 ):
@@ -189,7 +214,8 @@ def test_clicking_a_citation_opens_the_pdf_at_its_page_with_the_passage_marked(
     assert pane.document.property("path") == source.path
     qtbot.waitUntil(lambda: pane.current_page == source.page, timeout=WAIT_MS)
     assert pane.matched, "the passage was found on the page and marked"
-    assert pane.search.resultsOnPage(source.page - 1)
+    assert pane.pdf.marks is not None and pane.pdf.marks.page == source.page - 1
+    assert pane.pdf.marks.passage
     assert "hemocyanin" in pane.passage.toPlainText()
     assert f"page {source.page} of 3" in pane.heading.text()
     assert pane.list.isVisibleTo(window) and pane.model.rowCount() >= 1

@@ -52,8 +52,18 @@ def test_ask_json_is_exactly_the_contract(data_dir, capsys) -> None:
     )
     assert code == 0
     doc = json.loads(cap.out)
-    assert set(doc) == {"answer", "sources", "quotes", "cited", "timings"}
+    assert set(doc) == {
+        "answer",
+        "sources",
+        "quotes",
+        "cited",
+        "refused",
+        "unsupported",
+        "check",
+        "timings",
+    }
     assert doc["answer"].startswith("According to [1]")
+    assert doc["refused"] is False and doc["unsupported"] == [] and doc["check"] == ""
     assert doc["cited"] == [1]
     assert doc["sources"] and set(doc["sources"][0]) == {
         "n",
@@ -154,6 +164,27 @@ def test_ask_says_which_figures_its_sources_do_not_hold(data_dir, capsys) -> Non
     code, cap = run_ask(["ask", "How many hearts has an octopus?"], data_dir, capsys, llm)
     assert code == 0
     assert cap.out.rstrip().endswith("Check this answer: 12 does not appear in its sources.")
+
+
+def test_ask_json_carries_the_check_of_an_answer_its_sources_do_not_hold(data_dir, capsys) -> None:
+    llm = FakeLlm("1], octopus blood is blue because of hemocyanin, in Paris.")
+    code, cap = run_ask(["ask", "Why is octopus blood blue?", "--json"], data_dir, capsys, llm)
+    assert code == 0
+    doc = json.loads(cap.out)
+    assert doc["unsupported"] == ["Paris"] and doc["refused"] is False
+    assert doc["check"] == "Check this answer: Paris does not appear in its sources."
+
+
+def test_ask_replaces_an_answer_none_of_its_sources_holds(data_dir, capsys) -> None:
+    llm = FakeLlm("1], the capital of France is Paris.")
+    code, cap = run_ask(["ask", "How many hearts pump octopus blood?"], data_dir, capsys, llm)
+    assert code == 0
+    assert cap.out.rstrip().endswith(NOTHING_RELEVANT)
+    assert "not in its sources" in cap.out
+    argv = ["ask", "How many hearts pump octopus blood?", "--json"]
+    code, cap = run_ask(argv, data_dir, capsys, llm)
+    doc = json.loads(cap.out)
+    assert doc["answer"] == NOTHING_RELEVANT and doc["refused"] is True and doc["cited"] == []
 
 
 def test_ask_with_a_bad_k_is_a_usage_error(data_dir, capsys) -> None:

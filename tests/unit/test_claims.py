@@ -1,0 +1,88 @@
+"""The claim check: an answer's names, terms and figures must be in the sources it cites."""
+
+from __future__ import annotations
+
+from desktop_rag.query.claims import check, claim_words, stem
+
+OCTOPUS = (
+    "Octopus blood is blue because it uses hemocyanin, a copper-rich protein, to carry oxygen. "
+    "The third heart pumps blood to the rest of the body."
+)
+MANUAL = (
+    "Press Ctrl+O to add a folder. The library folder is watched: documents copied into it are "
+    "indexed in the background, and their status is shown in the Documents pane."
+)
+
+
+def no_rarity(_word: str) -> float:
+    """Every word as common as any other: only names and figures are checked."""
+    return 0.0
+
+
+def test_a_name_missing_from_the_cited_source_is_flagged() -> None:
+    answer = "According to [1], octopus blood is blue, as Darwin found."
+    result = check(answer, [OCTOPUS], no_rarity)
+    assert result.unsupported == ("Darwin",)
+    assert not result.refuse
+    assert 0 < result.support < 1
+
+
+def test_an_answer_true_to_its_source_flags_nothing() -> None:
+    answer = "According to [1], octopus blood is blue because of hemocyanin."
+    result = check(answer, [OCTOPUS], no_rarity)
+    assert result.unsupported == () and not result.refuse and result.support == 1.0
+
+
+def test_inflections_and_case_match() -> None:
+    answer = "According to [1], Octopuses use Hemocyanins, copper-rich proteins, carrying Oxygen."
+    assert check(answer, [OCTOPUS], no_rarity).unsupported == ()
+
+
+def test_figures_match_by_value_as_the_figure_check_reads_them() -> None:
+    source = "Net sales were $4200 million in 2021, up 8.50% on the year."
+    same = check("According to [1], net sales were $4,200 million, up 8.5%.", [source], no_rarity)
+    assert same.unsupported == ()
+    result = check("According to [1], net sales were $4,300 million.", [source], no_rarity)
+    assert result.unsupported == ("4,300",)
+
+
+def test_the_france_answer_over_a_manual_page_is_refused() -> None:
+    # The issue's case: a page of a manual that says nothing of France.
+    result = check("According to [1], the capital of France is Paris.", [MANUAL], no_rarity)
+    assert result.refuse
+    assert set(result.unsupported) >= {"France", "Paris"}
+    assert result.support == 0.0
+
+
+def test_a_rare_term_is_checked_even_in_lower_case() -> None:
+    # "chromatophores" is rare in the library: a term, though not capitalised.
+    def rarity(word: str) -> float:
+        return 5.0 if word.startswith("chromatophor") else 0.1
+
+    answer = "According to [1], the blood is blue thanks to chromatophores."
+    result = check(answer, [OCTOPUS], rarity)
+    assert result.unsupported == ("chromatophores",)
+    # A word as common as "blood" is weighed but not named.
+    common = check("According to [1], the blood is blue, in summer.", [OCTOPUS], rarity)
+    assert common.unsupported == () and common.support < 1
+
+
+def test_rare_unsupported_words_weigh_most_in_the_support() -> None:
+    def rarity(word: str) -> float:
+        return 6.0 if word.startswith(("franc", "pari")) else 0.5
+
+    result = check("According to [1], the blood of France is blue in Paris.", [OCTOPUS], rarity)
+    assert result.support < 0.3 and result.refuse
+
+
+def test_claim_words_leave_out_citations_the_lead_and_stop_words() -> None:
+    words = claim_words("According to [1], the sources say it is blue [2, 3].")
+    assert [w.text for w in words] == ["blue"]
+
+
+def test_stems_join_a_word_and_its_inflections() -> None:
+    assert stem("vaccines") == stem("vaccine") == stem("Vaccine's")
+    assert stem("infections") == stem("infection")
+    assert stem("studies") == stem("study")
+    assert stem("indexed") == stem("indexing") == stem("index")
+    assert stem("pass") != stem("pas")
