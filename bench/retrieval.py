@@ -133,12 +133,15 @@ def load_questions(name: str, corpus: Path) -> list[Question]:
             out.append(Question(str(r["question"]), side[doc], gold))
         return out
     if name == "covid-qa":
+        halves = json.loads((QUESTIONS / "splits.json").read_text())["covid-qa"]
+        article = {a: s for s in ("tune", "held_out") for a in halves[s]}
         out = []
         for r in _jsonl(corpus / "covid-qa" / "questions.jsonl"):
             if r.get("is_impossible") or r.get("answer_page") is None:
                 continue  # one question has no gold page
-            gold = frozenset({(os.path.basename(str(r["pdf"])), int(r["answer_page"]))})  # type: ignore[call-overload]
-            out.append(Question(str(r["question"]), "all", gold))
+            pdf = os.path.basename(str(r["pdf"]))
+            gold = frozenset({(pdf, int(r["answer_page"]))})  # type: ignore[call-overload]
+            out.append(Question(str(r["question"]), article[pdf], gold))
         return out
     if name == "docugami":
         with open(corpus / "docugami-10q" / "qna_data.csv", encoding="utf-8-sig") as f:
