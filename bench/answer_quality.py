@@ -288,11 +288,13 @@ def run_set(name: str, app: Any, questions: list[dict[str, Any]]) -> dict[str, A
         row["half"] = half(row["question"])
 
     tune = [r for r in on if r["half"] == "tune"]
-    threshold = max(
-        t for t in THRESHOLDS if _share(tune, lambda r, t=t: refused_at(r, t)) <= MAX_REFUSED
-    )
+    # The highest threshold that keeps on-topic refusals within MAX_REFUSED on the tune half;
+    # when even the claim check off (0) refuses more than that, the others do: 0, and it says so.
+    within = [t for t in THRESHOLDS if _share(tune, lambda r, t=t: refused_at(r, t)) <= MAX_REFUSED]
+    threshold = max(within, default=0.0)
     summary = {
         "threshold_chosen_on_tune_half": threshold,
+        "refusals_within_target_on_tune_half": bool(within),
         "questions": len(on),
         "chunks": app.store.count_chunks(),
         "documents": len(app.store.documents()),

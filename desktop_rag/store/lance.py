@@ -44,8 +44,9 @@ _CHUNK_EXTRAS = ["section", "nav", "boxes"]
 _HIT_EXTRAS = ["section", "nav"]  # what a hit carries of them: boxes can be large
 
 # BM25 over a chunk's section heading counts this much beside its text: the heading names what
-# the passage is about in a few words, where its text spends many (bench/retrieval_tune.py).
-SECTION_BOOST = 2.0
+# the passage is about in a few words, where its text spends many; counted twice it cost
+# covid-qa recall@5 on its tuning half (bench/retrieval_tune.py).
+SECTION_BOOST = 1.0
 FTS_RECHECK_S = 10.0
 
 # Past maintenance.ANN_MIN_ROWS chunks the approximate index answers vector searches.
