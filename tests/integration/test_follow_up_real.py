@@ -25,7 +25,10 @@ def guide_app(tmp_path_factory: pytest.TempPathFactory) -> App:
     (root / "library").mkdir()
     with resources.as_file(guide) as path:
         shutil.copy(path, root / "library" / GUIDE_NAME)
-    app = build_app(Settings(data_dir=str(root / "data"), n_threads=2), llm=FakeLlm())
+    # The canned answer is the guide's own words: the claim check refuses one it cannot find
+    # in the cited source, which is not what these tests are about.
+    llm = FakeLlm("1], drag documents onto the Desktop RAG window.")
+    app = build_app(Settings(data_dir=str(root / "data"), n_threads=2), llm=llm)
     report = app.ingest.index([str(root / "library")])
     assert report.indexed == 1 and not report.failed
     return app
