@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from desktop_rag.query.figures import numbers as figures_in
-from desktop_rag.query.figures import unsupported_numbers
+from desktop_rag.query.figures import telling, unsupported_numbers
 from desktop_rag.query.prompt import CITATION
 from desktop_rag.query.quote import STOPWORDS
 
@@ -124,7 +124,7 @@ def check(
             found += weight
         elif word.named or idf >= RARE_IDF:
             missing_words.append(word.text)
-    figures = [n for n in figures_in(answer) if "." in n or len(n.replace(",", "")) >= 2]
+    figures = [n for n in figures_in(answer) if telling(n)]
     missing_figures = unsupported_numbers(answer, [*sources, *also_read])
     weighed += FIGURE_WEIGHT * len(set(figures))
     found += FIGURE_WEIGHT * (len(set(figures)) - len(missing_figures))

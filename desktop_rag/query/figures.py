@@ -27,7 +27,7 @@ def numbers(text: str) -> list[str]:
     return [m.group(0) for m in _NUMBER.finditer(CITATION.sub(" ", text))]
 
 
-def _checked(number: str) -> bool:
+def telling(number: str) -> bool:
     """Single digits ("2 doses", "3 groups") are too common to tell anything."""
     return "." in number or len(number.replace(",", "")) >= 2
 
@@ -38,7 +38,7 @@ def unsupported_numbers(answer: str, sources: Iterable[str]) -> tuple[str, ...]:
     found = {_value(n) for text in sources for n in numbers(text)}
     out: list[str] = []
     for number in numbers(answer):
-        if _checked(number) and _value(number) not in found and number not in out:
+        if telling(number) and _value(number) not in found and number not in out:
             out.append(number)
     return tuple(out)
 
