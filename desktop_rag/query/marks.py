@@ -43,10 +43,15 @@ class Box:
 def clean_with_map(raw: str) -> tuple[str, list[int]]:
     """`extract.clean_text(raw)` and, for each of its characters, the index in raw of the
     character it came from."""
+    # NFKC per cluster (a character and the combining marks after it), as a whole-text NFKC
+    # composes them: "e" + U+0301 is one "é", from the index of its "e".
     chars: list[tuple[str, int]] = []
-    for i, ch in enumerate(raw):
-        for c in unicodedata.normalize("NFKC", ch):
-            chars.append((c, i))
+    start = 0
+    for i in range(1, len(raw) + 1):
+        if i == len(raw) or not unicodedata.combining(raw[i]):
+            for c in unicodedata.normalize("NFKC", raw[start:i]):
+                chars.append((c, start))
+            start = i
     # One kind of newline.
     step: list[tuple[str, int]] = []
     for k, (c, i) in enumerate(chars):
