@@ -49,6 +49,11 @@ LIST_START = "\n- "
 # its rarity in the library (IDF): bench/relevance.py --words-only puts the same questions on
 # either side of it (bench/results/relevance-words.json); low in the gap, for the same reason.
 WORDS_THRESHOLD = 0.4
+# With vectors too, the question's words must also be in its best passage: in a library of a
+# few thousand passages some passage is always near any everyday question by cosine ("What
+# is the capital of France?" finds a page naming Beijing a capital), but holds none of its
+# rarer words. bench/answer_quality.py chooses it on its tune half.
+WORDS_WITH_VECTORS = 0.0
 # Counting how many passages hold a word stops here: beyond it, the word is common anyway.
 _DF_CAP = 2000
 # Words the full-text index drops (lancedb's English stop words, so they match nothing and
@@ -85,6 +90,7 @@ class AnswerService:
         self.k = k
         self.answer_tokens = answer_tokens
         self.threshold = threshold
+        self.words_threshold = WORDS_WITH_VECTORS
         # Start a list the model announced but was cut before. Off: with the bundled 270M
         # model (bench/complete.py), the items it then wrote were invented source lines.
         self.continue_lists = False
@@ -106,12 +112,17 @@ class AnswerService:
         """A follow-up that refers back leans on the previous question for its subject."""
         return follow_up.retrieval_query(question, history)
 
-    def relevant(self, hits: Sequence[Hit], query: str = "") -> bool:
-        """Whether the hits are about the question: by cosine similarity, or, searching by
-        words only, by the share of the question's rarer words its best passage holds."""
+    def relevant(self, hits: Sequence[Hit], query: str = "", question: str = "") -> bool:
+        """Whether the hits are about the question: by cosine similarity and the share of the
+        question's rarer words its best passage holds, or, searching by words only, by that
+        share alone."""
         if self.retriever.text_only:
             return word_relevance(self.store, query, hits) >= WORDS_THRESHOLD
-        return bool(hits) and max(h.similarity for h in hits) >= self.threshold
+        if not hits or max(h.similarity for h in hits) < self.threshold:
+            return False
+        if self.words_threshold <= 0:
+            return True
+        return word_relevance(self.store, question or query, hits) >= self.words_threshold
 
     def ask(
         self,
@@ -130,6 +141,10 @@ class AnswerService:
                 "Your library is empty: there is nothing to answer from yet. Add documents "
                 "(drag them onto the window, or run `desktop-rag index FOLDER`), then ask again."
             )
+        # A question that does not refer back is answered as if it came first: neither the
+        # previous sources nor the previous answer's words are lent to it (the model would
+        # otherwise answer "What is the capital of France?" from a conversation about vaccines).
+        history = history if follow_up.refers_back(question) else ()
         query = self.retrieval_query(question, history)
         hits = self.retriever.search(query, k or self.k)
         if query != question:
@@ -138,7 +153,7 @@ class AnswerService:
         retrieval_ms = (time.perf_counter() - t0) * 1000.0
         notice = WORDS_ONLY if self.retriever.text_only else ""
 
-        if not question or not self.relevant(hits, query):
+        if not question or not self.relevant(hits, query, question):
             best = max((h.similarity for h in hits), default=0.0)
             log.info("nothing relevant (best similarity %.3f)", best)
             yield SourcesEvent((), notice)
@@ -257,7 +272,12 @@ class AnswerService:
         ]
         read = [question] + [part for turn in history for part in (turn.question, turn.answer)]
         found = claims.check(
-            answer, cited_texts, self.rarity, also_read=read, refuse_below=self.refuse_below
+            answer,
+            cited_texts,
+            self.rarity,
+            also_read=read,
+            asked=asked_words(question, history),
+            refuse_below=self.refuse_below,
         )
         if found.refuse:
             log.info("answer withheld: %.2f of its words are in its sources", found.support)
@@ -291,6 +311,14 @@ class AnswerService:
                 idf = max(idf, claims.RARE_IDF)  # in no passage at all: rare, however small
             self._idf[word] = idf
         return idf
+
+
+def asked_words(question: str, history: Sequence[Turn]) -> list[str]:
+    """What the user asked: the question, and the one before when it refers back to it (the
+    history a question that does not is answered without)."""
+    if history and follow_up.refers_back(question):
+        return [history[-1].question, question]
+    return [question]
 
 
 def _normalise(text: str) -> str:

@@ -105,29 +105,34 @@ def check(
     rarity: Callable[[str], float],
     *,
     also_read: Sequence[str] = (),
+    asked: Sequence[str] = (),
     refuse_below: float = REFUSE_BELOW,
 ) -> Claims:
     """Check the answer against the texts of the sources it cites. `rarity(word)` is a word's
     IDF in the library (0 for the commonest), asked of the word in lower case. Figures may
-    also come from `also_read` (the question asks about a year); words may not: an answer
-    that names the question's subject ("France") over sources that do not is what this
-    catches."""
+    also come from `also_read` (the question asks about a year). `asked` is what the user
+    asked: its words and figures, repeated, claim nothing, so the support is weighed over the
+    rest, the answer's new information ("Paris" in "the capital of France is Paris"), which
+    must come from the sources; they are still named when the sources lack them."""
     held = stems_of(sources)
+    question = stems_of(asked)
     weighed = 0.0
     found = 0.0
     missing_words: list[str] = []
     for word in claim_words(answer):
         idf = max(0.0, rarity(word.text.lower()))
         weight = 1.0 + idf
-        weighed += weight
-        if word.stem in held:
-            found += weight
-        elif word.named or idf >= RARE_IDF:
+        if word.stem not in question:
+            weighed += weight
+            if word.stem in held:
+                found += weight
+        if word.stem not in held and (word.named or idf >= RARE_IDF):
             missing_words.append(word.text)
-    figures = [n for n in figures_in(answer) if telling(n)]
     missing_figures = unsupported_numbers(answer, [*sources, *also_read])
-    weighed += FIGURE_WEIGHT * len(set(figures))
-    found += FIGURE_WEIGHT * (len(set(figures)) - len(missing_figures))
+    repeated = set(figures_in(" ".join(asked)))
+    figures = {n for n in figures_in(answer) if telling(n) and n not in repeated}
+    weighed += FIGURE_WEIGHT * len(figures)
+    found += FIGURE_WEIGHT * len(figures - set(missing_figures))
     support = found / weighed if weighed > 0 else 1.0
     return Claims(
         support=support,
