@@ -49,11 +49,6 @@ LIST_START = "\n- "
 # its rarity in the library (IDF): bench/relevance.py --words-only puts the same questions on
 # either side of it (bench/results/relevance-words.json); low in the gap, for the same reason.
 WORDS_THRESHOLD = 0.4
-# With vectors too, the question's words must also be in its best passage: in a library of a
-# few thousand passages some passage is always near any everyday question by cosine ("What
-# is the capital of France?" finds a page naming Beijing a capital), but holds none of its
-# rarer words. bench/answer_quality.py chooses it on its tune half.
-WORDS_WITH_VECTORS = 0.0
 # Counting how many passages hold a word stops here: beyond it, the word is common anyway.
 _DF_CAP = 2000
 # Words the full-text index drops (lancedb's English stop words, so they match nothing and
@@ -90,11 +85,11 @@ class AnswerService:
         self.k = k
         self.answer_tokens = answer_tokens
         self.threshold = threshold
-        self.words_threshold = WORDS_WITH_VECTORS
         # Start a list the model announced but was cut before. Off: with the bundled 270M
         # model (bench/complete.py), the items it then wrote were invented source lines.
         self.continue_lists = False
         self.refuse_below = claims.REFUSE_BELOW
+        self.weak_match = claims.WEAK_MATCH
         self._idf: dict[str, float] = {}
         self._idf_rows = -1
 
@@ -112,17 +107,12 @@ class AnswerService:
         """A follow-up that refers back leans on the previous question for its subject."""
         return follow_up.retrieval_query(question, history)
 
-    def relevant(self, hits: Sequence[Hit], query: str = "", question: str = "") -> bool:
-        """Whether the hits are about the question: by cosine similarity and the share of the
-        question's rarer words its best passage holds, or, searching by words only, by that
-        share alone."""
+    def relevant(self, hits: Sequence[Hit], query: str = "") -> bool:
+        """Whether the hits are about the question: by cosine similarity, or, searching by
+        words only, by the share of the question's rarer words its best passage holds."""
         if self.retriever.text_only:
             return word_relevance(self.store, query, hits) >= WORDS_THRESHOLD
-        if not hits or max(h.similarity for h in hits) < self.threshold:
-            return False
-        if self.words_threshold <= 0:
-            return True
-        return word_relevance(self.store, question or query, hits) >= self.words_threshold
+        return bool(hits) and max(h.similarity for h in hits) >= self.threshold
 
     def ask(
         self,
@@ -153,7 +143,7 @@ class AnswerService:
         retrieval_ms = (time.perf_counter() - t0) * 1000.0
         notice = WORDS_ONLY if self.retriever.text_only else ""
 
-        if not question or not self.relevant(hits, query, question):
+        if not question or not self.relevant(hits, query):
             best = max((h.similarity for h in hits), default=0.0)
             log.info("nothing relevant (best similarity %.3f)", best)
             yield SourcesEvent((), notice)
@@ -279,7 +269,11 @@ class AnswerService:
             asked=asked_words(question, history),
             refuse_below=self.refuse_below,
         )
-        if found.refuse:
+        # Sources this near the question are about it: an answer they do not back is flagged
+        # (a wrong figure, a name from elsewhere), not withheld; from sources only somewhat
+        # near it, such an answer is the model's own knowledge under a citation.
+        best = max((h.similarity for h in hits), default=0.0)
+        if found.refuse and (best < self.weak_match or self.retriever.text_only):
             log.info("answer withheld: %.2f of its words are in its sources", found.support)
             yield DoneEvent(
                 NOTHING_RELEVANT,

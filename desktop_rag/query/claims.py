@@ -23,11 +23,15 @@ from desktop_rag.query.quote import STOPWORDS
 # A word in at most 5% of the library's passages (IDF log(1/0.05) = 3.0) is a term of the
 # subject, worth naming when the cited sources lack it, even in lower case.
 RARE_IDF = 3.0
-# Below this share of the answer's words (each weighted by 1 + its IDF) found in the cited
-# sources, the answer is not from them: it is withheld and the service says it found nothing.
-# bench/answer_quality.py chooses it on the tune half of its questions (the highest that
-# refuses at most 5% of them); 0.25 stands until that run's figure replaces it.
-REFUSE_BELOW = 0.25
+# Below this share of what the answer adds to its question (each word weighted by 1 + its
+# IDF) found in the cited sources, the answer is not from them: the service withholds it,
+# when its sources are only a weak match for the question (best cosine below WEAK_MATCH), and
+# flags it otherwise. Both chosen by bench/answer_quality.py on the tune half of covid-qa's
+# questions and the off-topic ones (bench/results/answer_quality-covid.json): the off-topic
+# answers that got through say nothing their sources hold (support 0), while on-topic answers
+# with support 0 (a figure of their own) came from sources nearer the question (cosine >= 0.5).
+REFUSE_BELOW = 0.05
+WEAK_MATCH = 0.4
 # A figure weighs as a rare term: it is the claim.
 FIGURE_WEIGHT = 1.0 + RARE_IDF
 # What every answer says about its sources, not about the subject.

@@ -247,11 +247,12 @@ def test_an_index_of_another_embedder_refuses_off_topic_questions(
 
 
 def test_an_answer_from_none_of_its_sources_is_refused(tmp_path, animal_pdfs) -> None:
-    # The case: an on-topic retrieval, and the model answering the capital of France
-    # while citing a page that says nothing of it. The refusal replaces the answer.
+    # The case: the model answering the capital of France while citing a page that
+    # says nothing of it. From sources only weakly near the question, the refusal replaces it.
     llm = FakeLlm("1], the capital of France is Paris.")
     app = make_app(tmp_path, llm)
     app.ingest.index([str(animal_pdfs)])
+    app.answer.weak_match = 1.01  # every source counts as a weak match here
     events = list(app.answer.ask("How many hearts pump octopus blood?"))
     sources, done = events[0], events[-1]
     assert isinstance(sources, SourcesEvent) and sources.sources
@@ -259,6 +260,23 @@ def test_an_answer_from_none_of_its_sources_is_refused(tmp_path, animal_pdfs) ->
     assert done.refused and done.cited == ()
     assert done.answer == NOTHING_RELEVANT
     assert done.withheld == "According to [1], the capital of France is Paris."
+
+
+def test_an_unbacked_answer_from_near_sources_is_flagged_not_withheld(
+    tmp_path, animal_pdfs
+) -> None:
+    # Sources near the question are about it: an answer they do not back (a figure of the
+    # model's own, a name from elsewhere) is shown with its words named, not withheld.
+    llm = FakeLlm("1], the capital of France is Paris.")
+    app = make_app(tmp_path, llm)
+    app.ingest.index([str(animal_pdfs)])
+    question = "How many hearts pump octopus blood?"
+    best = max(h.similarity for h in app.retriever.search(question, app.answer.k))
+    assert best >= app.answer.weak_match
+    *_, done = app.answer.ask(question)
+    assert isinstance(done, DoneEvent)
+    assert not done.refused and done.cited == (1,) and done.support == 0.0
+    assert {"France", "Paris"} <= set(done.unsupported)
 
 
 def test_a_name_missing_from_the_cited_source_flags_the_answer(tmp_path, animal_pdfs) -> None:
@@ -328,6 +346,8 @@ def test_an_answer_whose_new_words_are_not_in_its_source_is_refused(tmp_path, an
     llm = FakeLlm("1], the capital of France is Paris.")
     app = make_app(tmp_path, llm)
     app.ingest.index([str(animal_pdfs)])
+    # The hash embedder's cosines are not MiniLM's: count this page as the weak match it is.
+    app.answer.weak_match = 1.01
     events = list(app.answer.ask(FRANCE))
     sources, done = events[0], events[-1]
     assert isinstance(sources, SourcesEvent) and isinstance(done, DoneEvent)

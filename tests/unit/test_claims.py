@@ -71,7 +71,8 @@ def test_rare_unsupported_words_weigh_most_in_the_support() -> None:
     def rarity(word: str) -> float:
         return 6.0 if word.startswith(("franc", "pari")) else 0.5
 
-    result = check("According to [1], the blood of France is blue in Paris.", [OCTOPUS], rarity)
+    answer = "According to [1], the blood of France is blue in Paris."
+    result = check(answer, [OCTOPUS], rarity, refuse_below=0.25)
     assert result.support < 0.3 and result.refuse
 
 
