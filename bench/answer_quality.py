@@ -4,13 +4,14 @@ Libraries (each built once and cached under bench/data/quality/, git-ignored):
 - covid-qa: all 98 articles (363 pages).
 - financebench: 20 of the 74 filings drawn at random (seed 0); embedding all 10,206 pages
   on two shared cores takes hours. Every one of its questions whose filing is drawn is asked.
+  Or, with --finance-library, a ready library (bench/retrieval.py's: 14 filings of 6
+  companies, 981 pages) and the questions on its filings.
 Questions: covid-qa, a sample of --covid questions (seed 0) over all articles; financebench,
-all questions on the drawn filings. Each set's questions are split in two halves, fixed by a
-hash of the question: the claim check's threshold (query/claims.py REFUSE_BELOW) is chosen on
-the "tune" half (the highest that refuses at most 5% of its on-topic questions) and every
-figure is reported for the "report" half at that threshold (the tune half's figures are shown
-too, marked). Off topic: 30 everyday questions (none of bench/relevance.py's, which tuned the
-retrieval threshold), asked alone and as follow-ups of the set's on-topic questions (the
+all questions on the drawn filings. Each set's questions (off-topic ones too) are split in two
+halves, fixed by a hash of the question: thresholds are chosen on the "tune" half and every
+figure is reported for the "report" half (the tune half's are shown too). Off topic: 30
+everyday questions (none of bench/relevance.py's, which tuned the retrieval threshold), asked
+alone and as follow-ups of the set's on-topic questions (the
 follow-up of question i comes after question i and its answer, as `ask -` would).
 
 Measures, per half:
@@ -19,14 +20,26 @@ Measures, per half:
 - correctness: financebench, a number of the answer within 1% of the gold figure (questions
   with a figure); covid-qa, the gold answer contained in the answer, and separately in the top
   quote (the sentence shown before the model writes); token F1 (SQuAD style) for both;
-- refusals: on-topic refused, off-topic refused, off-topic follow-ups refused, and the
-  off-topic follow-ups answered with a citation (the target is none);
+- refusals: on-topic refused (by the cosine gate, the model or the claim check), off-topic
+  alone and as follow-ups, and the off-topic answers given with a citation (the target: none);
 - answers flagged "check this answer" (a name, term or figure not in the sources cited).
-The service runs with the claim check's refusal off (it records each answer's support), so the
-threshold can be applied afterwards: the service's decision depends on that number alone.
 
-Usage: python bench/answer_quality.py [--sets covid,finance] [--covid 60] [--data DIR]
-Prints one JSON document (summary per set and half, then every question).
+Generate once, score offline: every answer is kept with its hits and sources in
+bench/data/quality/answers-SET.json (git-ignored; written after each answer, so a run stopped
+early keeps what it has), generated with the claim check's refusal off; `--rescore FILE...`
+scores cached runs (files of one set merged) without the model, in seconds. Two rules are
+scored: "before" (the claim check over all of an answer's words, no word gate) and "after"
+(over the words the question does not give; withheld only from sources weaker than a cosine
+WEAK_MATCH; a word gate measured too); each rule's thresholds are chosen on the tune halves
+(on-topic and off-topic: `score`), and "before_as_shipped" is main's constant 0.25.
+An off-topic follow-up that does not refer back has, in today's service, the prompt of the
+question asked alone: at temperature 0 its answer is that one's, replayed (`Replay`).
+
+Usage: python bench/answer_quality.py [--sets covid,finance] [--covid 60] [--skip N]
+       [--data DIR] [--finance-library DIR] [--no-off-topic]
+       python bench/answer_quality.py --rescore bench/data/quality/answers-covid*.json
+       python bench/answer_quality.py --from-run bench/results/answer_quality-covid.json
+Prints one JSON document (per set: the library, then the figures of each rule).
 """
 
 from __future__ import annotations
@@ -696,7 +709,7 @@ def main() -> int:
     parser.add_argument(
         "--from-run",
         metavar="FILE",
-        help="a covid run made from an earlier run's printed JSON (its answers; sources found again)",
+        help="a covid run from an earlier run's printed JSON (its answers; sources found again)",
     )
     parser.add_argument(
         "--skip", type=int, default=0, help="leave out the first N sampled covid-qa questions"
@@ -778,6 +791,8 @@ def main() -> int:
             run = generate(name, app, questions, off, save)
             print(f"{name}: answers kept in {cache}", file=sys.stderr)
             runs.append((run, app))
+    from desktop_rag.query import claims
+
     for run, app in runs:
         name = run["set"]
         out[name] = {
@@ -785,6 +800,10 @@ def main() -> int:
             **{rule: score(name, run, app.answer, rule) for rule in RULES},
             # main as it was: its constant REFUSE_BELOW = 0.25, no word gate
             "before_as_shipped": summarise(name, run, "before", 0.0, 0.25),
+            # this tree's constants (query/claims.py), whatever this run's halves would choose
+            "after_as_shipped": summarise(
+                name, run, "after", 0.0, claims.REFUSE_BELOW, claims.WEAK_MATCH
+            ),
         }
     out["load_average_at_end"] = list(os.getloadavg())
     json.dump(out, sys.stdout, indent=1)
