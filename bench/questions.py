@@ -5,7 +5,8 @@ Writes, under bench/questions/:
   outline); the gold page is the page the outline points to. A title matched against a heading
   field passes by construction, so these are reported apart from the paraphrases.
 - manuals-paraphrases.jsonl: questions written by hand about a named section of a manual
-  (`pdf`, `section`, `question`); this script adds the gold `page` from the outline.
+  (`pdf`, `section`, `question`, and `by`: who wrote it, each after reading that section and
+  before seeing any ranking); this script adds the gold `page` from the outline.
 - splits.json: which documents are for tuning, which are held out (by document, never by
   question: a manual or a company's filings are on one side only).
 
@@ -155,9 +156,11 @@ def paraphrases(outlines: dict[str, list[tuple[str, int]]]) -> list[dict[str, ob
     with open(OUT / "manuals-paraphrases.jsonl", encoding="utf-8") as f:
         for line in f:
             row = json.loads(line)
-            pages = [p for t, p in outlines[row["pdf"]] if t == row["section"]]
+            pages = sorted({p for t, p in outlines[row["pdf"]] if t == row["section"]})
             if not pages:
                 raise SystemExit(f"no outline entry {row['section']!r} in {row['pdf']}")
+            if len(pages) > 1:  # the same title on two pages: no single gold page
+                raise SystemExit(f"{row['section']!r} is on pages {pages} of {row['pdf']}")
             rows.append(
                 {
                     "pdf": row["pdf"],
@@ -165,6 +168,7 @@ def paraphrases(outlines: dict[str, list[tuple[str, int]]]) -> list[dict[str, ob
                     "question": row["question"],
                     "page": pages[0],
                     "split": split_of_manual(row["pdf"]),
+                    "by": row["by"],
                 }
             )
     return rows
@@ -209,7 +213,7 @@ def main() -> int:
     para = paraphrases(outlines)
     write_jsonl(OUT / "manuals-titles.jsonl", titles)
     write_jsonl(OUT / "manuals-paraphrases.jsonl", [
-        {k: r[k] for k in ("pdf", "section", "question", "page", "split")} for r in para
+        {k: r[k] for k in ("pdf", "section", "question", "page", "split", "by")} for r in para
     ])  # fmt: skip
     splits = {
         "manuals": {"tune": list(MANUALS_TUNE), "held_out": list(MANUALS_HELD_OUT)},

@@ -5,6 +5,8 @@ a small grid and prints, per combination, recall@1 / recall@5 / MRR@10 on the tu
 of each set given. Nothing here reads a held-out question.
 
     python bench/retrieval_tune.py --sets manuals-titles,manuals-paraphrases,financebench
+    python bench/retrieval_tune.py --sets manuals-paraphrases,financebench,covid-qa \
+        --blend 0.3,0.4,0.5,0.6 --nav 0.35 --section 1     # the score blend's text share
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ def main() -> int:
     parser.add_argument("--section", default="0,0.5,1,2")
     parser.add_argument("--text-weight", default="1.0,0.75,0.5")
     parser.add_argument("--rrf-k", default="10,60")
+    parser.add_argument(
+        "--blend", default="", help="text shares of retrieve.blend to try instead of RRF"
+    )
     args = parser.parse_args()
     corpus = Path(bench.CORPUS).resolve()
     sets = args.sets.split(",")
@@ -58,25 +63,32 @@ def main() -> int:
         for q in questions[name]:
             vector = app.store.vector_search(app.embedder.embed_query(q.text), n)
             texts = {}
+            qv = app.embedder.embed_query(q.text)
             for boost in boosts:
                 app.store.section_boost = boost
-                texts[boost] = app.store.text_search(q.text, n)
+                hits, vectors = app.store.text_search_vectors(q.text, n)
+                texts[boost] = retrieve.with_similarity(hits, vectors, qv)
             rows_for_set.append((q, vector, texts))
         lists[name] = rows_for_set
         print(f"searched {name}", file=sys.stderr, flush=True)
     rows = []
+    if args.blend:
+        text_weights, ks = [float(x) for x in args.blend.split(",")], [0]
     for nav, boost, text_weight, rrf_k in itertools.product(navs, boosts, text_weights, ks):
-        row: dict[str, object] = {
-            "nav": nav,
-            "section": boost,
-            "text_weight": text_weight,
-            "vector_weight": 0.5,
-            "rrf_k": rrf_k,
-        }
+        row: dict[str, object] = {"nav": nav, "section": boost}
+        if args.blend:
+            row["text_share"] = text_weight
+        else:
+            row.update(text_weight=text_weight, vector_weight=0.5, rrf_k=rrf_k)
         for name in sets:
             rrs = []
             for q, vector, texts in lists[name]:
-                fused = retrieve.fuse([vector, texts[boost]], k=rrf_k, weights=[0.5, text_weight])
+                if args.blend:
+                    fused = retrieve.blend(vector, texts[boost], text_weight)
+                else:
+                    fused = retrieve.fuse(
+                        [vector, texts[boost]], k=rrf_k, weights=[0.5, text_weight]
+                    )
                 ranked = retrieve.demote(fused, nav)[: bench.K]
                 rrs.append(bench.reciprocal_rank([(h.path, h.page) for h in ranked], q))
             row[name] = bench.metrics(rrs)

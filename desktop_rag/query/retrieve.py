@@ -1,4 +1,4 @@
-"""Hybrid retrieval: BM25 and vector search over the chunks, fused by reciprocal rank."""
+"""Hybrid retrieval: BM25 and vector search over the chunks, their scores blended."""
 
 from __future__ import annotations
 
@@ -8,22 +8,32 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from desktop_rag.engines.embed import Embedder
 from desktop_rag.errors import StoreError
 from desktop_rag.store.lance import LanceStore
 from desktop_rag.types import Explanation, Hit
 
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
 log = logging.getLogger(__name__)
 
-# A small k, and BM25 weighed twice the vectors. Chosen on the tuning halves of the manuals,
-# financebench and covid-qa together (bench/retrieval_tune.py), held to covid-qa's guard
-# (its recall not lower than before sections): equal weights ranked the manuals' and filings'
-# tuning questions higher but cost covid-qa at rank 1, and no other combination of the grid
-# kept it. Held-out figures in bench/results/retrieval-sections.json.
+# Reciprocal rank fusion's constants (`fuse`, kept for bench/retrieval_tune.py's comparison).
 RRF_K = 10
 VECTOR_WEIGHT = 0.5
 TEXT_WEIGHT = 1.0
+# A hybrid search blends scores, not ranks: rank fusion gives BM25's first passage full credit
+# however weak its match, and on manuals and filings that is often a passage sharing only a
+# question's common words, while the passage that answers it is the nearest by meaning. The
+# blend is TEXT_SHARE of BM25 (as a share of the best BM25 score) and the rest of the cosine
+# similarity (scaled over the candidates' range). Chosen on the tuning halves of the manuals'
+# paraphrases, financebench and covid-qa (bench/retrieval_tune.py --blend): a smaller share
+# ranked the paraphrases and filings higher but cost covid-qa at rank 1.
+TEXT_SHARE = 0.5
 # A navigation page (contents, index: ingest/nav.py) repeats the titles of the sections it
 # lists, so words alone would rank it above the sections themselves; its fused score is cut
 # to this share, which keeps it findable (a question about the index still finds it) but
@@ -58,6 +68,46 @@ def fuse(
     # Ties (a passage ranked the same in both lists) break by similarity, then id for stability.
     fused.sort(key=lambda h: (-h.score, -h.similarity, h.chunk_id))
     return fused
+
+
+def with_similarity(
+    hits: Sequence[Hit], vectors: NDArray[np.float32], query: NDArray[np.float32]
+) -> list[Hit]:
+    """The hits with their cosine similarity to the question (vectors: one row per hit)."""
+    if not hits:
+        return []
+    q = np.asarray(query, dtype=np.float32).reshape(-1)
+    norms = np.linalg.norm(vectors, axis=1) * (float(np.linalg.norm(q)) or 1.0)
+    sims = (vectors @ q) / np.where(norms > 0, norms, 1.0)
+    return [replace(h, similarity=float(s)) for h, s in zip(hits, sims, strict=True)]
+
+
+def blend(vector: Sequence[Hit], text: Sequence[Hit], text_share: float) -> list[Hit]:
+    """Each candidate of either list scored text_share × its BM25 score over the best one, plus
+    (1 − text_share) × its cosine similarity scaled to [0, 1] over all candidates. A text hit
+    carries its similarity (LanceStore.text_search with the question's vector); one the BM25
+    list lacks scores 0 there."""
+    best: dict[str, Hit] = {}
+    bm25: dict[str, float] = {}
+    for hit in vector:
+        best.setdefault(hit.chunk_id, hit)
+    for hit in text:
+        bm25.setdefault(hit.chunk_id, hit.score)
+        best.setdefault(hit.chunk_id, hit)
+    if not best:
+        return []
+    top = max(bm25.values(), default=0.0)
+    sims = [h.similarity for h in best.values()]
+    lo, span = min(sims), max(sims) - min(sims)
+    out = []
+    for cid, hit in best.items():
+        lexical = bm25.get(cid, 0.0) / top if top > 0 else 0.0
+        meaning = (hit.similarity - lo) / span if span > 0 else 0.0
+        if not vector:  # BM25 alone: its own order
+            meaning = 0.0
+        out.append(replace(hit, score=text_share * lexical + (1 - text_share) * meaning))
+    out.sort(key=lambda h: (-h.score, -h.similarity, h.chunk_id))
+    return out
 
 
 def explain(
@@ -102,12 +152,14 @@ class Retriever:
         mode: Mode = Mode.HYBRID,
         candidates: int = 40,
         nav_factor: float = NAV_FACTOR,
+        text_share: float = TEXT_SHARE,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.mode = mode
         self.candidates = candidates
         self.nav_factor = nav_factor
+        self.text_share = text_share
         # Set while answering from an index whose vectors came from another embedder.
         self.text_only = False
         # BM25 needs no question vector: it runs beside the embedding and the vector search,
@@ -123,28 +175,36 @@ class Retriever:
         n = max(k, self.candidates)
         want_vector = mode in (Mode.HYBRID, Mode.VECTOR)
         want_text = mode in (Mode.HYBRID, Mode.TEXT)
+        # BM25 needs no question vector: it runs beside the embedding and the vector search,
+        # so a hybrid search costs about the slower of the two, not their sum. Its hits come
+        # with their stored vectors: the blend needs the similarity of a passage found by its
+        # words that the vector list did not reach.
         text_future = (
-            self._pool().submit(self.store.text_search, query, n)
+            self._pool().submit(self.store.text_search_vectors, query, n)
             if want_vector and want_text
             else None
         )
+        vector = None
         rankings: list[list[Hit]] = []
-        weights: list[float] = []
         kinds: list[str] = []
         errors: list[Exception] = []
         if want_vector:
             try:
-                rankings.append(self.store.vector_search(self.embedder.embed_query(query), n))
-                weights.append(VECTOR_WEIGHT)
+                vector = self.embedder.embed_query(query)
+                rankings.append(self.store.vector_search(vector, n))
                 kinds.append("vector")
             except Exception as exc:  # one damaged side must not take the other down
                 log.warning("vector search failed: %s", exc)
                 errors.append(exc)
         if want_text:
             try:
-                bm25 = text_future.result() if text_future else self.store.text_search(query, n)
+                if text_future is None:
+                    bm25 = self.store.text_search(query, n)
+                else:
+                    bm25, vectors = text_future.result()
+                    if vector is not None:
+                        bm25 = with_similarity(bm25, vectors, vector)
                 rankings.append(bm25)
-                weights.append(TEXT_WEIGHT)
                 kinds.append("text")
             except Exception as exc:
                 log.warning("full-text search failed: %s", exc)
@@ -154,10 +214,13 @@ class Retriever:
                 f"The index could not be searched ({errors[0]}). Restart Desktop RAG to "
                 "check and rebuild it; your files are not touched."
             ) from errors[0]
-        ranked = rankings[0] if len(rankings) == 1 else fuse(rankings, weights=weights)
-        ranked = demote(ranked, self.nav_factor)[:k]
         text_hits = rankings[kinds.index("text")] if "text" in kinds else []
         vector_hits = rankings[kinds.index("vector")] if "vector" in kinds else []
+        if len(rankings) == 1:
+            ranked = rankings[0]
+        else:
+            ranked = blend(vector_hits, text_hits, self.text_share)
+        ranked = demote(ranked, self.nav_factor)[:k]
         return explain(ranked, text_hits, vector_hits, self.nav_factor)
 
     def _pool(self) -> ThreadPoolExecutor:

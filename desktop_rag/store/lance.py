@@ -328,10 +328,23 @@ class LanceStore:
 
     def text_search(self, query: str, k: int) -> list[Hit]:
         """BM25 over chunk text; words only, so user punctuation never reaches a query parser."""
+        return self._text_search(query, k, [])[0]
 
+    def text_search_vectors(self, query: str, k: int) -> tuple[list[Hit], NDArray[np.float32]]:
+        """As text_search, with each hit's stored vector (one row each), so a caller can say
+        how near by meaning a passage found by its words is."""
+        hits, rows = self._text_search(query, k, ["vector"])
+        dim = self.meta.dim
+        if not rows:
+            return hits, np.zeros((0, dim), dtype=np.float32)
+        return hits, np.asarray([r["vector"] for r in rows], dtype=np.float32).reshape(-1, dim)
+
+    def _text_search(
+        self, query: str, k: int, extra: list[str]
+    ) -> tuple[list[Hit], list[dict[str, Any]]]:
         terms = " ".join(_fts_terms(query))
         if not terms or k <= 0:
-            return []
+            return [], []
         if not self.has_fts_index():
             # Only a writer builds indexes (the next indexing run does): a reader building
             # one would race the writer that holds the index.
@@ -341,18 +354,19 @@ class LanceStore:
                     "the index has no full-text index yet; searching by meaning only until "
                     "the next indexing run builds it"
                 )
-            return []
+            return [], []
         if "section" in self._fts_columns and self.section_boost > 0:
             match = _multi_match(terms, self.section_boost)
         else:
             match = _match(terms)
         table = (
             self._chunks.search(match, query_type="fts")
-            .select([*self._columns(_HIT_EXTRAS), "_score"])
+            .select([*self._columns(_HIT_EXTRAS), *extra, "_score"])
             .limit(k)
             .to_arrow()
         )
-        return [_hit_from_row(row, float(row["_score"])) for row in table.to_pylist()]
+        rows = table.to_pylist()
+        return [_hit_from_row(row, float(row["_score"])) for row in rows], rows
 
     def term_frequency(self, term: str, cap: int) -> int:
         """How many chunks hold one word (as the full-text index reads it), counted up to cap."""

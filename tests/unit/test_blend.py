@@ -1,0 +1,94 @@
+"""Score blending of the BM25 and vector lists: how strong a match is, not only its rank."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import cast
+
+import numpy as np
+
+from desktop_rag.engines.embed import Embedder
+from desktop_rag.query.retrieve import Retriever, blend
+from desktop_rag.store.lance import LanceStore
+from desktop_rag.types import Hit
+
+
+def _hit(cid: str, score: float = 0.0, sim: float = 0.0, nav: bool = False) -> Hit:
+    return Hit(cid, "d", "/p.pdf", 1, 0, 1, cid, score, sim, nav=nav)
+
+
+# The fault of rank fusion on a manual: a passage sharing a question's common words comes
+# first in BM25 with no support from the vectors ("x"), while the passage that answers it is
+# the nearest by meaning and still a fair BM25 match at rank 15 ("g"). Ranks alone put x
+# first (1/11 against 0.5/11 + 1/25); the scores say x is a weak match by meaning.
+BM25 = [_hit("x", 10.0, 0.20)] + [_hit(f"f{i}", 9.0 - 0.2 * i, 0.3) for i in range(13)]
+BM25 += [_hit("g", 6.0, 0.80)]
+VECTOR = [_hit("g", 0.0, 0.80)] + [_hit(f"v{i}", 0.0, 0.6 - 0.01 * i) for i in range(10)]
+
+
+def test_a_strong_match_by_meaning_beats_a_bm25_first_with_no_meaning():
+    ranked = blend(VECTOR, BM25, text_share=0.5)
+    assert ranked[0].chunk_id == "g"
+
+
+def test_scores_are_shares_of_the_best_bm25_and_the_similarity_range():
+    ranked = blend([_hit("a", 0, 0.9), _hit("b", 0, 0.5)], [_hit("b", 4.0, 0.5)], 0.5)
+    scores = {h.chunk_id: h.score for h in ranked}
+    # a: no BM25, top similarity; b: the best BM25, the lowest similarity of the candidates.
+    assert scores == {"a": 0.5, "b": 0.5}
+    assert [h.chunk_id for h in ranked] == ["a", "b"]  # ties break by similarity
+
+
+def test_text_share_weighs_the_two_sides():
+    vec = [_hit("a", 0, 0.9), _hit("b", 0, 0.5)]
+    text = [_hit("b", 4.0, 0.5), _hit("a", 1.0, 0.9)]
+    assert blend(vec, text, 0.9)[0].chunk_id == "b"
+    assert blend(vec, text, 0.1)[0].chunk_id == "a"
+
+
+def test_one_side_empty_keeps_the_other_order():
+    text = [_hit("a", 3.0, 0.1), _hit("b", 2.0, 0.9)]
+    assert [h.chunk_id for h in blend([], text, 0.5)] == ["a", "b"]
+    vec = [_hit("a", 0, 0.9), _hit("b", 0, 0.5)]
+    assert [h.chunk_id for h in blend(vec, [], 0.5)] == ["a", "b"]
+    assert blend([], [], 0.5) == []
+
+
+def test_keeps_the_similarity_of_each_hit():
+    ranked = blend([_hit("a", 0, 0.8)], [_hit("a", 2.0, 0.8), _hit("b", 1.0, 0.3)], 0.5)
+    assert {h.chunk_id: h.similarity for h in ranked} == {"a": 0.8, "b": 0.3}
+
+
+def _unit(similarity: float) -> list[float]:
+    """A vector at this cosine from the question's (1, 0)."""
+    return [similarity, float(np.sqrt(1 - similarity**2))]
+
+
+class _Store:
+    """The two searches of a store, answering with fixed lists (vectors in two dimensions)."""
+
+    def vector_search(self, vector: object, k: int, *, exact: bool = False) -> list[Hit]:
+        return VECTOR[:k]
+
+    def text_search(self, query: str, k: int) -> list[Hit]:
+        return BM25[:k]
+
+    def text_search_vectors(self, query: str, k: int) -> tuple[list[Hit], np.ndarray]:
+        hits = [replace(h, similarity=0.0) for h in BM25[:k]]  # the retriever computes it
+        return hits, np.asarray([_unit(h.similarity) for h in BM25[:k]], dtype=np.float32)
+
+
+class _Embedder:
+    def embed_query(self, text: str) -> np.ndarray:
+        return np.asarray([1.0, 0.0], dtype=np.float32)
+
+
+def test_hybrid_search_puts_the_answer_first():
+    retriever = Retriever(cast(LanceStore, _Store()), cast(Embedder, _Embedder()))
+    hits = retriever.search("how do I ship long-form documentation", k=5)
+    assert hits[0].chunk_id == "g"
+    why = hits[0].why
+    assert why is not None and why.text_rank == 15 and why.vector_rank == 1
+    assert np.isclose(hits[0].score, why.fused)
+    x = next(h for h in retriever.search("q", k=40) if h.chunk_id == "x")
+    assert np.isclose(x.similarity, 0.2, atol=1e-6)  # computed from its stored vector
