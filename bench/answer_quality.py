@@ -4,13 +4,14 @@ Libraries (each built once and cached under bench/data/quality/, git-ignored):
 - covid-qa: all 98 articles (363 pages).
 - financebench: 20 of the 74 filings drawn at random (seed 0); embedding all 10,206 pages
   on two shared cores takes hours. Every one of its questions whose filing is drawn is asked.
+  Or, with --finance-library, a ready library (bench/retrieval.py's: 14 filings of 6
+  companies, 981 pages) and the questions on its filings.
 Questions: covid-qa, a sample of --covid questions (seed 0) over all articles; financebench,
-all questions on the drawn filings. Each set's questions are split in two halves, fixed by a
-hash of the question: the claim check's threshold (query/claims.py REFUSE_BELOW) is chosen on
-the "tune" half (the highest that refuses at most 5% of its on-topic questions) and every
-figure is reported for the "report" half at that threshold (the tune half's figures are shown
-too, marked). Off topic: 30 everyday questions (none of bench/relevance.py's, which tuned the
-retrieval threshold), asked alone and as follow-ups of the set's on-topic questions (the
+all questions on the drawn filings. Each set's questions (off-topic ones too) are split in two
+halves, fixed by a hash of the question: thresholds are chosen on the "tune" half and every
+figure is reported for the "report" half (the tune half's are shown too). Off topic: 30
+everyday questions (none of bench/relevance.py's, which tuned the retrieval threshold), asked
+alone and as follow-ups of the set's on-topic questions (the
 follow-up of question i comes after question i and its answer, as `ask -` would).
 
 Measures, per half:
@@ -19,14 +20,26 @@ Measures, per half:
 - correctness: financebench, a number of the answer within 1% of the gold figure (questions
   with a figure); covid-qa, the gold answer contained in the answer, and separately in the top
   quote (the sentence shown before the model writes); token F1 (SQuAD style) for both;
-- refusals: on-topic refused, off-topic refused, off-topic follow-ups refused, and the
-  off-topic follow-ups answered with a citation (the target is none);
+- refusals: on-topic refused (by the cosine gate, the model or the claim check), off-topic
+  alone and as follow-ups, and the off-topic answers given with a citation (the target: none);
 - answers flagged "check this answer" (a name, term or figure not in the sources cited).
-The service runs with the claim check's refusal off (it records each answer's support), so the
-threshold can be applied afterwards: the service's decision depends on that number alone.
 
-Usage: python bench/answer_quality.py [--sets covid,finance] [--covid 60] [--data DIR]
-Prints one JSON document (summary per set and half, then every question).
+Generate once, score offline: every answer is kept with its hits and sources in
+bench/data/quality/answers-SET.json (git-ignored; written after each answer, so a run stopped
+early keeps what it has), generated with the claim check's refusal off; `--rescore FILE...`
+scores cached runs (files of one set merged) without the model, in seconds. Two rules are
+scored: "before" (the claim check over all of an answer's words, no word gate) and "after"
+(over the words the question does not give; withheld only from sources weaker than a cosine
+WEAK_MATCH; a word gate measured too); each rule's thresholds are chosen on the tune halves
+(on-topic and off-topic: `score`), and "before_as_shipped" is main's constant 0.25.
+An off-topic follow-up that does not refer back has, in today's service, the prompt of the
+question asked alone: at temperature 0 its answer is that one's, replayed (`Replay`).
+
+Usage: python bench/answer_quality.py [--sets covid,finance] [--covid 60] [--skip N]
+       [--data DIR] [--finance-library DIR] [--no-off-topic]
+       python bench/answer_quality.py --rescore bench/data/quality/answers-covid*.json
+       python bench/answer_quality.py --from-run bench/results/answer_quality-covid.json
+Prints one JSON document (per set: the library, then the figures of each rule).
 """
 
 from __future__ import annotations
@@ -170,8 +183,8 @@ def _finance_rows(corpus: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.open()]
 
 
-def finance_questions(corpus: Path) -> list[dict[str, Any]]:
-    names = {p.stem: p for p in finance_filings(corpus)}
+def finance_questions(corpus: Path, names: set[str] | None = None) -> list[dict[str, Any]]:
+    names = names if names is not None else {p.stem for p in finance_filings(corpus)}
     out = []
     for row in _finance_rows(corpus):
         if row["doc_name"] in names:
@@ -205,12 +218,21 @@ def covid_questions(corpus: Path, n: int) -> list[dict[str, Any]]:
 
 
 def ask(app: Any, question: str, history: list[Any]) -> dict[str, Any]:
+    """One question through the service (its word gate and the claim check's refusal applied
+    afterwards, by `decide`), kept whole: the hits the gate
+    judges, the sources the model read and the answer, so a cached run can be re-scored."""
+    from desktop_rag.query import follow_up
     from desktop_rag.types import DoneEvent, QuotesEvent, SourcesEvent
 
+    service = app.answer
+    query = service.retrieval_query(question, history)
+    hits = app.retriever.search(query, service.k)
+    if query != question:
+        hits = follow_up.matching(hits, question)
     sources: tuple[Any, ...] = ()
     quotes: tuple[Any, ...] = ()
     done = None
-    for event in app.answer.ask(question, history):
+    for event in service.ask(question, history):
         if isinstance(event, SourcesEvent):
             sources = event.sources
         elif isinstance(event, QuotesEvent):
@@ -220,114 +242,405 @@ def ask(app: Any, question: str, history: list[Any]) -> dict[str, Any]:
     assert done is not None
     return {
         "question": question,
+        "history": [[t.question, t.answer] for t in history],
+        "query": query,
+        "hits": [
+            {"chunk_id": h.chunk_id, "similarity": round(h.similarity, 4), "text": h.text}
+            for h in hits
+        ],
         "answer": done.answer,
         "cited": list(done.cited),
-        "refused": done.refused,  # by retrieval or by the model (the claim check is off)
-        "support": round(done.support, 4),
-        "unsupported": list(done.unsupported),
-        "sources": [(Path(s.path).name, s.page) for s in sources],
-        "cited_pages": [(Path(s.path).name, s.page) for s in sources if s.n in done.cited],
+        "model_refused": done.refused,  # the model said the sources do not say
+        "sources": [
+            {"n": s.n, "path": Path(s.path).name, "page": s.page, "text": s.text} for s in sources
+        ],
         "top_quote": quotes[0].text if quotes else "",
         "ttft_s": round(done.timings.ttft_s, 3),
         "total_s": round(done.timings.total_s, 3),
     }
 
 
-def refused_at(row: dict[str, Any], threshold: float) -> bool:
-    """Whether the service refuses this answer with the claim check at this threshold."""
-    return row["refused"] or (row["support"] < threshold and bool(content(row["answer"])))
+class Replay:
+    """The model, with each prompt's output kept: at temperature 0 a prompt the service builds
+    again (an off-topic follow-up, which does not refer back, is answered as if asked first)
+    gives the same answer, so it is replayed instead of generated again."""
+
+    def __init__(self, llm: Any) -> None:
+        self.llm = llm
+        self.kept: dict[tuple[Any, ...], tuple[list[str], Any]] = {}
+        self.replayed = False
+        self._last: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.llm, name)
+
+    @property
+    def last_generation(self) -> Any:
+        return self._last if self._last is not None else self.llm.last_generation
+
+    def stream(self, prompt: Any, max_tokens: int, cancel: Any = None) -> Any:
+        key = (prompt.text, prompt.messages, prompt.stop, max_tokens)
+        if key in self.kept:
+            pieces, self._last = self.kept[key]
+            self.replayed = True
+            yield from pieces
+            return
+        self._last = None
+        pieces = []
+        inner = self.llm.stream(prompt, max_tokens, cancel)
+        try:
+            for piece in inner:
+                pieces.append(piece)
+                yield piece
+        finally:
+            inner.close()
+            self.kept[key] = (pieces, self.llm.last_generation)
 
 
-def build(name: str, paths: list[Path], data: Path) -> Any:
-    from desktop_rag.app import build_app
-    from desktop_rag.config import Settings
-
-    app = build_app(Settings(data_dir=str(data / name)))
-    t0 = time.perf_counter()
-    report = app.ingest.index([str(p) for p in paths])
-    print(
-        f"{name}: {report.indexed} indexed, {report.unchanged} unchanged, "
-        f"{app.store.count_chunks()} chunks, {time.perf_counter() - t0:.0f} s",
-        file=sys.stderr,
-    )
-    return app
-
-
-def run_set(name: str, app: Any, questions: list[dict[str, Any]]) -> dict[str, Any]:
+def generate(
+    name: str,
+    app: Any,
+    questions: list[dict[str, Any]],
+    off_topic: list[str],
+    save: Any,
+) -> dict[str, Any]:
+    """Every answer of the set, generated once; `save(run)` after each,
+    so a run stopped early keeps what it has."""
     from desktop_rag.types import Turn
 
-    app.answer.refuse_below = 0.0  # applied afterwards, from each answer's support
+    # Retrieval's cosine gate stays (every rule scored keeps it; a question below it never
+    # reaches the model); the word gate and the claim check's refusal are applied afterwards.
+    app.answer.refuse_below = 0.0
     app.answer.warm_up()
-    on: list[dict[str, Any]] = []
-    for i, q in enumerate(questions, 1):
-        row = ask(app, q["question"], [])
-        row.update(half=half(q["question"]), gold=q["gold"], gold_pages=q["gold_pages"])
-        gold_pages = {tuple(p) for p in q["gold_pages"]}
-        row["gold_retrieved"] = any(tuple(p) in gold_pages for p in row["sources"])
-        row["gold_cited"] = any(tuple(p) in gold_pages for p in row["cited_pages"])
-        said = content(row["answer"])
-        row["f1"] = round(max(f1(said, g) for g in q["golds"]), 4)
-        if name == "finance":
-            figures = q["figures"]
-            row["has_figure"] = bool(figures)
-            scale = question_scale(q["question"])
-            row["correct"] = any(number_match(said, g, scale) for g in figures)
-        else:
-            row["contained"] = any(contains(said, g) for g in q["golds"])
-            row["in_top_quote"] = any(contains(row["top_quote"], g) for g in q["golds"])
-        on.append(row)
-        print(f"{name} {i}/{len(questions)} {row['answer'][:90]!r}", file=sys.stderr)
-    alone = [ask(app, q, []) for q in OFF_TOPIC]
-    follow = []
-    for q, first in zip(OFF_TOPIC, on, strict=False):
-        history = [Turn(first["question"], first["answer"])] if not first["refused"] else []
-        row = ask(app, q, history)
-        row["after"] = first["question"]
-        follow.append(row)
-    for row in alone + follow:
-        row["half"] = half(row["question"])
-
-    tune = [r for r in on if r["half"] == "tune"]
-    # The highest threshold that keeps on-topic refusals within MAX_REFUSED on the tune half;
-    # when even the claim check off (0) refuses more than that, the others do: 0, and it says so.
-    within = [t for t in THRESHOLDS if _share(tune, lambda r, t=t: refused_at(r, t)) <= MAX_REFUSED]
-    threshold = max(within, default=0.0)
-    summary = {
-        "threshold_chosen_on_tune_half": threshold,
-        "refusals_within_target_on_tune_half": bool(within),
-        "questions": len(on),
+    replay = Replay(app.answer.llm)
+    app.answer.use_llm(replay)
+    run: dict[str, Any] = {
+        "set": name,
         "chunks": app.store.count_chunks(),
         "documents": len(app.store.documents()),
+        "pages": app.store.stats()["pages"],
+        "on_topic": [],
+        "off_topic": [],
+        "off_topic_follow_ups": [],
     }
+    on, alone, follow = run["on_topic"], run["off_topic"], run["off_topic_follow_ups"]
+
+    def asked(question: str, history: list[Any]) -> dict[str, Any]:
+        replay.replayed = False
+        row = ask(app, question, history)
+        row["replayed"] = replay.replayed
+        row["half"] = half(question)
+        return row
+
+    def on_topic(i: int) -> None:
+        q = questions[i]
+        row = asked(q["question"], [])
+        row.update({k: v for k, v in q.items() if k != "question"})
+        on.append(row)
+        save(run)
+        print(f"{name} {i + 1}/{len(questions)} {row['answer'][:90]!r}", file=sys.stderr)
+
+    # Interleaved, so a run stopped early has as many of each kind: on-topic question i, the
+    # off-topic question i alone, then as a follow-up of question i.
+    for i in range(len(questions)):
+        on_topic(i)
+        if i >= len(off_topic):
+            continue
+        q = off_topic[i]
+        alone.append(asked(q, []))
+        save(run)
+        print(f"{name} off {q!r}: {alone[-1]['answer'][:80]!r}", file=sys.stderr)
+        row = asked(q, [Turn(on[-1]["question"], on[-1]["answer"])])
+        row["after"] = on[-1]["question"]
+        follow.append(row)
+        save(run)
+        print(f"{name} follow-up {q!r}: {row['answer'][:80]!r}", file=sys.stderr)
+    return run
+
+
+def from_run(app: Any, old: dict[str, Any], questions: list[dict[str, Any]]) -> dict[str, Any]:
+    """A cached run made from the answers of an earlier run of this benchmark (the same model,
+    retrieval and prompt: its answers are what the model writes again at temperature 0), with
+    the hits and sources found again (retrieval and prompt fitting need no generation). Its
+    follow-ups, asked with the previous turn in their prompt as the service did then, are kept
+    for the rule before; under today's service an off-topic follow-up that does not refer back
+    has the prompt of the question asked alone, so its answer is that one's (replayed)."""
+    from desktop_rag.query import follow_up
+    from desktop_rag.query.prompt import build_prompt
+    from desktop_rag.types import Turn
+
+    service = app.answer
+    llm = service.llm
+    llm.load()
+    golds = {q["question"]: q for q in questions}
+
+    def rebuilt(row: dict[str, Any], history: list[Any]) -> dict[str, Any]:
+        question = row["question"]
+        query = follow_up.retrieval_query(question, history)
+        hits = app.retriever.search(query, service.k)
+        if query != question:
+            hits = follow_up.matching(hits, question)
+        context = llm.context_size
+        fitted = build_prompt(
+            question,
+            hits,
+            llm,
+            context_size=context,
+            answer_tokens=min(service.answer_tokens, context // 4),
+            history=history,
+            chat=llm.has_chat_template,
+        )
+        gated = not hits or max(h.similarity for h in hits) < RELEVANCE
+        return {
+            "question": question,
+            "history": [[t.question, t.answer] for t in history],
+            "query": query,
+            "hits": [
+                {"chunk_id": h.chunk_id, "similarity": round(h.similarity, 4), "text": h.text}
+                for h in hits
+            ],
+            "answer": row["answer"],
+            "cited": row["cited"],
+            "model_refused": row["refused"],
+            "sources": [
+                {"n": s.n, "path": Path(s.path).name, "page": s.page, "text": s.text}
+                for s in ([] if gated else fitted.sources)
+            ],
+            "top_quote": row["top_quote"],
+            "ttft_s": row["ttft_s"],
+            "total_s": row["total_s"],
+            "half": half(question),
+            "replayed": False,
+        }
+
+    on = []
+    for row in old["on_topic"]:
+        new = rebuilt(row, [])
+        new.update({k: v for k, v in golds[row["question"]].items() if k != "question"})
+        on.append(new)
+    alone = [rebuilt(row, []) for row in old["off_topic"]]
+    before, after = [], []
+    by_question = {r["question"]: r for r in old["on_topic"]}
+    for row, same in zip(old["off_topic_follow_ups"], alone, strict=True):
+        first = by_question[row["after"]]
+        history = [] if first["refused"] else [Turn(first["question"], first["answer"])]
+        past = rebuilt(row, history)
+        past["after"] = row["after"]
+        before.append(past)
+        assert not follow_up.refers_back(row["question"]), row["question"]
+        now = {**same, "history": [[first["question"], first["answer"]]], "replayed": True}
+        now["after"] = row["after"]
+        after.append(now)
+    return {
+        "set": "covid",
+        "chunks": app.store.count_chunks(),
+        "documents": len(app.store.documents()),
+        "pages": app.store.stats()["pages"],
+        "on_topic": on,
+        "off_topic": alone,
+        "off_topic_follow_ups": after,
+        "off_topic_follow_ups_before": before,
+    }
+
+
+def merged(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Cached runs of one set as one (their questions told apart by nothing else)."""
+    out = dict(runs[0])
+    for key in ("on_topic", "off_topic", "off_topic_follow_ups", "off_topic_follow_ups_before"):
+        rows = [r for run in runs for r in run.get(key, [])]
+        if rows or key in out:
+            out[key] = rows
+    return out
+
+
+RULES = ("before", "after")
+WORD_SHARES = [round(0.05 * i, 2) for i in range(0, 13)]
+# The claim check withholds an answer only when its sources are this far from the question
+# (best cosine below it); 1.0: always.
+WEAK_MATCHES = [round(0.25 + 0.05 * i, 2) for i in range(0, 8)] + [1.0]
+
+
+def features(row: dict[str, Any], service: Any) -> dict[str, Any]:
+    """What every rule decides on, computed once per answer: the best cosine similarity, the
+    share of the question's rarer words its best passage holds (the word gate's measure), and
+    the claim check's support under each rule (before: over all the answer's words; after:
+    over the words the question does not give)."""
+    from desktop_rag.query import answer as answer_mod
+    from desktop_rag.query import claims, follow_up
+    from desktop_rag.types import Hit, Turn
+
+    hits = [
+        Hit(h["chunk_id"], "", "", 0, 0, 0, h["text"], 0.0, h["similarity"]) for h in row["hits"]
+    ]
+    history = [Turn(q, a) for q, a in row["history"]]
+    feat: dict[str, Any] = {
+        "similarity": max((h.similarity for h in hits), default=0.0),
+        "word_share": round(answer_mod.word_relevance(service.store, row["question"], hits), 4),
+        "model_refused": row["model_refused"],
+        "empty": not content(row["answer"]),
+    }
+    if feat["model_refused"] or feat["empty"]:
+        return feat
+    cited = set(row["cited"])
+    texts = [s["text"] for s in row["sources"] if s["n"] in cited] or [
+        s["text"] for s in row["sources"]
+    ]
+    before_read = [row["question"]] + [p for t in history for p in (t.question, t.answer)]
+    old = claims.check(row["answer"], texts, service.rarity, also_read=before_read)
+    # after: a question that does not refer back is answered without the conversation
+    now = history if follow_up.refers_back(row["question"]) else []
+    read = [row["question"]] + [p for t in now for p in (t.question, t.answer)]
+    new = claims.check(
+        row["answer"],
+        texts,
+        service.rarity,
+        also_read=read,
+        asked=answer_mod.asked_words(row["question"], now),
+    )
+    feat.update(
+        support_before=round(old.support, 4),
+        support_after=round(new.support, 4),
+        unsupported=list(new.unsupported),
+    )
+    return feat
+
+
+def status(
+    feat: dict[str, Any], rule: str, words: float, threshold: float, weak: float = 1.0
+) -> str:
+    """What the service does with the answer: "gate" (retrieval found nothing relevant),
+    "model" (the model said the sources do not say), "claims" (withheld: its words are not
+    from its sources) or "answered"."""
+    if feat["similarity"] < RELEVANCE or (rule == "after" and feat["word_share"] < words):
+        return "gate"
+    if feat["model_refused"]:
+        return "model"
+    if feat["empty"]:
+        return "answered"
+    if rule == "after" and feat["similarity"] >= weak:
+        return "answered"  # sources this near the question: flagged, never withheld
+    return "claims" if feat[f"support_{rule}"] < threshold else "answered"
+
+
+RELEVANCE = 0.25  # query/answer.py RELEVANCE_THRESHOLD, checked in score()
+
+
+def score(name: str, run: dict[str, Any], service: Any, rule: str) -> dict[str, Any]:
+    """The set's figures under a rule, its thresholds chosen on the tune halves: the claim
+    check's (and, after, the word gate's and the weak match's) that let the fewest off-topic
+    questions of the tune half (alone and as follow-ups) through with a citation while refusing
+    at most 5% more of the tune half's on-topic questions than the cosine gate and the model
+    do; fewer on-topic refusals, then lower thresholds, break ties."""
+    from desktop_rag.query.answer import RELEVANCE_THRESHOLD
+
+    assert RELEVANCE == RELEVANCE_THRESHOLD
+    on = run["on_topic"]
+    alone, follow = run["off_topic"], follow_ups(run, rule)
+    for row in on + alone + follow:
+        if "features" not in row:
+            row["features"] = features(row, service)
+    for row in on:
+        gold_pages = {tuple(p) for p in row["gold_pages"]}
+        row["source_pages"] = [(s["path"], s["page"]) for s in row["sources"]]
+        row["cited_pages"] = [
+            (s["path"], s["page"]) for s in row["sources"] if s["n"] in row["cited"]
+        ]
+        row["gold_retrieved"] = any(p in gold_pages for p in row["source_pages"])
+        row["gold_cited"] = any(p in gold_pages for p in row["cited_pages"])
+        said = content(row["answer"])
+        row["f1"] = round(max(f1(said, g) for g in row["golds"]), 4)
+        if name == "finance":
+            row["has_figure"] = bool(row["figures"])
+            scale = question_scale(row["question"])
+            row["correct"] = any(number_match(said, tuple(g), scale) for g in row["figures"])
+        else:
+            row["contained"] = any(contains(said, g) for g in row["golds"])
+            row["in_top_quote"] = any(contains(row["top_quote"], g) for g in row["golds"])
+    tune_on = [r for r in on if r["half"] == "tune"]
+    tune_off = [r for r in alone + follow if r["half"] == "tune"]
+
+    def passing(rows: list[dict[str, Any]], w: float, t: float, m: float) -> int:
+        return sum(
+            bool(r["cited"]) and status(r["features"], rule, w, t, m) == "answered" for r in rows
+        )
+
+    def refused(rows: list[dict[str, Any]], w: float, t: float, m: float) -> float:
+        return _share(rows, lambda r: status(r["features"], rule, w, t, m) != "answered")
+
+    after = rule == "after"
+    grid = [
+        (w, t, m)
+        for w in (WORD_SHARES if after else [0.0])
+        for t in THRESHOLDS
+        for m in (WEAK_MATCHES if after else [1.0])
+    ]
+    # The cosine gate is retrieval's (bench/relevance.py chose it): what it and the model
+    # refuse is counted in the figures, and the rules tuned here may add at most MAX_REFUSED.
+    base = refused(tune_on, 0.0, 0.0, 1.0)
+    within = [g for g in grid if refused(tune_on, *g) - base <= MAX_REFUSED + 1e-9]
+    words, threshold, weak = min(
+        within,
+        key=lambda g: (passing(tune_off, *g), refused(tune_on, *g), g[0] + g[1] + g[2]),
+    )
+    return {
+        "rule": rule,
+        "words_threshold_chosen_on_tune_half": words,
+        "claims_threshold_chosen_on_tune_half": threshold,
+        "weak_match_chosen_on_tune_half": weak,
+        "on_topic_refused_by_gate_and_model_on_tune_half": base,
+        **summarise(name, run, rule, words, threshold, weak),
+    }
+
+
+def follow_ups(run: dict[str, Any], rule: str) -> list[dict[str, Any]]:
+    """The follow-ups as the rule's service asked them (before: with the previous turn in the
+    prompt, when the run has them)."""
+    if rule == "before" and "off_topic_follow_ups_before" in run:
+        return list(run["off_topic_follow_ups_before"])
+    return list(run["off_topic_follow_ups"])
+
+
+def summarise(
+    name: str, run: dict[str, Any], rule: str, words: float, threshold: float, weak: float = 1.0
+) -> dict[str, Any]:
+    """Every figure at these thresholds, per half (off-topic questions too: half of them
+    chose the thresholds)."""
+    on = run["on_topic"]
+    alone, follow = run["off_topic"], follow_ups(run, rule)
+    for row in on + alone + follow:
+        row["status"] = status(row["features"], rule, words, threshold, weak)
+        row["unsupported"] = row["features"].get("unsupported", [])
+    out: dict[str, Any] = {"questions": len(on)}
     for part in ("report", "tune"):
-        rows = [r for r in on if r["half"] == part]
-        summary[part] = _figures(name, rows, threshold)
-    # Off-topic questions are not split: none of them tuned anything.
-    summary["off_topic"] = {
-        "questions": len(alone),
-        "refused": _share(alone, lambda r: refused_at(r, threshold)),
-        "follow_ups": len(follow),
-        "follow_ups_refused": _share(follow, lambda r: refused_at(r, threshold)),
-        "follow_ups_citing_a_source": sum(
-            bool(r["cited"]) and not refused_at(r, threshold) for r in follow
-        ),
-        "follow_ups_citing_with_the_check_off": sum(
-            bool(r["cited"]) and not r["refused"] for r in follow
-        ),
-        "alone_citing_a_source": sum(
-            bool(r["cited"]) and not refused_at(r, threshold) for r in alone
-        ),
-    }
-    return {"summary": summary, "on_topic": on, "off_topic": alone, "off_topic_follow_ups": follow}
+        out[part] = _figures(name, [r for r in on if r["half"] == part])
+    answered = lambda r: r["status"] == "answered"  # noqa: E731
+    if alone or follow:
+        off: dict[str, Any] = {}
+        for part, pick in (("all", None), ("report", "report"), ("tune", "tune")):
+            a = [r for r in alone if pick is None or r["half"] == pick]
+            f = [r for r in follow if pick is None or r["half"] == pick]
+            off[part] = {
+                "questions": len(a),
+                "alone_refused_by": dict(collections.Counter(r["status"] for r in a)),
+                "alone_citing_a_source": sum(bool(r["cited"]) and answered(r) for r in a),
+                "follow_ups": len(f),
+                "follow_ups_refused_by": dict(collections.Counter(r["status"] for r in f)),
+                "follow_ups_citing_a_source": sum(bool(r["cited"]) and answered(r) for r in f),
+            }
+        off["citing"] = [r["question"] for r in alone if r["cited"] and answered(r)]
+        off["follow_ups_citing"] = [r["question"] for r in follow if r["cited"] and answered(r)]
+        off["follow_ups_replayed"] = sum(bool(r.get("replayed")) for r in follow)
+        out["off_topic"] = off
+    return out
 
 
-def _figures(name: str, rows: list[dict[str, Any]], threshold: float) -> dict[str, Any]:
-    answered = [r for r in rows if not refused_at(r, threshold)]
+def _figures(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    answered = [r for r in rows if r["status"] == "answered"]
     citing = [r for r in answered if r["cited"]]
     out: dict[str, Any] = {
         "questions": len(rows),
-        "on_topic_refused": _share(rows, lambda r: refused_at(r, threshold)),
-        "on_topic_refused_with_the_check_off": _share(rows, lambda r: r["refused"]),
+        "on_topic_refused": _share(rows, lambda r: r["status"] != "answered"),
+        "on_topic_refused_by": dict(collections.Counter(r["status"] for r in rows)),
         "citation_accuracy": _share(citing, lambda r: r["gold_cited"]),
         "answers_citing": len(citing),
         "gold_page_among_sources": _share(rows, lambda r: r["gold_retrieved"]),
@@ -360,27 +673,138 @@ def _median(values: list[float]) -> float:
     return ordered[len(ordered) // 2] if ordered else 0.0
 
 
+def open_library(name: str, paths: list[Path] | None, data: Path) -> Any:
+    """The cached library (indexed first when paths are given: unchanged files cost nothing)."""
+    from desktop_rag.app import build_app
+    from desktop_rag.config import Settings
+
+    app = build_app(Settings(data_dir=str(data)))
+    if paths is not None:
+        t0 = time.perf_counter()
+        report = app.ingest.index([str(p) for p in paths])
+        print(
+            f"{name}: {report.indexed} indexed, {report.unchanged} unchanged, "
+            f"{app.store.count_chunks()} chunks, {time.perf_counter() - t0:.0f} s",
+            file=sys.stderr,
+        )
+    return app
+
+
+def library_questions(app: Any, corpus: Path) -> list[dict[str, Any]]:
+    """financebench's questions on the filings a ready library holds (bench/retrieval.py's)."""
+    held = {Path(d.path).stem for d in app.store.documents()}
+    return [q for q in finance_questions(corpus, held)]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--corpus", default=str(CORPUS))
     parser.add_argument("--sets", default="covid,finance")
     parser.add_argument("--covid", type=int, default=60, help="covid-qa questions sampled")
     parser.add_argument("--data", default=str(DATA), help="the cached libraries")
+    parser.add_argument(
+        "--finance-library",
+        help="a ready financebench library (a data folder): its filings' questions, no indexing",
+    )
+    parser.add_argument(
+        "--from-run",
+        metavar="FILE",
+        help="a covid run from an earlier run's printed JSON (its answers; sources found again)",
+    )
+    parser.add_argument(
+        "--skip", type=int, default=0, help="leave out the first N sampled covid-qa questions"
+    )
+    parser.add_argument(
+        "--no-off-topic", action="store_true", help="on-topic questions only (saves the model)"
+    )
     parser.add_argument("--build-only", action="store_true", help="build the libraries, stop")
+    parser.add_argument(
+        "--rescore",
+        nargs="+",
+        metavar="FILE",
+        help="score cached runs (bench/data/quality/answers-SET.json) again, without the model",
+    )
     args = parser.parse_args()
     corpus = Path(args.corpus)
     data = Path(args.data)
     out: dict[str, Any] = {"load_average_at_start": list(os.getloadavg())}
-    for name in [s for s in args.sets.split(",") if s]:
-        if name == "covid":
-            paths = sorted((corpus / "covid-qa" / "pdf").glob("*.pdf"))
-            questions = covid_questions(corpus, args.covid)
-        else:
-            paths = finance_filings(corpus)
-            questions = finance_questions(corpus)
-        app = build(name, paths, data)
-        if not args.build_only:
-            out[name] = run_set(name, app, questions)
+    runs: list[tuple[dict[str, Any], Any]] = []
+    if args.from_run:
+        app = open_library("covid", None, data / "covid")
+        old = json.loads(Path(args.from_run).read_text())["covid"]
+        run = from_run(app, old, covid_questions(corpus, len(old["on_topic"])))
+        run["library"] = str((data / "covid").resolve())
+        cache = data / "answers-covid-from-run.json"
+        cache.write_text(json.dumps(run, indent=1))
+        print(f"covid: answers kept in {cache}", file=sys.stderr)
+        runs.append((run, app))
+    elif args.rescore:
+        cached = [json.loads(Path(file).read_text()) for file in args.rescore]
+        for name in dict.fromkeys(r["set"] for r in cached):
+            run = merged([r for r in cached if r["set"] == name])
+            app = open_library(name, None, Path(run["library"]))
+            runs.append((run, app))
+    else:
+        for name in [s for s in args.sets.split(",") if s]:
+            if name == "covid":
+                folder = data / name
+                # A library already built is opened as it is: indexing runs at a low priority,
+                # which the process would keep for the model's answers.
+                paths: list[Path] | None = (
+                    None if folder.exists() else sorted((corpus / "covid-qa" / "pdf").glob("*.pdf"))
+                )
+                app = open_library(name, paths, folder)
+                questions = covid_questions(corpus, args.covid)[args.skip :]
+            elif args.finance_library:
+                folder = Path(args.finance_library)
+                app = open_library(name, None, folder)
+                questions = library_questions(app, corpus)
+            else:
+                folder = data / name
+                app = open_library(name, finance_filings(corpus), folder)
+                questions = finance_questions(corpus)
+            if args.build_only:
+                continue
+            t0 = time.perf_counter()
+            cache = data / f"answers-{name}{f'-from{args.skip}' if args.skip else ''}.json"
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            load_at_start = list(os.getloadavg())
+
+            def save(
+                run: dict[str, Any],
+                cache: Path = cache,
+                folder: Path = folder,
+                t0: float = t0,
+                load_at_start: list[float] = load_at_start,
+            ) -> None:
+                run.update(
+                    library=str(folder.resolve()),
+                    generate_seconds=round(time.perf_counter() - t0),
+                    load_average_at_start=load_at_start,
+                    load_average_now=list(os.getloadavg()),
+                )
+                tmp = cache.with_suffix(".tmp")
+                tmp.write_text(json.dumps(run, indent=1))
+                os.replace(tmp, cache)
+
+            off = [] if args.no_off_topic else OFF_TOPIC
+            run = generate(name, app, questions, off, save)
+            print(f"{name}: answers kept in {cache}", file=sys.stderr)
+            runs.append((run, app))
+    from desktop_rag.query import claims
+
+    for run, app in runs:
+        name = run["set"]
+        out[name] = {
+            "library": {k: run[k] for k in ("chunks", "documents", "pages") if k in run},
+            **{rule: score(name, run, app.answer, rule) for rule in RULES},
+            # main as it was: its constant REFUSE_BELOW = 0.25, no word gate
+            "before_as_shipped": summarise(name, run, "before", 0.0, 0.25),
+            # this tree's constants (query/claims.py), whatever this run's halves would choose
+            "after_as_shipped": summarise(
+                name, run, "after", 0.0, claims.REFUSE_BELOW, claims.WEAK_MATCH
+            ),
+        }
     out["load_average_at_end"] = list(os.getloadavg())
     json.dump(out, sys.stdout, indent=1)
     sys.stdout.write("\n")

@@ -89,6 +89,7 @@ class AnswerService:
         # model (bench/complete.py), the items it then wrote were invented source lines.
         self.continue_lists = False
         self.refuse_below = claims.REFUSE_BELOW
+        self.weak_match = claims.WEAK_MATCH
         self._idf: dict[str, float] = {}
         self._idf_rows = -1
 
@@ -130,6 +131,10 @@ class AnswerService:
                 "Your library is empty: there is nothing to answer from yet. Add documents "
                 "(drag them onto the window, or run `desktop-rag index FOLDER`), then ask again."
             )
+        # A question that does not refer back is answered as if it came first: neither the
+        # previous sources nor the previous answer's words are lent to it (the model would
+        # otherwise answer "What is the capital of France?" from a conversation about vaccines).
+        history = history if follow_up.refers_back(question) else ()
         query = self.retrieval_query(question, history)
         hits = self.retriever.search(query, k or self.k)
         if query != question:
@@ -257,9 +262,18 @@ class AnswerService:
         ]
         read = [question] + [part for turn in history for part in (turn.question, turn.answer)]
         found = claims.check(
-            answer, cited_texts, self.rarity, also_read=read, refuse_below=self.refuse_below
+            answer,
+            cited_texts,
+            self.rarity,
+            also_read=read,
+            asked=asked_words(question, history),
+            refuse_below=self.refuse_below,
         )
-        if found.refuse:
+        # Sources this near the question are about it: an answer they do not back is flagged
+        # (a wrong figure, a name from elsewhere), not withheld; from sources only somewhat
+        # near it, such an answer is the model's own knowledge under a citation.
+        best = max((h.similarity for h in hits), default=0.0)
+        if found.refuse and (best < self.weak_match or self.retriever.text_only):
             log.info("answer withheld: %.2f of its words are in its sources", found.support)
             yield DoneEvent(
                 NOTHING_RELEVANT,
@@ -291,6 +305,14 @@ class AnswerService:
                 idf = max(idf, claims.RARE_IDF)  # in no passage at all: rare, however small
             self._idf[word] = idf
         return idf
+
+
+def asked_words(question: str, history: Sequence[Turn]) -> list[str]:
+    """What the user asked: the question, and the one before when it refers back to it (the
+    history a question that does not is answered without)."""
+    if history and follow_up.refers_back(question):
+        return [history[-1].question, question]
+    return [question]
 
 
 def _normalise(text: str) -> str:

@@ -23,11 +23,15 @@ from desktop_rag.query.quote import STOPWORDS
 # A word in at most 5% of the library's passages (IDF log(1/0.05) = 3.0) is a term of the
 # subject, worth naming when the cited sources lack it, even in lower case.
 RARE_IDF = 3.0
-# Below this share of the answer's words (each weighted by 1 + its IDF) found in the cited
-# sources, the answer is not from them: it is withheld and the service says it found nothing.
-# bench/answer_quality.py chooses it on the tune half of its questions (the highest that
-# refuses at most 5% of them); 0.25 stands until that run's figure replaces it.
-REFUSE_BELOW = 0.25
+# Below this share of what the answer adds to its question (each word weighted by 1 + its
+# IDF) found in the cited sources, the answer is not from them: the service withholds it,
+# when its sources are only a weak match for the question (best cosine below WEAK_MATCH), and
+# flags it otherwise. Both chosen by bench/answer_quality.py on the tune half of covid-qa's
+# questions and the off-topic ones (bench/results/answer_quality-covid.json): the off-topic
+# answers that got through say nothing their sources hold (support 0), while on-topic answers
+# with support 0 (a figure of their own) came from sources nearer the question (cosine >= 0.5).
+REFUSE_BELOW = 0.05
+WEAK_MATCH = 0.4
 # A figure weighs as a rare term: it is the claim.
 FIGURE_WEIGHT = 1.0 + RARE_IDF
 # What every answer says about its sources, not about the subject.
@@ -105,29 +109,34 @@ def check(
     rarity: Callable[[str], float],
     *,
     also_read: Sequence[str] = (),
+    asked: Sequence[str] = (),
     refuse_below: float = REFUSE_BELOW,
 ) -> Claims:
     """Check the answer against the texts of the sources it cites. `rarity(word)` is a word's
     IDF in the library (0 for the commonest), asked of the word in lower case. Figures may
-    also come from `also_read` (the question asks about a year); words may not: an answer
-    that names the question's subject ("France") over sources that do not is what this
-    catches."""
+    also come from `also_read` (the question asks about a year). `asked` is what the user
+    asked: its words and figures, repeated, claim nothing, so the support is weighed over the
+    rest, the answer's new information ("Paris" in "the capital of France is Paris"), which
+    must come from the sources; they are still named when the sources lack them."""
     held = stems_of(sources)
+    question = stems_of(asked)
     weighed = 0.0
     found = 0.0
     missing_words: list[str] = []
     for word in claim_words(answer):
         idf = max(0.0, rarity(word.text.lower()))
         weight = 1.0 + idf
-        weighed += weight
-        if word.stem in held:
-            found += weight
-        elif word.named or idf >= RARE_IDF:
+        if word.stem not in question:
+            weighed += weight
+            if word.stem in held:
+                found += weight
+        if word.stem not in held and (word.named or idf >= RARE_IDF):
             missing_words.append(word.text)
-    figures = [n for n in figures_in(answer) if telling(n)]
     missing_figures = unsupported_numbers(answer, [*sources, *also_read])
-    weighed += FIGURE_WEIGHT * len(set(figures))
-    found += FIGURE_WEIGHT * (len(set(figures)) - len(missing_figures))
+    repeated = set(figures_in(" ".join(asked)))
+    figures = {n for n in figures_in(answer) if telling(n) and n not in repeated}
+    weighed += FIGURE_WEIGHT * len(figures)
+    found += FIGURE_WEIGHT * len(figures - set(missing_figures))
     support = found / weighed if weighed > 0 else 1.0
     return Claims(
         support=support,

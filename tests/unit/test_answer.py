@@ -14,6 +14,7 @@ from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.query.prompt import NOTHING_RELEVANT
 from desktop_rag.types import DoneEvent, QuotesEvent, SourcesEvent, TokenEvent, Turn
 from tests.fakes import FakeLlm, HashEmbedder, WordTokenizer
+from tests.pdfgen import make_pdf
 
 
 def make_app(tmp_path: Path, llm: FakeLlm) -> App:
@@ -94,6 +95,8 @@ def test_figures_the_sources_do_not_hold_are_flagged(tmp_path, animal_pdfs) -> N
     llm = FakeLlm("1], an octopus has 12 hearts, 3.5 litres of blood and lives 65 days.")
     app = make_app(tmp_path, llm)
     app.ingest.index([str(animal_pdfs)])
+    # Its new claims are mostly from nowhere, which would withhold it: this test is of the flags.
+    app.answer.refuse_below = 0.0
     *_, done = app.answer.ask("How many hearts has an octopus that lives 65 days?")
     assert isinstance(done, DoneEvent)
     # "litres" and "lives" are in no page either: words are checked as figures are.
@@ -244,11 +247,12 @@ def test_an_index_of_another_embedder_refuses_off_topic_questions(
 
 
 def test_an_answer_from_none_of_its_sources_is_refused(tmp_path, animal_pdfs) -> None:
-    # The issue's case: an on-topic retrieval, and the model answering the capital of France
-    # while citing a page that says nothing of it. The refusal replaces the answer.
+    # The issue's case: the model answering the capital of France while citing a page that
+    # says nothing of it. From sources only weakly near the question, the refusal replaces it.
     llm = FakeLlm("1], the capital of France is Paris.")
     app = make_app(tmp_path, llm)
     app.ingest.index([str(animal_pdfs)])
+    app.answer.weak_match = 1.01  # every source counts as a weak match here
     events = list(app.answer.ask("How many hearts pump octopus blood?"))
     sources, done = events[0], events[-1]
     assert isinstance(sources, SourcesEvent) and sources.sources
@@ -256,6 +260,23 @@ def test_an_answer_from_none_of_its_sources_is_refused(tmp_path, animal_pdfs) ->
     assert done.refused and done.cited == ()
     assert done.answer == NOTHING_RELEVANT
     assert done.withheld == "According to [1], the capital of France is Paris."
+
+
+def test_an_unbacked_answer_from_near_sources_is_flagged_not_withheld(
+    tmp_path, animal_pdfs
+) -> None:
+    # Sources near the question are about it: an answer they do not back (a figure of the
+    # model's own, a name from elsewhere) is shown with its words named, not withheld.
+    llm = FakeLlm("1], the capital of France is Paris.")
+    app = make_app(tmp_path, llm)
+    app.ingest.index([str(animal_pdfs)])
+    question = "How many hearts pump octopus blood?"
+    best = max(h.similarity for h in app.retriever.search(question, app.answer.k))
+    assert best >= app.answer.weak_match
+    *_, done = app.answer.ask(question)
+    assert isinstance(done, DoneEvent)
+    assert not done.refused and done.cited == (1,) and done.support == 0.0
+    assert {"France", "Paris"} <= set(done.unsupported)
 
 
 def test_a_name_missing_from_the_cited_source_flags_the_answer(tmp_path, animal_pdfs) -> None:
@@ -266,7 +287,8 @@ def test_a_name_missing_from_the_cited_source_flags_the_answer(tmp_path, animal_
     assert isinstance(done, DoneEvent)
     assert not done.refused and done.cited == (1,)
     assert done.unsupported == ("Paris",)
-    assert 0.5 < done.support < 1.0
+    # Weighed over what it adds to the question (hemocyanin, Paris), not over its repeats.
+    assert app.answer.refuse_below < done.support < 1.0
 
 
 def test_a_name_in_an_uncited_source_does_not_support_the_answer(tmp_path, animal_pdfs) -> None:
@@ -290,3 +312,45 @@ def test_the_store_gives_the_viewer_an_ocr_pages_word_boxes(indexed) -> None:
     table.update(where=f"chunk_id = '{row['chunk_id']}'", values={"boxes": boxes})
     assert app.store.page_boxes(row["path"], 2) == [boxes]
     assert app.store.page_boxes(row["path"], 1) == []
+
+
+BEIJING_PAGE = (
+    "Beijing, the capital of China, reported its first cases in January; the city closed its "
+    "schools and opened fever clinics."
+)
+FRANCE = "What is the capital of France?"
+
+
+def test_a_question_that_does_not_refer_back_is_answered_as_if_asked_first(
+    tmp_path, animal_pdfs
+) -> None:
+    # The issue's case: an off-topic question after an on-topic one must be refused exactly as
+    # when it comes first; the previous answer in its prompt only lends the model a subject.
+    llm = FakeLlm()
+    app = make_app(tmp_path, llm)
+    app.ingest.index([str(animal_pdfs)])
+    history = [Turn("Why is octopus blood blue?", "According to [1], because of hemocyanin.")]
+    question = "What do zebras' stripes deter?"
+    alone = list(app.answer.ask(question))
+    after = list(app.answer.ask(question, history))
+    assert len(llm.prompts) == 2
+    assert llm.prompts[1].text == llm.prompts[0].text
+    assert "Why is octopus blood blue?" not in llm.prompts[1].text
+    assert after[0] == alone[0] and after[-1].answer == alone[-1].answer
+
+
+def test_an_answer_whose_new_words_are_not_in_its_source_is_refused(tmp_path, animal_pdfs) -> None:
+    # A page that says "capital" lent the France answer a quarter of its words, which kept it
+    # above the refusal; but "capital" and "France" are the question's: the claim is "Paris".
+    make_pdf(animal_pdfs / "cities.pdf", [BEIJING_PAGE])
+    llm = FakeLlm("1], the capital of France is Paris.")
+    app = make_app(tmp_path, llm)
+    app.ingest.index([str(animal_pdfs)])
+    # The hash embedder's cosines are not MiniLM's: count this page as the weak match it is.
+    app.answer.weak_match = 1.01
+    events = list(app.answer.ask(FRANCE))
+    sources, done = events[0], events[-1]
+    assert isinstance(sources, SourcesEvent) and isinstance(done, DoneEvent)
+    assert llm.prompts, "the gate refused it: this test is of the claim check"
+    assert done.refused and done.answer == NOTHING_RELEVANT and done.cited == ()
+    assert done.support == 0.0

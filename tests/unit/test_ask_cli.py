@@ -14,6 +14,7 @@ from desktop_rag.config import Settings
 from desktop_rag.engines.llm import check_memory, check_model_file
 from desktop_rag.errors import ModelError
 from desktop_rag.ingest.chunk import ChunkParams
+from desktop_rag.query import claims
 from desktop_rag.query.prompt import NOTHING_RELEVANT
 from tests.fakes import FakeLlm, HashEmbedder, WordTokenizer
 
@@ -175,7 +176,9 @@ def test_ask_json_carries_the_check_of_an_answer_its_sources_do_not_hold(data_di
     assert doc["check"] == "Check this answer: Paris does not appear in its sources."
 
 
-def test_ask_replaces_an_answer_none_of_its_sources_holds(data_dir, capsys) -> None:
+def test_ask_replaces_an_answer_none_of_its_sources_holds(data_dir, capsys, monkeypatch) -> None:
+    # The hash embedder's cosines are not MiniLM's: count every source as a weak match.
+    monkeypatch.setattr(claims, "WEAK_MATCH", 1.01)
     llm = FakeLlm("1], the capital of France is Paris.")
     code, cap = run_ask(["ask", "How many hearts pump octopus blood?"], data_dir, capsys, llm)
     assert code == 0

@@ -71,7 +71,8 @@ def test_rare_unsupported_words_weigh_most_in_the_support() -> None:
     def rarity(word: str) -> float:
         return 6.0 if word.startswith(("franc", "pari")) else 0.5
 
-    result = check("According to [1], the blood of France is blue in Paris.", [OCTOPUS], rarity)
+    answer = "According to [1], the blood of France is blue in Paris."
+    result = check(answer, [OCTOPUS], rarity, refuse_below=0.25)
     assert result.support < 0.3 and result.refuse
 
 
@@ -86,3 +87,42 @@ def test_stems_join_a_word_and_its_inflections() -> None:
     assert stem("studies") == stem("study")
     assert stem("indexed") == stem("indexing") == stem("index")
     assert stem("pass") != stem("pas")
+
+
+BEIJING = (
+    "Beijing, the capital of China, reported its first cases in January; the city closed its "
+    "schools and the capital's hospitals opened fever clinics."
+)
+
+
+def library_rarity(word: str) -> float:
+    """ "capital" in a few passages, the rest of the question's subject in none."""
+    return {"capital": 2.0, "france": 6.0, "paris": 6.0}.get(word, 0.5)
+
+
+def test_the_question_words_an_answer_repeats_claim_nothing() -> None:
+    # The issue's France answer over a page that has "capital" in it: the claim is "Paris",
+    # which the page lacks. Counted over all its words, "capital" lent it a quarter support.
+    answer = "According to [1], the capital of France is Paris."
+    result = check(answer, [BEIJING], library_rarity, asked=["What is the capital of France?"])
+    assert result.support == 0.0 and result.refuse
+    assert "Paris" in result.unsupported
+    # The question's subject missing from the sources is still named.
+    assert "France" in result.unsupported
+
+
+def test_an_answer_repeating_the_question_and_quoting_its_source_is_supported() -> None:
+    question = "Why is octopus blood blue?"
+    answer = "According to [1], octopus blood is blue because it uses hemocyanin to carry oxygen."
+    result = check(answer, [OCTOPUS], library_rarity, asked=[question])
+    assert result.support == 1.0 and not result.refuse and result.unsupported == ()
+
+
+def test_a_figure_the_question_gives_is_not_the_answers_claim() -> None:
+    question = "Which city hosted the 2012 Summer Olympics?"
+    answer = "According to [1], the 2012 Summer Olympics were hosted by Beijing."
+    result = check(answer, [BEIJING], library_rarity, also_read=[question], asked=[question])
+    # "Beijing" is the claim and the page holds it: repeating the question adds nothing.
+    assert result.support == 1.0
+    wrong = check(answer.replace("Beijing", "London"), [BEIJING], library_rarity, asked=[question])
+    assert wrong.support == 0.0 and wrong.refuse
