@@ -1,7 +1,9 @@
 """Memory of a process tree over a run: summed RSS and PSS, per process role, as a time series.
 
 RSS adds up every page a process maps, so pages the window and its readers share (the Python
-interpreter, Qt, numpy, ONNX Runtime libraries) are counted once per process. PSS
+interpreter, Qt, numpy, ONNX Runtime libraries) are counted once per process. A reader caught
+between fork and exec shows the window's whole RSS as its own (the same pages): such a
+sample counts it as 0 and is counted in `forks_caught_before_exec`. PSS
 (/proc/PID/smaps_rollup) splits each shared page between the processes that map it: the sum
 over the tree is what the tree costs the machine. Both are sampled; the peak of each is kept.
 In-process figures of the window (Python's allocated blocks, Arrow's memory pool, glibc's
@@ -17,6 +19,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 
@@ -83,8 +86,15 @@ class TreeMemory:
     """Samples a process and its descendants: the peak of summed RSS every `interval_s`, and
     every `series_s` a row of the time series (RSS and PSS by role, in-process figures)."""
 
-    def __init__(self, interval_s: float = 0.05, series_s: float = 2.0) -> None:
+    def __init__(
+        self,
+        interval_s: float = 0.05,
+        series_s: float = 2.0,
+        extra: Callable[[], dict[str, float]] | None = None,
+    ) -> None:
         import psutil
+
+        self._extra = extra  # more figures for each row of the series
 
         self._proc = psutil.Process(os.getpid())
         self._interval = interval_s
@@ -93,6 +103,8 @@ class TreeMemory:
         self.peak_pss = 0
         self.series: list[dict[str, Any]] = []
         self.at_peak_rss: dict[str, Any] = {}
+        self._cmdline = self._proc.cmdline()
+        self.forks_seen = 0  # samples that caught a reader between fork and exec
         self._t0 = time.monotonic()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -106,11 +118,17 @@ class TreeMemory:
             return [self._proc]
 
     def _rss(self, procs: list[Any]) -> list[int]:
+        """Each process's RSS; 0 for a child caught between fork and exec, whose pages are
+        all the window's own (its RSS reads as the window's whole), counted once already."""
         import psutil
 
         out = []
         for proc in procs:
             try:
+                if proc.pid != self._proc.pid and proc.cmdline() == self._cmdline:
+                    self.forks_seen += 1
+                    out.append(0)
+                    continue
                 out.append(proc.memory_info().rss)
             except psutil.Error:
                 out.append(0)
@@ -149,6 +167,7 @@ class TreeMemory:
             "others_rss_mb": round(sum(rss[1:]) / mb, 1),
             "others_pss_mb": round(sum(pss[1:]) / mb, 1),
             **in_process(),
+            **(self._extra() if self._extra is not None else {}),
         }
 
     def _run(self) -> None:
@@ -182,6 +201,7 @@ class TreeMemory:
             "peak_tree_rss_mb": round(self.peak_rss / mb, 1),
             "peak_tree_pss_mb": round(self.peak_pss / mb, 1),
             "at_peak_rss": self.at_peak_rss,
+            "forks_caught_before_exec": self.forks_seen,
             "at_peak_pss": peak_row,
         }
 

@@ -234,7 +234,13 @@ def main() -> int:
         t0 = time.monotonic()
         if tracing:
             before = tracemalloc.take_snapshot()
-        with TreeMemory() as rss:
+
+        def lance_cache() -> dict[str, float]:
+            store = session.app.store if session.app is not None else None
+            cached = getattr(store, "cache_bytes", 0)
+            return {"lance_cache_mb": round(cached / 2**20, 1)}
+
+        with TreeMemory(extra=lance_cache) as rss:
             session.add_folder(str(folder))
             wait_until(lambda: session.indexing, 30)
             finished = wait_until(lambda: not session.indexing, args.max_index_s)
