@@ -6,14 +6,19 @@ Opens the window offscreen on a fresh data dir (first start: the embedder loads 
 is indexed). The "index" case indexes DIR (default: 12 covid-qa articles from ../shared/corpus;
 with --generate N, N small generated PDFs in nested folders, bench/small_files.py's library)
 with the real embedder, then asks a question if an answer service exists. It also reports the
-peak memory of the whole process tree (the window and its reader processes, sampled every
-50 ms), the index's size on disk per 1,000 pages, and how long sorting the documents by each
-column and filtering them take once indexed. The "conversation"
-case shows a 50-turn conversation, asks a question in it with the real model and, as the first
-token arrives, opens a 300-page PDF (financebench's, or a generated one) in the source pane:
-its phase "answer_and_pdf" is the one whose longest stall must stay under 50 ms. A 10 ms timer
-on the GUI thread records how late it fires; prints JSON with the worst and 99th-percentile
-lateness per phase.
+memory of the whole process tree (the window and its reader processes; bench/memory.py): the
+peak of summed RSS every 50 ms, and every 2 s a row of RSS, PSS and USS by process with what
+the window holds in Python objects, glibc's heap and LanceDB's caches; the index's size on
+disk per 1,000 pages, and how long sorting the documents by each column and filtering them
+take once indexed. Each stall over 100 ms is listed with how long the GUI thread ran and how
+long it waited, ready, for a CPU (/proc schedstat) in it; each cyclic-GC pass over 20 ms with
+the thread that ran it. STALL_STACKS=MS prints every thread's stack when the GUI thread stalls
+longer than MS; MEM_TRACE=1 adds the Python heap's growth over indexing (tracemalloc).
+The "conversation" case shows a 50-turn conversation, asks a question in it with the real
+model and, as the first token arrives, opens a 300-page PDF (financebench's, or a generated
+one) in the source pane: its phase "answer_and_pdf" is the one whose longest stall must stay
+under 50 ms. A 10 ms timer on the GUI thread records how late it fires; prints JSON with the
+worst and 99th-percentile lateness per phase.
 """
 
 from __future__ import annotations
