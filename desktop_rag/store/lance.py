@@ -48,13 +48,12 @@ _HIT_EXTRAS = ["section", "nav"]  # what a hit carries of them: boxes can be lar
 # covid-qa recall@5 on its tuning half (bench/retrieval_tune.py).
 SECTION_BOOST = 1.0
 FTS_RECHECK_S = 10.0
-# LanceDB's default session caches up to 1 GB of table metadata and 6 GB of index data per
-# connection, and each commit is a new version whose manifest lists every fragment: over a
-# long index run (one commit every few seconds) the cached versions pile up, and the window's
-# memory with them. Bounded, the least recently used go first: old versions, never needed
-# again. The index cache still holds a large library's full-text and vector indexes.
+# LanceDB's default session caches up to 1 GB of table metadata per connection, and each
+# commit is a new version whose manifest lists every fragment: over a long index run (one
+# commit every few seconds) the cached versions pile up, and the window's memory with them.
+# Bounded, the least recently used go first: old versions, never needed again. The index
+# cache keeps LanceDB's default: searches of a large library read their indexes from it.
 METADATA_CACHE_BYTES = 64 * 2**20
-INDEX_CACHE_BYTES = 256 * 2**20
 
 # Past maintenance.ANN_MIN_ROWS chunks the approximate index answers vector searches.
 ANN_EF = 120  # HNSW candidates explored per query, at least k x ANN_REFINE
@@ -212,10 +211,7 @@ class LanceStore:
             )
         try:
             # Readers in other processes see new commits at once (a cheap manifest check).
-            self._session = lancedb.Session(
-                index_cache_size_bytes=INDEX_CACHE_BYTES,
-                metadata_cache_size_bytes=METADATA_CACHE_BYTES,
-            )
+            self._session = lancedb.Session(metadata_cache_size_bytes=METADATA_CACHE_BYTES)
             self._db = lancedb.connect(
                 self.path, read_consistency_interval=timedelta(0), session=self._session
             )
@@ -525,7 +521,7 @@ class LanceStore:
 
     @property
     def cache_bytes(self) -> int:
-        """What LanceDB holds in its caches for this index now (bounded, see above)."""
+        """What LanceDB holds in its caches for this index now (metadata bounded, see above)."""
         return int(self._session.size_bytes) if self._session is not None else 0
 
     # -- upkeep (store/maintenance.py) --------------------------------------------------------
