@@ -1,12 +1,14 @@
 """Time to first token of a question asked while a library is being indexed, against idle.
 
 As in the window: one process, the answer on one thread and indexing on another (its own app
-over its own index, with the real embedder and reader processes). Three conditions, each a
+over its own index, with the real embedder and reader processes). Four conditions, each a
 few questions, in one run:
 - idle: nothing else of ours runs;
-- indexing at low priority (the default: the indexing thread, the threads it starts and the
-  reader processes at nice 10, idle-class I/O);
-- indexing at normal priority (the indexing thread left as it is; the readers stay low).
+- indexing at low priority (the indexing thread, the threads it starts and the reader
+  processes at nice 10, idle-class I/O), going on while the question is answered;
+- indexing at normal priority (the indexing thread left as it is; the readers stay low);
+- indexing at low priority that waits while the answer is written, as the window does
+  (gui/session.py holds the index job between batches until the answer is done).
 The question's index is a small library built first; the one being indexed is generated.
 
 Usage: python bench/index_priority.py [--files 600] [--questions 3]
@@ -36,16 +38,25 @@ QUESTIONS = [
 ]
 
 
-def _ttft(app: Any, question: str) -> float:
+def _ttft(app: Any, question: str, hold: threading.Event | None = None) -> tuple[float, float]:
+    """Time to first token and retrieval's share of it, in seconds."""
     from desktop_rag.types import DoneEvent
 
-    for event in app.answer.ask(question):
-        if isinstance(event, DoneEvent):
-            return float(event.timings.ttft_s)
+    if hold is not None:
+        hold.set()
+    try:
+        for event in app.answer.ask(question):
+            if isinstance(event, DoneEvent):
+                return float(event.timings.ttft_s), event.timings.retrieval_ms / 1000.0
+    finally:
+        if hold is not None:
+            hold.clear()
     raise RuntimeError("no answer")
 
 
-def _indexing(tmp: Path, library: Path, low: bool) -> tuple[threading.Thread, threading.Event]:
+def _indexing(
+    tmp: Path, library: Path, low: bool, pause: threading.Event
+) -> tuple[threading.Thread, threading.Event]:
     from desktop_rag.app import build_app
     from desktop_rag.config import Settings
 
@@ -61,7 +72,10 @@ def _indexing(tmp: Path, library: Path, low: bool) -> tuple[threading.Thread, th
             started.set()
 
     thread = threading.Thread(
-        target=app.index, args=([str(library)], on_progress, cancel), daemon=True
+        target=app.index,
+        args=([str(library)], on_progress, cancel),
+        kwargs={"pause": pause},
+        daemon=True,
     )
     thread.start()
     started.wait(300)
@@ -92,11 +106,21 @@ def main() -> int:
         _ttft(asker, QUESTIONS[0])  # the model's first load is not a time to first token
         questions = (QUESTIONS * args.questions)[: args.questions]
         conditions: dict[str, list[float]] = {}
-        for name, low in (("idle", None), ("indexing_low", True), ("indexing_normal", False)):
+        retrieval: dict[str, list[float]] = {}
+        runs = (
+            ("idle", None, False),
+            ("indexing_low", True, False),
+            ("indexing_normal", False, False),
+            ("indexing_low_waiting", True, True),
+        )
+        for name, low, waits in runs:
             thread = cancel = None
+            hold = threading.Event()
             if low is not None:
-                thread, cancel = _indexing(tmp, big, low)
-            times = [_ttft(asker, q) for q in questions]
+                thread, cancel = _indexing(tmp, big, low, hold)
+            measured = [_ttft(asker, q, hold if waits else None) for q in questions]
+            times = [t for t, _ in measured]
+            retrieval[name] = [r for _, r in measured]
             still = thread is not None and thread.is_alive()
             if thread is not None and cancel is not None:
                 cancel.set()
@@ -106,6 +130,9 @@ def main() -> int:
             result[f"{name}_indexing_ran_throughout"] = bool(still) if low is not None else None
         result["ttft_s"] = {k: [round(t, 3) for t in v] for k, v in conditions.items()}
         result["ttft_s_median"] = {k: round(statistics.median(v), 3) for k, v in conditions.items()}
+        result["retrieval_s_median"] = {
+            k: round(statistics.median(v), 3) for k, v in retrieval.items()
+        }
         idle = statistics.median(conditions["idle"])
         result["ratio_to_idle"] = {
             k: round(statistics.median(v) / idle, 2) for k, v in conditions.items() if k != "idle"

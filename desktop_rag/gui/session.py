@@ -350,13 +350,12 @@ class Session(QObject):
 
     def _start_index_job(self, run: Callable[[Job], object], name: str) -> None:
         job = Job(run, name)
-        if self._paused:
-            job.pause.set()
         job.signals.progress.connect(self._on_index_job_progress)
         job.signals.returned.connect(self._on_index_job_returned)
         job.signals.errored.connect(self._on_index_job_errored)
         job.signals.finished.connect(self._on_index_job_finished)
         self._index_job = job
+        self._hold_indexing()
         self.lanes.start(INDEX, job)
         self.index_started.emit()
 
@@ -388,12 +387,21 @@ class Session(QObject):
 
     def set_paused(self, paused: bool) -> None:
         self._paused = paused
-        if self._index_job is not None:
-            if paused:
-                self._index_job.pause.set()
-            else:
-                self._index_job.pause.clear()
+        self._hold_indexing()
         self.paused_changed.emit(paused)
+
+    def _hold_indexing(self) -> None:
+        """The index job waits (between batches) while the user paused it, and while an answer
+        is being written: on two cores, indexing at low priority still made an answer's first
+        word four times as late (bench/index_priority.py), and the question is what the user
+        is waiting for now."""
+        job = self._index_job
+        if job is None:
+            return
+        if self._paused or self._answer_job is not None:
+            job.pause.set()
+        else:
+            job.pause.clear()
 
     def cancel_indexing(self) -> None:
         """Stop the run in progress; what is already indexed stays. Queued runs are dropped."""
@@ -527,6 +535,7 @@ class Session(QObject):
         job.signals.errored.connect(self._on_answer_job_errored)
         job.signals.finished.connect(self._on_answer_job_finished)
         self._answer_job = job
+        self._hold_indexing()
         self.lanes.start(ANSWER, job)
         return True
 
@@ -539,6 +548,7 @@ class Session(QObject):
 
     def _on_answer_job_finished(self) -> None:
         self._answer_job = None
+        self._hold_indexing()
         self.answer_finished.emit()
 
     # -- conversations (small files, but still off the GUI thread, in order) ------------------

@@ -309,6 +309,41 @@ def test_pause_resume_and_cancel(open_window, tmp_path, qtbot):
     assert len(indexed) < 41, "cancelled before the end"
 
 
+def test_indexing_waits_while_an_answer_is_written(open_window, tmp_path, qtbot):
+    """On two cores an answer asked during indexing took four times as long to start, low
+    priority or not: the index job holds between batches until the answer is done."""
+    folder = tmp_path / "many"
+    for i in range(120):
+        make_pdf(folder / f"doc{i:03d}.pdf", [f"Document {i} is about topic {i}. " * 20])
+
+    def slow_answers(app):
+        return FakeAnswerService(app, delay_s=0.1, answer=" ".join(["word"] * 12) + " [1].")
+
+    window = open_window(app_factory=slow_factory(), answer_factory=slow_answers)
+    session = window.session
+    session.add_folder(str(folder))
+    qtbot.waitUntil(lambda: len(_names(window, "indexed")) > 2, timeout=WAIT_MS)
+    job = session._index_job
+    assert job is not None and not job.pause.is_set()
+    with qtbot.waitSignal(session.answer_finished, timeout=WAIT_MS):
+        assert session.ask("What is document 1 about?")
+        assert job.pause.is_set(), "indexing holds while the answer is written"
+        assert not session.paused, "the user's pause is not touched"
+    assert not job.pause.is_set(), "and carries on once it is done"
+    done = len(_names(window, "indexed"))
+    qtbot.waitUntil(lambda: len(_names(window, "indexed")) > done, timeout=WAIT_MS)
+
+    session.set_paused(True)
+    with qtbot.waitSignal(session.answer_finished, timeout=WAIT_MS):
+        assert session.ask("What is document 2 about?")
+    assert session._index_job is job, "still the same run: 120 files take longer than this"
+    assert job.pause.is_set(), "an answer ending does not undo the user's pause"
+    session.set_paused(False)
+    assert not job.pause.is_set()
+    session.cancel_indexing()
+    qtbot.waitUntil(lambda: not session.indexing, timeout=WAIT_MS)
+
+
 def test_dropping_files_folders_and_a_model(open_window, tmp_path, library_dir, qtbot):
     window = open_window()
     elsewhere = make_pdf(tmp_path / "elsewhere" / "heron.pdf", ["Herons stand still to fish."])
