@@ -82,11 +82,11 @@ def settle_heap() -> None:
     """Leave every object alive now out of the cyclic collector's full passes (gc.freeze).
 
     A full pass walks every tracked object while holding the GIL, so every thread waits for
-    it, the GUI thread too; what start-up leaves alive (Qt's wrappers, LanceDB, the
-    tokenizer, the models' Python side: most of the heap, and it lives as long as the
-    window) made each pass take 0.1-0.5 s. Done after each step of start-up, once its
-    objects are in place: passes then walk only what came later. Frozen objects are still
-    freed when their last reference goes; only a cycle among them would outlive its use.
+    it, the GUI thread too, and what start-up leaves alive (Qt's wrappers, LanceDB, the
+    tokenizer, the models' Python side) is most of the heap and lives as long as the window.
+    Done after each step of start-up, once its objects are in place: passes then walk only
+    what came later. Frozen objects are still freed when their last reference goes; only a
+    cycle among them would outlive its use.
     """
     gc.freeze()
 
