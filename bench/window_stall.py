@@ -6,14 +6,20 @@ Opens the window offscreen on a fresh data dir (first start: the embedder loads 
 is indexed). The "index" case indexes DIR (default: 12 covid-qa articles from ../shared/corpus;
 with --generate N, N small generated PDFs in nested folders, bench/small_files.py's library)
 with the real embedder, then asks a question if an answer service exists. It also reports the
-peak memory of the whole process tree (the window and its reader processes, sampled every
-50 ms), the index's size on disk per 1,000 pages, and how long sorting the documents by each
-column and filtering them take once indexed. The "conversation"
-case shows a 50-turn conversation, asks a question in it with the real model and, as the first
-token arrives, opens a 300-page PDF (financebench's, or a generated one) in the source pane:
-its phase "answer_and_pdf" is the one whose longest stall must stay under 50 ms. A 10 ms timer
-on the GUI thread records how late it fires; prints JSON with the worst and 99th-percentile
-lateness per phase.
+memory of the whole process tree (the window and its reader processes; bench/memory.py): the
+peak of summed RSS every 50 ms, and every 2 s a row of RSS, PSS and USS by process with what
+the window holds in Python objects and glibc's heap (LanceDB's caches once, at the end); the
+index's size on disk per 1,000 pages, and how long sorting the documents by each column and
+filtering them take once indexed. Each stall over 100 ms is listed with how long the GUI
+thread ran and how long it waited, ready, for a CPU (/proc schedstat) in it; each cyclic-GC
+pass over 20 ms with the thread that ran it. STALL_STACKS=MS prints every thread's stack when
+the GUI thread stalls longer than MS; MEM_TRACE=1 adds the Python heap's growth over indexing
+(tracemalloc).
+The "conversation" case shows a 50-turn conversation, asks a question in it with the real
+model and, as the first token arrives, opens a 300-page PDF (financebench's, or a generated
+one) in the source pane: its phase "answer_and_pdf" is the one whose longest stall must stay
+under 50 ms. A 10 ms timer on the GUI thread records how late it fires; prints JSON with the
+worst and 99th-percentile lateness per phase.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -65,9 +72,8 @@ def big_pdf(home: Path) -> Path:
 
 
 def watch_stalls(clock, last: list[float], over_ms: float) -> None:  # type: ignore[no-untyped-def]
-    """Print the GUI thread's Python stack (stderr) whenever it has not ticked for over_ms:
-    what it was doing, or waiting for (the GIL), when it stalled."""
-    import threading
+    """Print every thread's Python stack (stderr) whenever the GUI thread has not ticked for
+    over_ms: what it was doing, or which thread held the GIL it waited for."""
     import traceback
 
     main_id = threading.main_thread().ident
@@ -78,11 +84,27 @@ def watch_stalls(clock, last: list[float], over_ms: float) -> None:  # type: ign
             time.sleep(over_ms / 4000)
             if clock.elapsed() - last[0] > over_ms and last[0] != reported:
                 reported = last[0]
-                frame = sys._current_frames().get(main_id)
-                stack = "".join(traceback.format_stack(frame)[-6:]) if frame else "?"
-                print(f"stalled at {clock.elapsed() / 1000:.2f} s:\n{stack}", file=sys.stderr)
+                names = {t.ident: t.name for t in threading.enumerate()}
+                parts = []
+                for ident, frame in sys._current_frames().items():
+                    if ident == threading.get_ident():
+                        continue
+                    where = "".join(traceback.format_stack(frame)[-8 if ident == main_id else -5 :])
+                    parts.append(f"-- {names.get(ident, ident)}:\n{where}")
+                stacks = "".join(parts)
+                print(f"stalled at {clock.elapsed() / 1000:.2f} s:\n{stacks}", file=sys.stderr)
 
     threading.Thread(target=run, daemon=True).start()
+
+
+def _schedstat() -> tuple[float, float]:
+    """Milliseconds this thread has run, and waited ready to run for a CPU (Linux; else 0)."""
+    try:
+        with open(f"/proc/self/task/{threading.get_native_id()}/schedstat", "rb") as f:
+            ran, waited = f.read().split()[:2]
+    except OSError:
+        return 0.0, 0.0
+    return int(ran) / 1e6, int(waited) / 1e6
 
 
 def sort_and_filter(window, app) -> dict[str, float]:  # type: ignore[no-untyped-def]
@@ -148,7 +170,7 @@ def main() -> int:
     else:
         for pdf in sorted(source.glob("*.pdf"))[: args.files]:
             shutil.copy(pdf, folder / pdf.name)
-    from perfutil import PeakRss
+    from memory import GcTimes, TreeMemory
     from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -164,6 +186,10 @@ def main() -> int:
     last = [clock.elapsed()]
 
     worst: dict[str, tuple[float, float]] = {}
+    # Each stall over 100 ms: (phase, ms late, at s, ms the GUI thread ran meanwhile, ms it
+    # waited for a CPU while ready to run): a busy machine, or work on the GUI thread.
+    long_stalls: list[tuple[str, float, float, float, float]] = []
+    sched = [_schedstat()]
 
     def tick() -> None:
         now = clock.elapsed()
@@ -171,6 +197,11 @@ def main() -> int:
         late.setdefault(phase, []).append(lateness)
         if lateness > worst.get(phase, (0.0, 0.0))[0]:
             worst[phase] = (lateness, now / 1000)
+        stat = _schedstat()
+        if lateness > 100:
+            ran, waited = stat[0] - sched[0][0], stat[1] - sched[0][1]
+            long_stalls.append((phase, lateness, round(now / 1000, 2), ran, waited))
+        sched[0] = stat
         last[0] = now
 
     timer = QTimer()
@@ -190,6 +221,12 @@ def main() -> int:
             loop.exec()
         return False
 
+    gc_times = GcTimes().__enter__()
+    tracing = bool(os.environ.get("MEM_TRACE"))
+    if tracing:
+        import tracemalloc
+
+        tracemalloc.start(8)
     session = Session(Settings.load())
     window = MainWindow(session, quit_on_close=False)
     window.show()
@@ -201,7 +238,10 @@ def main() -> int:
     if args.case in ("index", "all"):
         phase = "index"
         t0 = time.monotonic()
-        with PeakRss() as rss:
+        if tracing:
+            before = tracemalloc.take_snapshot()
+
+        with TreeMemory() as rss:
             session.add_folder(str(folder))
             wait_until(lambda: session.indexing, 30)
             finished = wait_until(lambda: not session.indexing, args.max_index_s)
@@ -209,14 +249,27 @@ def main() -> int:
                 session.cancel_indexing()
                 wait_until(lambda: not session.indexing, 600)
         phases["index_s"] = round(time.monotonic() - t0, 2)
+        if tracing:
+            grown = tracemalloc.take_snapshot().compare_to(before, "traceback")
+            extra["python_heap_growth"] = [
+                {"kb": round(g.size_diff / 1024), "count": g.count_diff,
+                 "where": [f"{f.filename}:{f.lineno}" for f in g.traceback][-4:]}
+                for g in grown[:15]
+            ]  # fmt: skip
+        # Once, after the run: asking LanceDB its cache size holds the GIL while it walks
+        # every cached item (sampled every 2 s, it stalled the GUI thread itself).
+        t_cache = time.perf_counter()
+        store = session.app.store if session.app is not None else None
+        extra["lance_cache_mb"] = round(getattr(store, "cache_bytes", 0) / 2**20, 1)
+        extra["lance_cache_probe_ms"] = round((time.perf_counter() - t_cache) * 1000, 1)
         pages, _chunks = window.documents_model.totals()
         index_bytes = sum(p.stat().st_size for p in (home / "data").rglob("*") if p.is_file())
         extra["index"] = {
             "finished": finished,
             "rows": window.documents_model.rowCount(),
             "files_indexed": window.documents_model.counts().get("indexed", 0),
-            "peak_tree_rss_mb": rss.peak_mb,
-            "peak_tree_rss_under_1_5_gb": rss.peak_mb < 1536,
+            **rss.summary(),
+            "peak_tree_pss_under_1_5_gb": rss.peak_pss < 1.5 * 2**30,
             "pages": pages,
             "index_mb": round(index_bytes / 2**20, 1),
             "index_mb_per_1000_pages": round(index_bytes / 2**20 * 1000 / max(pages, 1), 2),
@@ -224,6 +277,7 @@ def main() -> int:
         }
         phase = "sort_and_filter"
         extra["sort_and_filter_ms"] = sort_and_filter(window, _app)
+        extra["memory_series"] = rss.series
         if session.answer is not None:
             phase = "answer"
             t0 = time.monotonic()
@@ -267,6 +321,7 @@ def main() -> int:
     window.close()
     wait_until(lambda: window._closed, 30)
     timer.stop()
+    gc_times.__exit__()
 
     def stats(values: list[float]) -> dict[str, float]:
         ordered = sorted(values)
@@ -290,6 +345,21 @@ def main() -> int:
                 "phases": phases,
                 "stalls": stalls,
                 "documents": len(window.documents_model.paths()),
+                "stalls_over_100_ms": [
+                    {
+                        "phase": p,
+                        "late_ms": round(ms),
+                        "at_s": at,
+                        "gui_ran_ms": round(ran),
+                        "gui_waited_for_cpu_ms": round(waited),
+                    }
+                    for p, ms, at, ran, waited in long_stalls
+                ],
+                "gui_thread_s": {
+                    "ran": round(_schedstat()[0] / 1000, 1),
+                    "waited_for_cpu": round(_schedstat()[1] / 1000, 1),
+                },
+                "gc": gc_times.summary(),
                 **extra,
                 "load_average": [round(x, 2) for x in os.getloadavg()],
             },

@@ -170,7 +170,13 @@ def default_embedder(settings: Settings) -> Embedder:
         }
         # The int8 verdict is this machine's, not the build machine's: measured at first use.
         verdicts = VerdictCache(cache_dir() / "embedders" / VERDICTS_FILE)
-        return AutoEmbedder(None, threads=settings.threads, prebuilt=prebuilt, verdicts=verdicts)
+        return AutoEmbedder(
+            None,
+            threads=settings.threads,
+            prebuilt=prebuilt,
+            verdicts=verdicts,
+            low_priority=settings.index_low_priority,
+        )
     if settings.embed_backend == "torch":
         return SentenceTransformerEmbedder(threads=settings.threads)
     if settings.embed_backend not in ("auto", "onnx", "onnx-fp32"):
@@ -181,7 +187,9 @@ def default_embedder(settings: Settings) -> Embedder:
     # onnx-fp32: what a CPU where int8 disagrees with fp32 ends up with, chosen by hand (for
     # benchmarks of that case on a CPU where int8 agrees).
     variant = "fp32" if settings.embed_backend == "onnx-fp32" else "int8"
-    return AutoEmbedder(cache, threads=settings.threads, variant=variant)
+    return AutoEmbedder(
+        cache, threads=settings.threads, variant=variant, low_priority=settings.index_low_priority
+    )
 
 
 def default_llm(settings: Settings, verbose: bool = False) -> Llm:

@@ -54,8 +54,11 @@ class OnnxEmbedder:
         batch_size: int = 32,
         model_id: str = BUNDLED_EMBEDDER_ID,
         dim: int = BUNDLED_EMBEDDER_DIM,
+        background: bool = False,
     ) -> None:
         self.model_file = Path(model_file)
+        # Its pool threads run at the indexing priority (a session for passages only).
+        self.background = background
         self._tokenizer_json = Path(tokenizer_json)
         self._threads = threads
         self._batch_size = batch_size
@@ -93,9 +96,16 @@ class OnnxEmbedder:
             # Idle pool threads that spin take the cores from what runs next on them: the
             # vector search after a question's embedding, the reader process and the window.
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            session = ort.InferenceSession(
-                str(self.model_file), options, providers=["CPUExecutionProvider"]
-            )
+            # A memory pattern is planned and kept per input shape, and every batch has its
+            # own (its count and longest text): kept patterns only pile up, never reused.
+            options.enable_mem_pattern = False
+
+            def create() -> Any:
+                return ort.InferenceSession(
+                    str(self.model_file), options, providers=["CPUExecutionProvider"]
+                )
+
+            session = _in_lowered_thread(create) if self.background else create()
             tok = Tokenizer.from_file(str(self._tokenizer_json))
             tok.no_padding()  # the bundled tokenizer.json pads every text to 128
             tok.enable_truncation(max_length=MAX_TOKENS)
@@ -125,6 +135,35 @@ class OnnxEmbedder:
         feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         out = self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
         return np.asarray(out, dtype=np.float32)
+
+
+def _in_lowered_thread(fn: Callable[[], Any]) -> Any:
+    """fn's result, called in a new thread at the indexing priority.
+
+    ONNX Runtime starts a session's pool threads when the session is made, and a new thread
+    takes its creator's priority (Linux). A passage session is made wherever the embedder is
+    first loaded (the window's loading lane); made here, its pool runs below the GUI thread
+    like the indexing thread that feeds it, instead of taking a core from the window at the
+    window's own priority.
+    """
+    from desktop_rag.infra import priority
+
+    out: list[Any] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        priority.lower_thread()
+        try:
+            out.append(fn())
+        except BaseException as exc:  # re-raised in the caller's thread
+            errors.append(exc)
+
+    thread = threading.Thread(target=run, name="embedder-load", daemon=True)
+    thread.start()
+    thread.join()
+    if errors:
+        raise errors[0]
+    return out[0]
 
 
 class AutoEmbedder:
@@ -162,8 +201,10 @@ class AutoEmbedder:
         fallback: Callable[[], Embedder] | None = None,
         prebuilt: Mapping[str, Path] | None = None,
         verdicts: VerdictCache | None = None,
+        low_priority: bool = True,
     ) -> None:
         self.cache = cache
+        self._low_priority = low_priority  # passages embedded at the indexing priority
         if verdicts is None and cache is not None:
             verdicts = VerdictCache(cache.root / VERDICTS_FILE)
         self._verdicts = verdicts
@@ -305,6 +346,11 @@ class AutoEmbedder:
             model_dir / "tokenizer.json",
             threads=self._threads,
             batch_size=self._batch_size,
+            # Only passages (index runs) on it: questions have their own session, at the
+            # priority of the thread that answers. One session for both keeps it there.
+            background=self._low_priority
+            and variant == self.variant
+            and variant != self.query_variant,
         )
         try:
             onnx.load()

@@ -7,6 +7,7 @@ thread, queues index runs (one writer at a time) and turns results and callbacks
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 import time
@@ -75,6 +76,19 @@ class FileEvents:
         with self._lock:
             events, self._events = self._events, []
         return events
+
+
+def settle_heap() -> None:
+    """Leave every object alive now out of the cyclic collector's full passes (gc.freeze).
+
+    A full pass walks every tracked object while holding the GIL, so every thread waits for
+    it, the GUI thread too, and what start-up leaves alive (Qt's wrappers, LanceDB, the
+    tokenizer, the models' Python side) is most of the heap and lives as long as the window.
+    Done after each step of start-up, once its objects are in place: passes then walk only
+    what came later. Frozen objects are still freed when their last reference goes; only a
+    cycle among them would outlive its use.
+    """
+    gc.freeze()
 
 
 class Session(QObject):
@@ -195,6 +209,7 @@ class Session(QObject):
         self._warm_up()
         if opened.first:
             self.first_start.emit()
+        settle_heap()
 
     def _on_open_errored(self, exc: BaseException) -> None:
         log.error("cannot open the library: %s", exc)
@@ -261,10 +276,14 @@ class Session(QObject):
     def _set_embedder(self, state: ModelState, detail: str) -> None:
         self.embedder_status = (state, detail)
         self.embedder_state.emit(state.value, detail)
+        if state == ModelState.READY:
+            settle_heap()
 
     def _set_model(self, state: ModelState, detail: str) -> None:
         self.model_status = (state, detail)
         self.model_state.emit(state.value, detail)
+        if state == ModelState.READY:
+            settle_heap()
 
     @property
     def model_name(self) -> str:

@@ -48,6 +48,12 @@ _HIT_EXTRAS = ["section", "nav"]  # what a hit carries of them: boxes can be lar
 # covid-qa recall@5 on its tuning half (bench/retrieval_tune.py).
 SECTION_BOOST = 1.0
 FTS_RECHECK_S = 10.0
+# LanceDB's default session caches up to 1 GB of table metadata per connection, and each
+# commit is a new version whose manifest lists every fragment: over a long index run (one
+# commit every few seconds) the cached versions pile up, and the window's memory with them.
+# Bounded, the least recently used go first: old versions, never needed again. The index
+# cache keeps LanceDB's default: searches of a large library read their indexes from it.
+METADATA_CACHE_BYTES = 64 * 2**20
 
 # Past maintenance.ANN_MIN_ROWS chunks the approximate index answers vector searches.
 ANN_EF = 120  # HNSW candidates explored per query, at least k x ANN_REFINE
@@ -156,6 +162,7 @@ class LanceStore:
         self.meta = meta
         self._write_lock = threading.Lock()
         self._db: Any = None
+        self._session: Any = None
         self._docs: Any = None
         self._chunks: Any = None
         self.has_text_index = False  # set once the full-text index is seen or built
@@ -204,7 +211,10 @@ class LanceStore:
             )
         try:
             # Readers in other processes see new commits at once (a cheap manifest check).
-            self._db = lancedb.connect(self.path, read_consistency_interval=timedelta(0))
+            self._session = lancedb.Session(metadata_cache_size_bytes=METADATA_CACHE_BYTES)
+            self._db = lancedb.connect(
+                self.path, read_consistency_interval=timedelta(0), session=self._session
+            )
             existing = set(self._db.list_tables().tables)
             unlisted = [
                 t
@@ -522,6 +532,11 @@ class LanceStore:
 
     def remove(self, doc_ids: Iterable[str]) -> None:
         self.commit([], [], None, remove_doc_ids=doc_ids)
+
+    @property
+    def cache_bytes(self) -> int:
+        """What LanceDB holds in its caches for this index now (metadata bounded, see above)."""
+        return int(self._session.size_bytes) if self._session is not None else 0
 
     # -- upkeep (store/maintenance.py) --------------------------------------------------------
 

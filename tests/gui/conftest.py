@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -95,6 +96,15 @@ def fast_app_factory(settings: Settings):
         params=ChunkParams(60, 10),
         isolate=False,
     )
+
+
+@pytest.fixture(autouse=True)
+def _unfreeze_heap() -> Iterator[None]:
+    """A window freezes the heap once started (session.settle_heap), as for a whole process;
+    many windows in one test process must leave theirs to the collector when they go."""
+    gc.unfreeze()
+    yield
+    gc.unfreeze()
 
 
 @pytest.fixture

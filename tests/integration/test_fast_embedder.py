@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import socket
+import sys
 
 import numpy as np
 import pytest
@@ -12,6 +14,7 @@ from desktop_rag.config import Settings
 from desktop_rag.engines.embed import SentenceTransformerEmbedder
 from desktop_rag.engines.onnx_embed import AutoEmbedder
 from desktop_rag.engines.onnx_export import ExportCache, export_onnx
+from desktop_rag.infra import priority
 from tests.conftest import ANIMALS
 
 pytestmark = pytest.mark.slow
@@ -101,3 +104,41 @@ def test_onnx_fp32_setting_embeds_passages_in_fp32():
     assert (fp32.backend, fp32.query_backend) == ("onnx-fp32", "onnx-fp32")
     auto = default_embedder(Settings(embed_backend="auto"))
     assert isinstance(auto, AutoEmbedder) and auto.variant == "int8"
+
+
+def _threads() -> set[int]:
+    return {int(t) for t in os.listdir("/proc/self/task")}
+
+
+def _nice(tids: set[int]) -> set[int]:
+    return {os.getpriority(os.PRIO_PROCESS, t) for t in tids}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
+def test_passage_embedding_pool_runs_at_indexing_priority():
+    """The window loads the embedder on its loading lane, at the window's priority; the pool
+    threads ONNX Runtime starts for the passage session must still run below the GUI thread,
+    like the indexing thread that feeds them, and the question session's must not."""
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    low = max(own, priority.NICE)
+    auto = default_embedder(Settings(embed_backend="auto", n_threads=2))
+    before = _threads()
+    auto.prepare()
+    new = _threads() - before
+    assert auto.backend == "onnx-int8" and auto.query_backend == "onnx-fp32"
+    # Two sessions of two threads each: one pool thread apiece beside the caller (and any
+    # thread the runtime starts once per process, at its creator's priority).
+    nice = sorted(os.getpriority(os.PRIO_PROCESS, t) for t in new)
+    assert nice.count(low) == 1 and own in nice, nice
+    # A session that serves questions keeps its creator's priority, whatever does passages.
+    both = default_embedder(Settings(embed_backend="onnx-fp32", n_threads=2))
+    before = _threads()
+    both.prepare()
+    new = _threads() - before
+    assert new and _nice(new) == {own}
+    # Indexing at normal priority (the setting off): no pool is lowered either.
+    normal = default_embedder(Settings(embed_backend="auto", n_threads=2, index_low_priority=False))
+    before = _threads()
+    normal.prepare()
+    new = _threads() - before
+    assert len(new) >= 2 and _nice(new) == {own}
