@@ -240,6 +240,31 @@ def ask(app: Any, question: str, history: list[Any]) -> dict[str, Any]:
         elif isinstance(event, DoneEvent):
             done = event
     assert done is not None
+    return kept(
+        question,
+        history,
+        query,
+        hits,
+        sources,
+        answer=done.answer,
+        cited=list(done.cited),
+        model_refused=done.refused,  # the model said the sources do not say
+        top_quote=quotes[0].text if quotes else "",
+        ttft_s=round(done.timings.ttft_s, 3),
+        total_s=round(done.timings.total_s, 3),
+    )
+
+
+def kept(
+    question: str,
+    history: list[Any],
+    query: str,
+    hits: Any,
+    sources: Any,
+    **answered: Any,
+) -> dict[str, Any]:
+    """One asked question as a cached run keeps it: what was asked, the hits the gate judges,
+    the sources the model read, then what it answered."""
     return {
         "question": question,
         "history": [[t.question, t.answer] for t in history],
@@ -248,15 +273,10 @@ def ask(app: Any, question: str, history: list[Any]) -> dict[str, Any]:
             {"chunk_id": h.chunk_id, "similarity": round(h.similarity, 4), "text": h.text}
             for h in hits
         ],
-        "answer": done.answer,
-        "cited": list(done.cited),
-        "model_refused": done.refused,  # the model said the sources do not say
         "sources": [
             {"n": s.n, "path": Path(s.path).name, "page": s.page, "text": s.text} for s in sources
         ],
-        "top_quote": quotes[0].text if quotes else "",
-        "ttft_s": round(done.timings.ttft_s, 3),
-        "total_s": round(done.timings.total_s, 3),
+        **answered,
     }
 
 
@@ -391,27 +411,21 @@ def from_run(app: Any, old: dict[str, Any], questions: list[dict[str, Any]]) -> 
             chat=llm.has_chat_template,
         )
         gated = not hits or max(h.similarity for h in hits) < RELEVANCE
-        return {
-            "question": question,
-            "history": [[t.question, t.answer] for t in history],
-            "query": query,
-            "hits": [
-                {"chunk_id": h.chunk_id, "similarity": round(h.similarity, 4), "text": h.text}
-                for h in hits
-            ],
-            "answer": row["answer"],
-            "cited": row["cited"],
-            "model_refused": row["refused"],
-            "sources": [
-                {"n": s.n, "path": Path(s.path).name, "page": s.page, "text": s.text}
-                for s in ([] if gated else fitted.sources)
-            ],
-            "top_quote": row["top_quote"],
-            "ttft_s": row["ttft_s"],
-            "total_s": row["total_s"],
-            "half": half(question),
-            "replayed": False,
-        }
+        return kept(
+            question,
+            history,
+            query,
+            hits,
+            [] if gated else fitted.sources,
+            answer=row["answer"],
+            cited=row["cited"],
+            model_refused=row["refused"],
+            top_quote=row["top_quote"],
+            ttft_s=row["ttft_s"],
+            total_s=row["total_s"],
+            half=half(question),
+            replayed=False,
+        )
 
     on = []
     for row in old["on_topic"]:
