@@ -175,10 +175,9 @@ class Retriever:
         n = max(k, self.candidates)
         want_vector = mode in (Mode.HYBRID, Mode.VECTOR)
         want_text = mode in (Mode.HYBRID, Mode.TEXT)
-        # BM25 needs no question vector: it runs beside the embedding and the vector search,
-        # so a hybrid search costs about the slower of the two, not their sum. Its hits come
-        # with their stored vectors: the blend needs the similarity of a passage found by its
-        # words that the vector list did not reach.
+        # BM25 runs on the pool beside the embedding (see __init__). Its hits come with their
+        # stored vectors: the blend needs the similarity of a passage found by its words that
+        # the vector list did not reach.
         text_future = (
             self._pool().submit(self.store.text_search_vectors, query, n)
             if want_vector and want_text
