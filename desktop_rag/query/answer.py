@@ -89,6 +89,7 @@ class AnswerService:
         # model (bench/complete.py), the items it then wrote were invented source lines.
         self.continue_lists = False
         self.refuse_below = claims.REFUSE_BELOW
+        self.refuse_below_words_only = claims.REFUSE_BELOW_WORDS_ONLY
         self.weak_match = claims.WEAK_MATCH
         self._idf: dict[str, float] = {}
         self._idf_rows = -1
@@ -257,6 +258,7 @@ class AnswerService:
             return
         # The answer's claims must be in the sources it cites (all of them, if it cites none).
         # Figures may also come from what the model read besides: the question, earlier turns.
+        text_only = self.retriever.text_only
         cited_texts = [s.text for s in fitted.sources if s.n in cited] or [
             s.text for s in fitted.sources
         ]
@@ -267,13 +269,13 @@ class AnswerService:
             self.rarity,
             also_read=read,
             asked=asked_words(question, history),
-            refuse_below=self.refuse_below,
+            refuse_below=self.refuse_below_words_only if text_only else self.refuse_below,
         )
         # Sources this near the question are about it: an answer they do not back is flagged
         # (a wrong figure, a name from elsewhere), not withheld; from sources only somewhat
         # near it, such an answer is the model's own knowledge under a citation.
         best = max((h.similarity for h in hits), default=0.0)
-        if found.refuse and (best < self.weak_match or self.retriever.text_only):
+        if found.refuse and (best < self.weak_match or text_only):
             log.info("answer withheld: %.2f of its words are in its sources", found.support)
             yield DoneEvent(
                 NOTHING_RELEVANT,

@@ -24,14 +24,21 @@ from desktop_rag.query.quote import STOPWORDS
 # subject, worth naming when the cited sources lack it, even in lower case.
 RARE_IDF = 3.0
 # Below this share of what the answer adds to its question (each word weighted by 1 + its
-# IDF) found in the cited sources, the answer is not from them: the service withholds it,
-# when its sources are only a weak match for the question (best cosine below WEAK_MATCH), and
-# flags it otherwise. Both chosen by bench/answer_quality.py on the tune half of covid-qa's
-# questions and the off-topic ones (bench/results/answer_quality-covid.json): the off-topic
-# answers that got through say nothing their sources hold (support 0), while on-topic answers
-# with support 0 (a figure of their own) came from sources nearer the question (cosine >= 0.5).
-REFUSE_BELOW = 0.05
+# IDF) found in the cited sources, the answer is not from them: the service withholds it when
+# its sources are only a weak match for the question (best cosine below WEAK_MATCH), and flags
+# it otherwise. Chosen by bench/answer_quality.py on the tune half of covid-qa's questions and
+# the off-topic ones (bench/results/answer_quality-covid-blend.json): off-topic answers borrow
+# a common word or two of the page they cite ("the wild cat" over a page on wild animals) and
+# score up to a half, while on-topic answers with little support (a figure of their own) came
+# from sources nearer the question (cosine >= 0.5).
+REFUSE_BELOW = 0.5
 WEAK_MATCH = 0.4
+# Searching by words only (an index of another embedder) there is no cosine to tell near
+# sources from weak ones, so every unbacked answer counts as from weak ones, and the bar is
+# lower: an on-topic answer citing the wrong page of the right document ("blue because of
+# hemocyanin" over the octopus page on hearts, support 0.29) is flagged, not withheld. Not
+# tuned on a words-only run: the threshold every search had before the vector path's own.
+REFUSE_BELOW_WORDS_ONLY = 0.05
 # A figure weighs as a rare term: it is the claim.
 FIGURE_WEIGHT = 1.0 + RARE_IDF
 # What every answer says about its sources, not about the subject.

@@ -262,6 +262,55 @@ def test_an_answer_from_none_of_its_sources_is_refused(tmp_path, animal_pdfs) ->
     assert done.withheld == "According to [1], the capital of France is Paris."
 
 
+WILDLIFE_PAGE = (
+    "The national council approved every animal procedure. Wild birds and bats were captured "
+    "with mist nets at dawn, and the wild animals were sedated by veterinarians."
+)
+SCOTLAND = "What is the national animal of Scotland?"
+
+
+def test_an_answer_that_borrows_a_word_of_its_weak_source_is_withheld(
+    tmp_path, animal_pdfs
+) -> None:
+    # The benchmark's Scotland answer: its claim "cat" is in no source, "wild" is a common word
+    # of the page it cites, which lent it a third of its support; searching by meaning, a
+    # third from a source only weakly near the question is an answer of the model's own.
+    make_pdf(animal_pdfs / "wildlife.pdf", [WILDLIFE_PAGE])
+    llm = FakeLlm("1], the national animal of Scotland is the wild cat.")
+    app = make_app(tmp_path, llm)
+    app.ingest.index([str(animal_pdfs)])
+    app.answer.weak_match = 1.01  # the hash embedder's cosines are not MiniLM's: a weak match
+    assert not app.retriever.text_only
+    *_, done = app.answer.ask(SCOTLAND)
+    assert isinstance(done, DoneEvent)
+    assert llm.prompts, "the gate refused it: this test is of the claim check"
+    assert done.withheld == "According to [1], the national animal of Scotland is the wild cat."
+    assert done.refused and done.answer == NOTHING_RELEVANT and done.cited == ()
+    assert app.answer.refuse_below_words_only < done.support < app.answer.refuse_below
+
+
+def test_searching_by_words_only_an_answer_with_some_support_is_kept(tmp_path, animal_pdfs) -> None:
+    # No cosine says how near the sources are: the words-only threshold stays low, so the same
+    # answer is flagged, not withheld (an on-topic answer citing the wrong page of the right
+    # document scores as low: test_an_index_of_another_embedder_answers_by_words).
+    make_pdf(animal_pdfs / "wildlife.pdf", [WILDLIFE_PAGE])
+    make_app(tmp_path, FakeLlm()).ingest.index([str(animal_pdfs)])
+    llm = FakeLlm("1], the national animal of Scotland is the wild cat.")
+    app = build_app(  # another embedder: its vectors mean nothing to the index's
+        Settings(data_dir=str(tmp_path / "data")),
+        embedder=HashEmbedder(dim=32),
+        tokenizer=WordTokenizer,
+        isolate=False,
+        llm=llm,
+    )
+    assert app.retriever.text_only
+    *_, done = app.answer.ask(SCOTLAND)
+    assert isinstance(done, DoneEvent)
+    assert llm.prompts, "the word gate refused it: this test is of the claim check"
+    assert not done.refused and done.cited == (1,) and "cat" in done.unsupported
+    assert app.answer.refuse_below_words_only < done.support < app.answer.refuse_below
+
+
 def test_an_unbacked_answer_from_near_sources_is_flagged_not_withheld(
     tmp_path, animal_pdfs
 ) -> None:
@@ -280,7 +329,11 @@ def test_an_unbacked_answer_from_near_sources_is_flagged_not_withheld(
 
 
 def test_a_name_missing_from_the_cited_source_flags_the_answer(tmp_path, animal_pdfs) -> None:
-    llm = FakeLlm("1], octopus blood is blue because of hemocyanin, in Paris.")
+    # Mostly from its source (hemocyanin, copper-rich protein), one name of its own: flagged,
+    # from a source as weak as the hash embedder's cosine makes it, as from a near one.
+    llm = FakeLlm(
+        "1], octopus blood is blue because of hemocyanin, a copper-rich protein, in Paris."
+    )
     app = make_app(tmp_path, llm)
     app.ingest.index([str(animal_pdfs)])
     *_, done = app.answer.ask("Why is octopus blood blue?")

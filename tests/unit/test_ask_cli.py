@@ -168,7 +168,10 @@ def test_ask_says_which_figures_its_sources_do_not_hold(data_dir, capsys) -> Non
 
 
 def test_ask_json_carries_the_check_of_an_answer_its_sources_do_not_hold(data_dir, capsys) -> None:
-    llm = FakeLlm("1], octopus blood is blue because of hemocyanin, in Paris.")
+    # Mostly from its source, one name of its own: flagged, not withheld.
+    llm = FakeLlm(
+        "1], octopus blood is blue because of hemocyanin, a copper-rich protein, in Paris."
+    )
     code, cap = run_ask(["ask", "Why is octopus blood blue?", "--json"], data_dir, capsys, llm)
     assert code == 0
     doc = json.loads(cap.out)
