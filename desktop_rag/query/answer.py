@@ -51,14 +51,18 @@ LIST_START = "\n- "
 WORDS_THRESHOLD = 0.4
 # Counting how many passages hold a word stops here: beyond it, the word is common anyway.
 _DF_CAP = 2000
-# Words the full-text index drops (lancedb's English stop words, so they match nothing and
-# would look like words the library lacks) and question words: they say nothing of a topic.
-_STOP_TEXT = """a about after again against all am an and are as at be been being below between both
-    but by can did do does down each few for from further had has have having he her here him
-    his how i if in into is isn it its just me more most my no not of on or other our out over
-    own same she should so some such than that the their them then there these they this to
-    too under until up was we what when where which while who whom why will with you your
-    would could may might must shall also many much"""
+# Words the full-text index drops (lancedb's English stop words, NLTK's list: they match
+# nothing, so they would look like words the library lacks, the rarest of all) and question
+# words: they say nothing of a topic.
+_STOP_TEXT = """i me my myself we our ours ourselves you your yours yourself yourselves he him his
+    himself she her hers herself it its itself they them their theirs themselves what which who
+    whom this that these those am is are was were be been being have has had having do does did
+    doing a an the and but if or because as until while of at by for with about against between
+    into through during before after above below to from up down in out on off over under again
+    further then once here there when where why how all any both each few more most other some
+    such no nor not only own same so than too very s t can will just don should now d ll m o re
+    ve y ain aren couldn didn doesn hadn hasn haven isn ma mightn mustn needn shan shouldn wasn
+    weren won wouldn would could may might must shall also many much"""
 _STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 
@@ -328,21 +332,37 @@ _NOT_FOUND = re.compile(
 )
 
 
+def question_terms(store: LanceStore, query: str) -> dict[str, tuple[float, int]]:
+    """The question's words as the full-text index reads them (stemmed), stop words left out,
+    each with its weight, its IDF over the library's passages, and how many passages hold it
+    (counted up to a cap)."""
+    terms = {t.lower().split("'")[0] for t in fts_terms(query)} - _STOP_WORDS - {""}
+    rows = store.count_chunks()
+    out = {}
+    for term in terms:
+        df = store.term_frequency(term, min(rows, _DF_CAP))
+        out[term] = (math.log((rows + 1) / (df + 0.5)), df)
+    return out
+
+
 def word_relevance(store: LanceStore, query: str, hits: Sequence[Hit]) -> float:
     """The share of the question's words, each weighted by its rarity in the library (IDF),
     that its best passage holds, as the full-text index reads words (stemmed). A word the
     library lacks weighs most: an off-topic question's rare words are nowhere in it."""
-    terms = {t.lower().split("'")[0] for t in fts_terms(query)} - _STOP_WORDS - {""}
+    terms = question_terms(store, query)
     ids = [h.chunk_id for h in hits]
     if not terms or not ids:
         return 0.0
-    rows = store.count_chunks()
-    weights: dict[str, float] = {}
-    holders: dict[str, set[str]] = {}
-    for term in terms:
-        df = store.term_frequency(term, min(rows, _DF_CAP))
-        weights[term] = math.log((rows + 1) / (df + 0.5))
-        holders[term] = store.chunks_holding(term, ids) if df else set()
-    total = sum(weights.values())
-    best = max(sum(w for t, w in weights.items() if cid in holders[t]) for cid in ids)
+    holders = {t: store.chunks_holding(t, ids) if df else set() for t, (_, df) in terms.items()}
+    total = sum(w for w, _ in terms.values())
+    best = max(sum(w for t, (w, _) in terms.items() if cid in holders[t]) for cid in ids)
     return best / total if total > 0 else 0.0
+
+
+def unknown_share(store: LanceStore, query: str) -> float:
+    """The share of the question's words, each weighted by its IDF, that no passage of the
+    library holds at all: "guacamole" in a library of virology papers."""
+    terms = question_terms(store, query)
+    total = sum(w for w, _ in terms.values())
+    absent = sum(w for w, df in terms.values() if df == 0)
+    return absent / total if total > 0 else 0.0

@@ -407,3 +407,18 @@ def test_an_answer_whose_new_words_are_not_in_its_source_is_refused(tmp_path, an
     assert llm.prompts, "the gate refused it: this test is of the claim check"
     assert done.refused and done.answer == NOTHING_RELEVANT and done.cited == ()
     assert done.support == 0.0
+
+
+def test_words_the_full_text_index_drops_are_not_words_the_library_lacks(indexed) -> None:
+    # "were" is one of the index's stop words: no passage holds it as the index reads words,
+    # like "guacamole" in this library; counted as missing it weighed most, and cut the share
+    # of an on-topic question's words its best passage holds.
+    from desktop_rag.query.answer import unknown_share, word_relevance
+
+    app, _ = indexed
+    question = "Why were the zebras striped, and what were the flies deterred by them?"
+    hits = app.retriever.search(question, 3)
+    assert Path(hits[0].path).name == "zebra.pdf"
+    assert unknown_share(app.store, question) == 0.0
+    assert word_relevance(app.store, question, hits) == 1.0
+    assert unknown_share(app.store, "What is the main ingredient of guacamole?") > 0.5
