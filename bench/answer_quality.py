@@ -26,7 +26,8 @@ Measures, per half:
 
 Generate once, score offline: every answer is kept with its hits and sources in
 bench/data/quality/answers-SET.json (git-ignored; written after each answer, so a run stopped
-early keeps what it has), generated with the claim check's refusal off; `--rescore FILE...`
+early keeps what it has), generated with the cosine gate and the claim check's refusal off
+(`--reuse FILE...` takes an earlier run's answer where the prompt is the same); `--rescore FILE...`
 scores cached runs (files of one set merged) without the model, in seconds. Two rules are
 scored: "before" (the claim check over all of an answer's words, no word gate) and "after"
 (over the words the question does not give; withheld only from sources weaker than a cosine
@@ -36,7 +37,7 @@ An off-topic follow-up that does not refer back has, in today's service, the pro
 question asked alone: at temperature 0 its answer is that one's, replayed (`Replay`).
 
 Usage: python bench/answer_quality.py [--sets covid,finance] [--covid 60] [--skip N]
-       [--data DIR] [--finance-library DIR] [--no-off-topic]
+       [--data DIR] [--finance-library DIR] [--no-off-topic] [--tag TAG] [--reuse FILE...]
        python bench/answer_quality.py --rescore bench/data/quality/answers-covid*.json
        python bench/answer_quality.py --from-run bench/results/answer_quality-covid.json
 Prints one JSON document (per set: the library, then the figures of each rule).
@@ -46,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import dataclasses
 import hashlib
 import json
 import os
@@ -54,6 +56,7 @@ import re
 import string
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +99,41 @@ OFF_TOPIC = [
     "Who is the author of the Harry Potter books?",
     "How long is a marathon in kilometres?",
     "What colour is a ripe banana?",
+]
+# More everyday questions, written before any was asked, for the tune half only: 13 off-topic
+# questions of the 30 fall in the tune half, too few to choose several thresholds on. The
+# report half stays the 30's other half.
+OFF_TOPIC_TUNE = [
+    "How many legs does a spider have?",
+    "What is the largest planet in the solar system?",
+    "Who wrote Romeo and Juliet?",
+    "How do I fix a flat bicycle tyre?",
+    "What is the capital of Canada?",
+    "Which country is famous for tulips and windmills?",
+    "What do bees make from nectar?",
+    "How do I bake a chocolate cake?",
+    "Who painted The Starry Night?",
+    "What is the hardest natural mineral?",
+    "How many minutes does a football match last?",
+    "What is the largest ocean on Earth?",
+    "Which bird is the symbol of peace?",
+    "How long should I boil an egg for a soft yolk?",
+    "Who was the first president of the United States?",
+    "What is the tallest building in the world?",
+    "How many continents are there?",
+    "Which planet is known as the Red Planet?",
+    "What is the square root of 144?",
+    "How do I tie a bowline knot?",
+    "Who sang Bohemian Rhapsody?",
+    "Which team won the 2018 football World Cup?",
+    "How many days are in a leap year?",
+    "Which metal is liquid at room temperature?",
+    "Who wrote the Odyssey?",
+    "What are the colours of the rainbow?",
+    "How do I clean a cast iron pan?",
+    "What is the fastest land animal?",
+    "Which river flows through Paris?",
+    "What is the largest island in the world?",
 ]
 
 _NUMBER = re.compile(
@@ -168,6 +206,8 @@ def contains(text: str, gold: str) -> bool:
 
 
 def half(question: str) -> str:
+    if question in OFF_TOPIC_TUNE:
+        return "tune"
     return "tune" if hashlib.sha1(question.encode()).digest()[0] % 2 == 0 else "report"
 
 
@@ -217,18 +257,69 @@ def covid_questions(corpus: Path, n: int) -> list[dict[str, Any]]:
     return out
 
 
-def ask(app: Any, question: str, history: list[Any]) -> dict[str, Any]:
-    """One question through the service (its word gate and the claim check's refusal applied
-    afterwards, by `decide`), kept whole: the hits the gate
-    judges, the sources the model read and the answer, so a cached run can be re-scored."""
+def prepared(app: Any, question: str, history: list[Any]) -> tuple[str, list[Any], Any]:
+    """What the service builds before the model writes, as it builds it: the retrieval query,
+    the hits the gate judges and the fitted prompt."""
     from desktop_rag.query import follow_up
-    from desktop_rag.types import DoneEvent, QuotesEvent, SourcesEvent
+    from desktop_rag.query.prompt import build_prompt
 
     service = app.answer
-    query = service.retrieval_query(question, history)
+    used = history if follow_up.refers_back(question) else []
+    query = service.retrieval_query(question, used)
     hits = app.retriever.search(query, service.k)
     if query != question:
         hits = follow_up.matching(hits, question)
+    llm = service.llm
+    llm.load()
+    context = llm.context_size
+    fitted = build_prompt(
+        question,
+        hits,
+        llm,
+        context_size=context,
+        answer_tokens=min(service.answer_tokens, context // 4),
+        history=used,
+        chat=llm.has_chat_template,
+    )
+    return query, hits, fitted
+
+
+def prompt_sha(prompt: Any) -> str:
+    text = json.dumps([prompt.text, prompt.messages, list(prompt.stop)], default=str)
+    return hashlib.sha1(text.encode()).hexdigest()
+
+
+def same_prompt(old: dict[str, Any], sha: str, sources: Any) -> bool:
+    """Whether a cached answer was written from this prompt (at temperature 0, the model
+    writes it again). Rows cached before the prompt's hash was kept are matched by their
+    sources, which holds while query/prompt.py is as it was then."""
+    if "prompt_sha" in old:
+        return bool(old["prompt_sha"] == sha)
+    now = [[s.n, Path(s.path).name, s.page, s.text] for s in sources]
+    was = [[s["n"], s["path"], s["page"], s["text"]] for s in old["sources"]]
+    return bool(was) and now == was
+
+
+def ask(
+    app: Any, question: str, history: list[Any], reuse: dict[Any, Any] | None = None
+) -> dict[str, Any]:
+    """One question through the service (its gates and the claim check's refusal applied
+    afterwards, by `status`), kept whole: the hits the gate judges, the sources the model read
+    and the answer, so a cached run can be re-scored. An answer of an earlier run written from
+    the same prompt is taken from `reuse` instead of generated again."""
+    from desktop_rag.types import DoneEvent, QuotesEvent, SourcesEvent
+
+    service = app.answer
+    query, hits, fitted = prepared(app, question, history)
+    sha = prompt_sha(fitted.prompt)
+    old = (reuse or {}).get((question, json.dumps([[t.question, t.answer] for t in history])))
+    if old is not None and same_prompt(old, sha, fitted.sources):
+        fields = ("answer", "cited", "model_refused", "top_quote", "ttft_s", "total_s")
+        return {
+            **kept(question, history, query, hits, fitted.sources, **{k: old[k] for k in fields}),
+            "prompt_sha": sha,
+            "reused": True,
+        }
     sources: tuple[Any, ...] = ()
     quotes: tuple[Any, ...] = ()
     done = None
@@ -240,19 +331,22 @@ def ask(app: Any, question: str, history: list[Any]) -> dict[str, Any]:
         elif isinstance(event, DoneEvent):
             done = event
     assert done is not None
-    return kept(
-        question,
-        history,
-        query,
-        hits,
-        sources,
-        answer=done.answer,
-        cited=list(done.cited),
-        model_refused=done.refused,  # the model said the sources do not say
-        top_quote=quotes[0].text if quotes else "",
-        ttft_s=round(done.timings.ttft_s, 3),
-        total_s=round(done.timings.total_s, 3),
-    )
+    return {
+        **kept(
+            question,
+            history,
+            query,
+            hits,
+            sources,
+            answer=done.answer,
+            cited=list(done.cited),
+            model_refused=done.refused,  # the model said the sources do not say
+            top_quote=quotes[0].text if quotes else "",
+            ttft_s=round(done.timings.ttft_s, 3),
+            total_s=round(done.timings.total_s, 3),
+        ),
+        "prompt_sha": sha,
+    }
 
 
 def kept(
@@ -323,14 +417,21 @@ def generate(
     questions: list[dict[str, Any]],
     off_topic: list[str],
     save: Any,
+    reuse: dict[Any, Any] | None = None,
+    keep_gate: bool = False,
 ) -> dict[str, Any]:
-    """Every answer of the set, generated once; `save(run)` after each,
-    so a run stopped early keeps what it has."""
+    """Every answer of the set, generated once (or taken from `reuse`, written from the same
+    prompt); `save(run)` after each, so a run stopped early keeps what it has."""
     from desktop_rag.types import Turn
 
-    # Retrieval's cosine gate stays (every rule scored keeps it; a question below it never
-    # reaches the model); the word gate and the claim check's refusal are applied afterwards.
+    # Every gate and the claim check's refusal are applied afterwards (`status`), so each is
+    # scored offline: the cosine gate too, off here, so that a question below it reaches the
+    # model and what a gate of another kind would let through is known.
+    # With keep_gate the model's time is saved on questions below the gate, and no rule may
+    # let one by.
     app.answer.refuse_below = 0.0
+    if not keep_gate:
+        app.answer.threshold = -1.0
     app.answer.warm_up()
     replay = Replay(app.answer.llm)
     app.answer.use_llm(replay)
@@ -339,6 +440,7 @@ def generate(
         "chunks": app.store.count_chunks(),
         "documents": len(app.store.documents()),
         "pages": app.store.stats()["pages"],
+        "gate_off": not keep_gate,
         "on_topic": [],
         "off_topic": [],
         "off_topic_follow_ups": [],
@@ -347,7 +449,7 @@ def generate(
 
     def asked(question: str, history: list[Any]) -> dict[str, Any]:
         replay.replayed = False
-        row = ask(app, question, history)
+        row = ask(app, question, history, reuse)
         row["replayed"] = replay.replayed
         row["half"] = half(question)
         return row
@@ -360,21 +462,27 @@ def generate(
         save(run)
         print(f"{name} {i + 1}/{len(questions)} {row['answer'][:90]!r}", file=sys.stderr)
 
-    # Interleaved, so a run stopped early has as many of each kind: on-topic question i, the
-    # off-topic question i alone, then as a follow-up of question i.
-    for i in range(len(questions)):
-        on_topic(i)
-        if i >= len(off_topic):
-            continue
-        q = off_topic[i]
+    def off(q: str, after: dict[str, Any]) -> None:
         alone.append(asked(q, []))
         save(run)
         print(f"{name} off {q!r}: {alone[-1]['answer'][:80]!r}", file=sys.stderr)
-        row = asked(q, [Turn(on[-1]["question"], on[-1]["answer"])])
-        row["after"] = on[-1]["question"]
+        row = asked(q, [Turn(after["question"], after["answer"])])
+        row["after"] = after["question"]
         follow.append(row)
         save(run)
         print(f"{name} follow-up {q!r}: {row['answer'][:80]!r}", file=sys.stderr)
+
+    # Interleaved, so a run stopped early has as many of each kind: on-topic question i, the
+    # off-topic question i alone, then as a follow-up of question i.
+    extra = [q for q in OFF_TOPIC_TUNE if off_topic]
+    for i in range(len(questions)):
+        on_topic(i)
+        if i < len(off_topic):
+            off(off_topic[i], on[-1])
+    # The tune half's extra off-topic questions, as follow-ups of the on-topic ones in turn.
+    for j, q in enumerate(extra):
+        if on:
+            off(q, on[j % len(on)])
     return run
 
 
@@ -467,18 +575,25 @@ def merged(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-RULES = ("before", "after")
+RULES = ("before", "after", "now")
 WORD_SHARES = [round(0.05 * i, 2) for i in range(0, 13)]
 # The claim check withholds an answer only when its sources are this far from the question
 # (best cosine below it); 1.0: always.
 WEAK_MATCHES = [round(0.25 + 0.05 * i, 2) for i in range(0, 8)] + [1.0]
+# Rule "now" (this round's candidates): sources near by cosine still count as weak when this
+# share of the question's weight is on words no passage of the library holds; and a question
+# below the cosine gate still reaches the model when its best passage holds this share of
+# the question's weight (`word_share`). OFF: never.
+OFF = 1.01
+UNKNOWN_SHARES = [0.2, 0.3, 0.4, 0.5, 0.6, OFF]
+RESCUES = [0.5, 0.6, 0.7, 0.8, 0.9, OFF]
 
 
 def features(row: dict[str, Any], service: Any) -> dict[str, Any]:
     """What every rule decides on, computed once per answer: the best cosine similarity, the
-    share of the question's rarer words its best passage holds (the word gate's measure), and
-    the claim check's support under each rule (before: over all the answer's words; after:
-    over the words the question does not give)."""
+    share of the question's rarer words its best passage holds (the word gate's measure), the
+    share on words the library lacks, and the claim check's support under each rule (before:
+    over all the answer's words; after: over the words the question does not give)."""
     from desktop_rag.query import answer as answer_mod
     from desktop_rag.query import claims, follow_up
     from desktop_rag.types import Hit, Turn
@@ -490,8 +605,11 @@ def features(row: dict[str, Any], service: Any) -> dict[str, Any]:
     feat: dict[str, Any] = {
         "similarity": max((h.similarity for h in hits), default=0.0),
         "word_share": round(answer_mod.word_relevance(service.store, row["question"], hits), 4),
+        "unknown_share": round(answer_mod.unknown_share(service.store, row["question"]), 4),
         "model_refused": row["model_refused"],
         "empty": not content(row["answer"]),
+        # Asked with the cosine gate on and below it: no answer to score if a rule lets it by.
+        "not_asked": not row["sources"],
     }
     if feat["model_refused"] or feat["empty"]:
         return feat
@@ -519,32 +637,77 @@ def features(row: dict[str, Any], service: Any) -> dict[str, Any]:
     return feat
 
 
-def status(
-    feat: dict[str, Any], rule: str, words: float, threshold: float, weak: float = 1.0
-) -> str:
+@dataclass(frozen=True)
+class Thresholds:
+    words: float = 0.0  # the word gate (after): below this word share, refused before the model
+    claims: float = 0.0  # the claim check's REFUSE_BELOW
+    weak: float = 1.0  # WEAK_MATCH: from sources this near by cosine, flagged, never withheld
+    unknown: float = OFF  # now: ... unless this share of the question is on unknown words
+    rescue: float = OFF  # now: below the cosine gate, let through from this word share
+
+
+def status(feat: dict[str, Any], rule: str, th: Thresholds) -> str:
     """What the service does with the answer: "gate" (retrieval found nothing relevant),
     "model" (the model said the sources do not say), "claims" (withheld: its words are not
     from its sources) or "answered"."""
-    if feat["similarity"] < RELEVANCE or (rule == "after" and feat["word_share"] < words):
+    below = feat["similarity"] < RELEVANCE
+    if below and rule == "now" and feat["word_share"] >= th.rescue:
+        if feat["not_asked"]:
+            raise ValueError("a rescue of a question the run did not ask: generate again")
+        below = False
+    if below or (rule != "before" and feat["word_share"] < th.words):
         return "gate"
     if feat["model_refused"]:
         return "model"
     if feat["empty"]:
         return "answered"
-    if rule == "after" and feat["similarity"] >= weak:
+    near = feat["similarity"] >= th.weak and feat["unknown_share"] < th.unknown
+    if rule != "before" and near:
         return "answered"  # sources this near the question: flagged, never withheld
-    return "claims" if feat[f"support_{rule}"] < threshold else "answered"
+    support = feat["support_before" if rule == "before" else "support_after"]
+    return "claims" if support < th.claims else "answered"
 
 
 RELEVANCE = 0.25  # query/answer.py RELEVANCE_THRESHOLD, checked in score()
 
 
+def shipped() -> Thresholds:
+    """The service's own constants, as rule "now" reads them."""
+    from desktop_rag.query import claims
+
+    return Thresholds(claims=claims.REFUSE_BELOW, weak=claims.WEAK_MATCH)
+
+
+def grid(rule: str, asked_all: bool) -> list[Thresholds]:
+    if rule == "before":
+        return [Thresholds(claims=t) for t in THRESHOLDS]
+    if rule == "after":
+        return [
+            Thresholds(words=w, claims=t, weak=m)
+            for w in WORD_SHARES
+            for t in THRESHOLDS
+            for m in WEAK_MATCHES
+        ]
+    return [
+        Thresholds(claims=t, weak=m, unknown=u, rescue=r)
+        for t in THRESHOLDS
+        for m in WEAK_MATCHES
+        for u in UNKNOWN_SHARES
+        for r in (RESCUES if asked_all else [OFF])
+    ]
+
+
+def leniency(th: Thresholds) -> tuple[float, ...]:
+    """Ties broken towards the rule that refuses least, each new gate off where it can be."""
+    return (th.words + th.claims + th.weak, -th.unknown, -th.rescue)
+
+
 def score(name: str, run: dict[str, Any], service: Any, rule: str) -> dict[str, Any]:
-    """The set's figures under a rule, its thresholds chosen on the tune halves: the claim
-    check's (and, after, the word gate's and the weak match's) that let the fewest off-topic
-    questions of the tune half (alone and as follow-ups) through with a citation while refusing
-    at most 5% more of the tune half's on-topic questions than the cosine gate and the model
-    do; fewer on-topic refusals, then lower thresholds, break ties."""
+    """The set's figures under a rule, its thresholds chosen on the tune halves: those that
+    let the fewest off-topic questions of the tune half (alone and as follow-ups, the extra
+    tune-only ones too) through with a citation while refusing at most 5% more of the tune
+    half's on-topic questions than the cosine gate and the model do; fewer on-topic
+    refusals, then the most lenient thresholds (`leniency`), break ties."""
     from desktop_rag.query.answer import RELEVANCE_THRESHOLD
 
     assert RELEVANCE == RELEVANCE_THRESHOLD
@@ -570,39 +733,26 @@ def score(name: str, run: dict[str, Any], service: Any, rule: str) -> dict[str, 
         else:
             row["contained"] = any(contains(said, g) for g in row["golds"])
             row["in_top_quote"] = any(contains(row["top_quote"], g) for g in row["golds"])
-    tune_on = [r for r in on if r["half"] == "tune"]
-    tune_off = [r for r in alone + follow if r["half"] == "tune"]
+    tune_on = [r["features"] for r in on if r["half"] == "tune"]
+    tune_off = [r["features"] for r in alone + follow if r["half"] == "tune" and r["cited"]]
 
-    def passing(rows: list[dict[str, Any]], w: float, t: float, m: float) -> int:
-        return sum(
-            bool(r["cited"]) and status(r["features"], rule, w, t, m) == "answered" for r in rows
-        )
+    def passing(th: Thresholds) -> int:
+        return sum(status(f, rule, th) == "answered" for f in tune_off)
 
-    def refused(rows: list[dict[str, Any]], w: float, t: float, m: float) -> float:
-        return _share(rows, lambda r: status(r["features"], rule, w, t, m) != "answered")
+    def refused(th: Thresholds) -> float:
+        return _share(tune_on, lambda f: status(f, rule, th) != "answered")
 
-    after = rule == "after"
-    grid = [
-        (w, t, m)
-        for w in (WORD_SHARES if after else [0.0])
-        for t in THRESHOLDS
-        for m in (WEAK_MATCHES if after else [1.0])
-    ]
+    asked_all = not any(r["features"]["not_asked"] for r in on + alone + follow)
     # The cosine gate is retrieval's (bench/relevance.py chose it): what it and the model
     # refuse is counted in the figures, and the rules tuned here may add at most MAX_REFUSED.
-    base = refused(tune_on, 0.0, 0.0, 1.0)
-    within = [g for g in grid if refused(tune_on, *g) - base <= MAX_REFUSED + 1e-9]
-    words, threshold, weak = min(
-        within,
-        key=lambda g: (passing(tune_off, *g), refused(tune_on, *g), g[0] + g[1] + g[2]),
-    )
+    base = refused(Thresholds())
+    within = [g for g in grid(rule, asked_all) if refused(g) - base <= MAX_REFUSED + 1e-9]
+    chosen = min(within, key=lambda g: (passing(g), refused(g), leniency(g)))
     return {
         "rule": rule,
-        "words_threshold_chosen_on_tune_half": words,
-        "claims_threshold_chosen_on_tune_half": threshold,
-        "weak_match_chosen_on_tune_half": weak,
+        "thresholds_chosen_on_tune_half": dataclasses.asdict(chosen),
         "on_topic_refused_by_gate_and_model_on_tune_half": base,
-        **summarise(name, run, rule, words, threshold, weak),
+        **summarise(name, run, rule, chosen),
     }
 
 
@@ -614,25 +764,30 @@ def follow_ups(run: dict[str, Any], rule: str) -> list[dict[str, Any]]:
     return list(run["off_topic_follow_ups"])
 
 
-def summarise(
-    name: str, run: dict[str, Any], rule: str, words: float, threshold: float, weak: float = 1.0
-) -> dict[str, Any]:
+def summarise(name: str, run: dict[str, Any], rule: str, th: Thresholds) -> dict[str, Any]:
     """Every figure at these thresholds, per half (off-topic questions too: half of them
-    chose the thresholds)."""
+    chose the thresholds; "all" is the 30 of OFF_TOPIC, "tune_extra" the tune half's extra)."""
     on = run["on_topic"]
     alone, follow = run["off_topic"], follow_ups(run, rule)
     for row in on + alone + follow:
-        row["status"] = status(row["features"], rule, words, threshold, weak)
+        row["status"] = status(row["features"], rule, th)
         row["unsupported"] = row["features"].get("unsupported", [])
     out: dict[str, Any] = {"questions": len(on)}
     for part in ("report", "tune"):
         out[part] = _figures(name, [r for r in on if r["half"] == part])
     answered = lambda r: r["status"] == "answered"  # noqa: E731
+    extra = set(OFF_TOPIC_TUNE)
     if alone or follow:
         off: dict[str, Any] = {}
-        for part, pick in (("all", None), ("report", "report"), ("tune", "tune")):
-            a = [r for r in alone if pick is None or r["half"] == pick]
-            f = [r for r in follow if pick is None or r["half"] == pick]
+        parts: list[tuple[str, Any]] = [
+            ("all", lambda r: r["question"] not in extra),
+            ("report", lambda r: r["half"] == "report"),
+            ("tune", lambda r: r["half"] == "tune" and r["question"] not in extra),
+            ("tune_extra", lambda r: r["question"] in extra),
+        ]
+        for part, pick in parts:
+            a = [r for r in alone if pick(r)]
+            f = [r for r in follow if pick(r)]
             off[part] = {
                 "questions": len(a),
                 "alone_refused_by": dict(collections.Counter(r["status"] for r in a)),
@@ -657,7 +812,9 @@ def _figures(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
         "on_topic_refused_by": dict(collections.Counter(r["status"] for r in rows)),
         "citation_accuracy": _share(citing, lambda r: r["gold_cited"]),
         "answers_citing": len(citing),
-        "gold_page_among_sources": _share(rows, lambda r: r["gold_retrieved"]),
+        "gold_page_among_sources": _share(
+            rows, lambda r: r["gold_retrieved"] and r["status"] != "gate"
+        ),
         "flagged_check_this_answer": _share(answered, lambda r: bool(r["unsupported"])),
         # A refused answer scores 0: the measure is of what the user is given.
         "token_f1": _mean([r["f1"] if r in answered else 0.0 for r in rows]),
@@ -731,6 +888,19 @@ def main() -> int:
     parser.add_argument(
         "--no-off-topic", action="store_true", help="on-topic questions only (saves the model)"
     )
+    parser.add_argument(
+        "--reuse",
+        nargs="+",
+        metavar="FILE",
+        default=[],
+        help="cached runs whose answers are taken where the prompt is the same (no generation)",
+    )
+    parser.add_argument(
+        "--keep-gate",
+        action="store_true",
+        help="keep the cosine gate while generating (faster; no rule may then let a question by)",
+    )
+    parser.add_argument("--tag", default="", help="kept in bench/data/quality/answers-SET-TAG.json")
     parser.add_argument("--build-only", action="store_true", help="build the libraries, stop")
     parser.add_argument(
         "--rescore",
@@ -780,7 +950,9 @@ def main() -> int:
             if args.build_only:
                 continue
             t0 = time.perf_counter()
-            cache = data / f"answers-{name}{f'-from{args.skip}' if args.skip else ''}.json"
+            tag = f"-from{args.skip}" if args.skip else ""
+            tag += f"-{args.tag}" if args.tag else ""
+            cache = data / f"answers-{name}{tag}.json"
             cache.parent.mkdir(parents=True, exist_ok=True)
             load_at_start = list(os.getloadavg())
 
@@ -802,22 +974,26 @@ def main() -> int:
                 os.replace(tmp, cache)
 
             off = [] if args.no_off_topic else OFF_TOPIC
-            run = generate(name, app, questions, off, save)
+            reuse = {
+                (r["question"], json.dumps(r["history"])): r
+                for file in args.reuse
+                for cached_run in [json.loads(Path(file).read_text())]
+                if cached_run["set"] == name
+                for key in ("on_topic", "off_topic", "off_topic_follow_ups")
+                for r in cached_run.get(key, [])
+            }
+            run = generate(name, app, questions, off, save, reuse, args.keep_gate)
             print(f"{name}: answers kept in {cache}", file=sys.stderr)
             runs.append((run, app))
-    from desktop_rag.query import claims
-
     for run, app in runs:
         name = run["set"]
         out[name] = {
             "library": {k: run[k] for k in ("chunks", "documents", "pages") if k in run},
             **{rule: score(name, run, app.answer, rule) for rule in RULES},
             # main as it was: its constant REFUSE_BELOW = 0.25, no word gate
-            "before_as_shipped": summarise(name, run, "before", 0.0, 0.25),
+            "before_as_shipped": summarise(name, run, "before", Thresholds(claims=0.25)),
             # this tree's constants (query/claims.py), whatever this run's halves would choose
-            "after_as_shipped": summarise(
-                name, run, "after", 0.0, claims.REFUSE_BELOW, claims.WEAK_MATCH
-            ),
+            "now_as_shipped": summarise(name, run, "now", shipped()),
         }
     out["load_average_at_end"] = list(os.getloadavg())
     json.dump(out, sys.stdout, indent=1)
