@@ -419,6 +419,7 @@ def generate(
     save: Any,
     reuse: dict[Any, Any] | None = None,
     keep_gate: bool = False,
+    off_topic_first: bool = False,
 ) -> dict[str, Any]:
     """Every answer of the set, generated once (or taken from `reuse`, written from the same
     prompt); `save(run)` after each, so a run stopped early keeps what it has."""
@@ -463,18 +464,30 @@ def generate(
         print(f"{name} {i + 1}/{len(questions)} {row['answer'][:90]!r}", file=sys.stderr)
 
     def off(q: str, after: dict[str, Any]) -> None:
-        alone.append(asked(q, []))
-        save(run)
-        print(f"{name} off {q!r}: {alone[-1]['answer'][:80]!r}", file=sys.stderr)
+        if q not in asked_alone:
+            ask_alone(q)
         row = asked(q, [Turn(after["question"], after["answer"])])
         row["after"] = after["question"]
         follow.append(row)
         save(run)
         print(f"{name} follow-up {q!r}: {row['answer'][:80]!r}", file=sys.stderr)
 
+    asked_alone: set[str] = set()
+
+    def ask_alone(q: str) -> None:
+        asked_alone.add(q)
+        alone.append(asked(q, []))
+        save(run)
+        print(f"{name} off {q!r}: {alone[-1]['answer'][:80]!r}", file=sys.stderr)
+
     # Interleaved, so a run stopped early has as many of each kind: on-topic question i, the
-    # off-topic question i alone, then as a follow-up of question i.
+    # off-topic question i alone, then as a follow-up of question i. With off_topic_first,
+    # every off-topic question is asked alone first (a follow-up that does not refer back has
+    # the same prompt: replayed).
     extra = [q for q in OFF_TOPIC_TUNE if off_topic]
+    if off_topic_first:
+        for q in [*off_topic, *extra]:
+            ask_alone(q)
     for i in range(len(questions)):
         on_topic(i)
         if i < len(off_topic):
@@ -900,6 +913,11 @@ def main() -> int:
         action="store_true",
         help="keep the cosine gate while generating (faster; no rule may then let a question by)",
     )
+    parser.add_argument(
+        "--off-topic-first",
+        action="store_true",
+        help="ask every off-topic question alone before the on-topic ones",
+    )
     parser.add_argument("--tag", default="", help="kept in bench/data/quality/answers-SET-TAG.json")
     parser.add_argument("--build-only", action="store_true", help="build the libraries, stop")
     parser.add_argument(
@@ -982,7 +1000,9 @@ def main() -> int:
                 for key in ("on_topic", "off_topic", "off_topic_follow_ups")
                 for r in cached_run.get(key, [])
             }
-            run = generate(name, app, questions, off, save, reuse, args.keep_gate)
+            run = generate(
+                name, app, questions, off, save, reuse, args.keep_gate, args.off_topic_first
+            )
             print(f"{name}: answers kept in {cache}", file=sys.stderr)
             runs.append((run, app))
     for run, app in runs:

@@ -75,8 +75,15 @@ class FakeAnswerService:
             out.append(word)
             yield TokenEvent(piece)
             time.sleep(self.delay_s)
-        # The service's claim check, every word as common as any other.
-        found = claims.check(text, [sources[0].text], lambda word: 0.0, also_read=[question])
+        # The service's claim check, every word as common as any other. With no cosine to tell
+        # near sources from weak ones, it withholds as the service does searching by words only.
+        found = claims.check(
+            text,
+            [sources[0].text],
+            lambda word: 0.0,
+            also_read=[question],
+            refuse_below=claims.REFUSE_BELOW_WORDS_ONLY,
+        )
         if found.refuse:
             yield DoneEvent(NOTHING_RELEVANT, (), Timings(), refused=True, withheld=text)
             return
