@@ -89,6 +89,6 @@ def test_hybrid_search_puts_the_answer_first():
     assert hits[0].chunk_id == "g"
     why = hits[0].why
     assert why is not None and why.text_rank == 15 and why.vector_rank == 1
-    assert np.isclose(hits[0].score, why.fused)
+    assert np.isclose(hits[0].score, why.blended)
     x = next(h for h in retriever.search("q", k=40) if h.chunk_id == "x")
     assert np.isclose(x.similarity, 0.2, atol=1e-6)  # computed from its stored vector
