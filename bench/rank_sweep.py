@@ -54,7 +54,18 @@ def search_lists(
                 raise SystemExit("bounded chunks need a cache of their own: give --tag")
             app = build_app(Settings(data_dir=str(folder)), params=params)
             t0 = time.perf_counter()
-            report = app.ingest.index(bench.library_paths(library, corpus))
+            paths = bench.library_paths(library, corpus)
+            report = app.ingest.index(paths)
+            # As bench/retrieval.py does: only this library is pooled (a cache may also hold
+            # the same files under another worktree's path).
+            wanted = {os.path.abspath(p) for p in paths}
+            extra = [
+                d.doc_id
+                for d in app.store.documents()
+                if not any(d.path == w or d.path.startswith(w + os.sep) for w in wanted)
+            ]
+            if extra:
+                app.store.remove(extra)
             if report.indexed:
                 print(
                     f"indexed {library} ({tag}): {report.indexed} files, "
@@ -149,6 +160,15 @@ def rank(row: Row, v: dict[str, object]) -> list[Hit]:
     n = int(v["n"])  # type: ignore[call-overload]
     text = texts[float(v["boost"])][:n]  # type: ignore[arg-type]
     ranked = blend(vector[:n], text, float(v["share"]), str(v["cosine"]), str(v["lexical"]))  # type: ignore[arg-type]
+    d = float(v.get("doc", 0.0))  # type: ignore[arg-type]
+    if d and ranked:
+        # A document prior: the blended mass of its passages among the first ten.
+        mass: dict[str, float] = {}
+        for h in ranked[:10]:
+            mass[h.doc_id] = mass.get(h.doc_id, 0.0) + h.score
+        top = max(mass.values()) or 1.0
+        ranked = [replace(h, score=h.score + d * mass.get(h.doc_id, 0.0) / top) for h in ranked]
+        ranked.sort(key=lambda h: (-h.score, -h.similarity, h.chunk_id))
     w = float(v["title"])  # type: ignore[arg-type]
     if w:
         ranked = [replace(h, score=h.score + w * title_match(h.path, q.text)) for h in ranked]
@@ -179,6 +199,39 @@ def score(
     return row
 
 
+def misses(lists: dict[str, list[Row]], v: dict[str, object], sets: list[str]) -> None:
+    """Each tuning question missed at rank 1 by variant v: its gold pages and the first three
+    passages with their ranks in each list (to stderr)."""
+    for name in sets:
+        for r in lists[name]:
+            q, vector, texts = r
+            ranked = rank(r, v)[: bench.K]
+            if bench.reciprocal_rank([(h.path, h.page) for h in ranked], q) == 1.0:
+                continue
+            at_v = {h.chunk_id: i for i, h in enumerate(vector, 1)}
+            at_t = {h.chunk_id: i for i, h in enumerate(texts[float(v["boost"])], 1)}  # type: ignore[arg-type]
+            print(f"\n[{name}] {q.text}\n  gold {sorted(q.pages) or q.globs}", file=sys.stderr)
+            for h in ranked[:3]:
+                print(
+                    f"  {os.path.basename(h.path)} p{h.page} {h.score:.3f} "
+                    f"v#{at_v.get(h.chunk_id)} t#{at_t.get(h.chunk_id)} sim {h.similarity:.3f} "
+                    f"§ {h.section[:60]!r} {h.text[:80]!r}",
+                    file=sys.stderr,
+                )
+            gold = [
+                (i, h)
+                for i, h in enumerate(rank(r, v), 1)
+                if (os.path.basename(h.path), h.page) in q.pages
+            ]
+            if gold:
+                i, h = gold[0]
+                print(
+                    f"  gold first at #{i}: {h.score:.3f} v#{at_v.get(h.chunk_id)} "
+                    f"t#{at_t.get(h.chunk_id)} sim {h.similarity:.3f} § {h.section[:60]!r}",
+                    file=sys.stderr,
+                )
+
+
 APP = {"share": 0.5, "n": 40, "boost": 1.0, "cosine": "range", "lexical": "best", "title": 0.0}
 
 
@@ -192,6 +245,7 @@ def variants() -> list[dict[str, object]]:
         ("share", [0.4, 0.45, 0.55, 0.6]),
         ("boost", [0.0, 0.5]),
         ("title", [0.05, 0.1, 0.2, 0.3]),
+        ("doc", [0.05, 0.1, 0.2]),
     ):
         for value in values:
             out.append({**APP, key: value})
@@ -209,6 +263,7 @@ def main() -> int:
         "--grid", default="", help="a JSON list of variants (keys of APP) instead of the default"
     )
     parser.add_argument("--distinct", action="store_true", help="also: distinct pages first")
+    parser.add_argument("--misses", default="", help="sets whose tuning misses to print")
     parser.add_argument("--tag", default="app", help="the libraries' cache folder suffix")
     parser.add_argument("--bounded", action="store_true", help="chunks bounded by sections")
     args = parser.parse_args()
@@ -225,6 +280,9 @@ def main() -> int:
         if cache is not None:
             cache.write_bytes(pickle.dumps(lists))
     grid = [{**APP, **v} for v in json.loads(args.grid)] if args.grid else variants()
+    if args.misses:
+        misses(lists, grid[0], args.misses.split(","))
+        return 0
     rows = []
     for v in grid:
         rows.append(score(lists, v, lambda h: h))

@@ -31,9 +31,9 @@ TEXT_WEIGHT = 1.0
 # question's common words, while the passage that answers it is the nearest by meaning. The
 # blend is TEXT_SHARE of BM25 (as a share of the best BM25 score) and the rest of the cosine
 # similarity (scaled over the candidates' range). Chosen on the tuning halves of the manuals'
-# paraphrases, financebench and covid-qa (bench/retrieval_tune.py --blend): a smaller share
-# ranked the paraphrases and filings higher but cost covid-qa at rank 1.
-TEXT_SHARE = 0.5
+# paraphrases, financebench and covid-qa (bench/rank_sweep.py): a larger share ranked fewer
+# paraphrases and filings first, a smaller one cost covid-qa at rank 1.
+TEXT_SHARE = 0.45
 # A navigation page (contents, index: ingest/nav.py) repeats the titles of the sections it
 # lists, so words alone would rank it above the sections themselves; its blended score is cut
 # to this share, which keeps it findable (a question about the index still finds it) but
@@ -142,6 +142,23 @@ def demote(hits: Sequence[Hit], nav_factor: float = NAV_FACTOR) -> list[Hit]:
     return out
 
 
+def distinct_pages_first(hits: Sequence[Hit], k: int) -> list[Hit]:
+    """The first k of the ranked hits, one passage per page (its best) before any page's
+    second: a page's neighbouring chunks say much the same, and five sources from three pages
+    show fewer places that might answer than five from five. Fewer than k pages: the other
+    passages fill the list in their order."""
+    seen: set[tuple[str, int]] = set()
+    first: list[Hit] = []
+    later: list[Hit] = []
+    for hit in hits:
+        key = (hit.path, hit.page)
+        (later if key in seen else first).append(hit)
+        seen.add(key)
+        if len(first) >= k:
+            break
+    return (first + later)[:k]
+
+
 class Retriever:
     """Find the passages that best answer a question."""
 
@@ -219,7 +236,7 @@ class Retriever:
             ranked = rankings[0]
         else:
             ranked = blend(vector_hits, text_hits, self.text_share)
-        ranked = demote(ranked, self.nav_factor)[:k]
+        ranked = distinct_pages_first(demote(ranked, self.nav_factor), k)
         return explain(ranked, text_hits, vector_hits, self.nav_factor)
 
     def _pool(self) -> ThreadPoolExecutor:

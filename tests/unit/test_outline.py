@@ -140,7 +140,7 @@ def test_bounded_chunks_never_span_two_sections() -> None:
     params = ChunkParams(40, 8, bounded=1)
     chunks = chunk_pages("d", "/m.pdf", pages, WordTokenizer(), params, layouts)
     assert not any(c.start < s < c.end for c in chunks for s in starts)
-    assert [c.section for c in chunks if "cloth" in c.text][0] == "4.2 Cleaning"
+    assert next(c.section for c in chunks if "cloth" in c.text) == "4.2 Cleaning"
     assert all("pack" not in c.text for c in chunks if c.section == "4.2 Cleaning")
     # Every word is still in some chunk, and the long section is cut by size as before.
     covered = {i for c in chunks for i in range(c.start, c.end)}
