@@ -420,6 +420,7 @@ def generate(
     reuse: dict[Any, Any] | None = None,
     keep_gate: bool = False,
     off_topic_first: bool = False,
+    with_extra: bool = True,
 ) -> dict[str, Any]:
     """Every answer of the set, generated once (or taken from `reuse`, written from the same
     prompt); `save(run)` after each, so a run stopped early keeps what it has."""
@@ -484,7 +485,7 @@ def generate(
     # off-topic question i alone, then as a follow-up of question i. With off_topic_first,
     # every off-topic question is asked alone first (a follow-up that does not refer back has
     # the same prompt: replayed).
-    extra = [q for q in OFF_TOPIC_TUNE if off_topic]
+    extra = [q for q in OFF_TOPIC_TUNE if off_topic and with_extra]
     if off_topic_first:
         for q in [*off_topic, *extra]:
             ask_alone(q)
@@ -646,6 +647,7 @@ def features(row: dict[str, Any], service: Any) -> dict[str, Any]:
         support_before=round(old.support, 4),
         support_after=round(new.support, 4),
         unsupported=list(new.unsupported),
+        adds_nothing=new.adds_nothing,
     )
     return feat
 
@@ -678,6 +680,8 @@ def status(feat: dict[str, Any], rule: str, th: Thresholds) -> str:
     if rule != "before" and near:
         return "answered"  # sources this near the question: flagged, never withheld
     support = feat["support_before" if rule == "before" else "support_after"]
+    if rule == "now" and th.claims > 0 and feat.get("adds_nothing"):
+        return "claims"  # it only repeats its question (query/claims.py)
     return "claims" if support < th.claims else "answered"
 
 
@@ -918,6 +922,11 @@ def main() -> int:
         action="store_true",
         help="ask every off-topic question alone before the on-topic ones",
     )
+    parser.add_argument(
+        "--no-extra-off-topic",
+        action="store_true",
+        help="leave out the tune half's extra off-topic questions (OFF_TOPIC_TUNE)",
+    )
     parser.add_argument("--tag", default="", help="kept in bench/data/quality/answers-SET-TAG.json")
     parser.add_argument("--build-only", action="store_true", help="build the libraries, stop")
     parser.add_argument(
@@ -1001,7 +1010,15 @@ def main() -> int:
                 for r in cached_run.get(key, [])
             }
             run = generate(
-                name, app, questions, off, save, reuse, args.keep_gate, args.off_topic_first
+                name,
+                app,
+                questions,
+                off,
+                save,
+                reuse,
+                args.keep_gate,
+                args.off_topic_first,
+                not args.no_extra_off_topic,
             )
             print(f"{name}: answers kept in {cache}", file=sys.stderr)
             runs.append((run, app))
@@ -1012,6 +1029,10 @@ def main() -> int:
             **{rule: score(name, run, app.answer, rule) for rule in RULES},
             # main as it was: its constant REFUSE_BELOW = 0.25, no word gate
             "before_as_shipped": summarise(name, run, "before", Thresholds(claims=0.25)),
+            # main before this round's change: REFUSE_BELOW 0.05 below WEAK_MATCH 0.4
+            "after_0.05_as_shipped_before": summarise(
+                name, run, "after", Thresholds(claims=0.05, weak=0.4)
+            ),
             # this tree's constants (query/claims.py), whatever this run's halves would choose
             "now_as_shipped": summarise(name, run, "now", shipped()),
         }

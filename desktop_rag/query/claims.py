@@ -60,12 +60,14 @@ class ClaimWord:
 class Claims:
     """What the check found: `support` is the weighted share of the answer's words that its
     cited sources hold (1.0 when it has none to check); `unsupported` the names, terms and
-    figures they lack, in the answer's order (figures first); `refuse` when the answer is not
-    from its sources at all."""
+    figures they lack, in the answer's order (figures first); `adds_nothing` when every word
+    of it is the question's (nothing to check); `refuse` when the answer is not from its
+    sources at all, or adds nothing to its question."""
 
     support: float
     unsupported: tuple[str, ...]
     refuse: bool
+    adds_nothing: bool = False
 
 
 def stem(word: str) -> str:
@@ -145,8 +147,13 @@ def check(
     weighed += FIGURE_WEIGHT * len(figures)
     found += FIGURE_WEIGHT * len(figures - set(missing_figures))
     support = found / weighed if weighed > 0 else 1.0
+    # An answer that only repeats its question ("the metal is liquid at room temperature")
+    # says nothing its sources could back: the service withholds it as it withholds an
+    # unbacked one (from weak sources only), however empty its list of missing words.
+    adds_nothing = weighed == 0 and bool(asked)
     return Claims(
         support=support,
         unsupported=(*missing_figures, *missing_words),
-        refuse=weighed > 0 and support < refuse_below,
+        refuse=adds_nothing or (weighed > 0 and support < refuse_below),
+        adds_nothing=adds_nothing,
     )

@@ -81,7 +81,8 @@ def test_events_come_as_sources_quotes_then_tokens_then_done(
 
 
 def test_citations_of_sources_that_do_not_exist_are_dropped(tmp_path, animal_pdfs) -> None:
-    llm = FakeLlm("1], blue [2] [9].")
+    # (An answer of the question's words alone, "blue", would be withheld from these sources.)
+    llm = FakeLlm("1], blue, from hemocyanin [2] [9].")
     app = make_app(tmp_path, llm)
     app.ingest.index([str(animal_pdfs)])
     *_, done = app.answer.ask("Why is octopus blood blue?", k=2)
@@ -287,6 +288,29 @@ def test_an_answer_that_borrows_a_word_of_its_weak_source_is_withheld(
     assert done.withheld == "According to [1], the national animal of Scotland is the wild cat."
     assert done.refused and done.answer == NOTHING_RELEVANT and done.cited == ()
     assert app.answer.refuse_below_words_only < done.support < app.answer.refuse_below
+
+
+def test_an_answer_that_only_repeats_its_question_from_a_weak_source_is_withheld(
+    tmp_path, animal_pdfs
+) -> None:
+    # financebench's "According to [1], the metal is liquid at room temperature." for "Which
+    # metal is liquid at room temperature?": it adds nothing to the question, so nothing of it
+    # could be checked and its support read 1.0; from a source only weakly near the question
+    # it is no answer, under a citation.
+    make_pdf(animal_pdfs / "wildlife.pdf", [WILDLIFE_PAGE])
+    llm = FakeLlm("1], the national animal of Scotland is the national animal.")
+    app = make_app(tmp_path, llm)
+    app.ingest.index([str(animal_pdfs)])
+    app.answer.weak_match = 1.01  # the hash embedder's cosines are not MiniLM's: a weak match
+    *_, done = app.answer.ask(SCOTLAND)
+    assert isinstance(done, DoneEvent)
+    assert llm.prompts, "the gate refused it: this test is of the claim check"
+    assert done.refused and done.answer == NOTHING_RELEVANT and done.cited == ()
+    # From near sources it is shown: it says nothing its sources do not.
+    app.answer.weak_match = 0.0
+    *_, near = app.answer.ask(SCOTLAND)
+    assert isinstance(near, DoneEvent)
+    assert not near.refused and near.cited == (1,)
 
 
 def test_searching_by_words_only_an_answer_with_some_support_is_kept(tmp_path, animal_pdfs) -> None:
