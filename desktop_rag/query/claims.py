@@ -27,10 +27,10 @@ RARE_IDF = 3.0
 # IDF) found in the cited sources, the answer is not from them: the service withholds it when
 # its sources are only a weak match for the question (best cosine below WEAK_MATCH), and flags
 # it otherwise. Chosen by bench/answer_quality.py on the tune half of covid-qa's questions and
-# the off-topic ones (bench/results/answer_quality-covid-blend.json): off-topic answers borrow
+# the off-topic ones (bench/results/answer_quality-covid-refuse.json): off-topic answers borrow
 # a common word or two of the page they cite ("the wild cat" over a page on wild animals) and
 # score up to a half, while on-topic answers with little support (a figure of their own) came
-# from sources nearer the question (cosine >= 0.5).
+# from sources nearer the question (cosine 0.42 and above, most above 0.5).
 REFUSE_BELOW = 0.5
 WEAK_MATCH = 0.4
 # Searching by words only (an index of another embedder) there is no cosine to tell near
