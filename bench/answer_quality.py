@@ -313,6 +313,8 @@ def ask(
     query, hits, fitted = prepared(app, question, history)
     sha = prompt_sha(fitted.prompt)
     old = (reuse or {}).get((question, json.dumps([[t.question, t.answer] for t in history])))
+    if old is None or not same_prompt(old, sha, fitted.sources):
+        old = (reuse or {}).get(sha)  # another question's row of the same prompt
     if old is not None and same_prompt(old, sha, fitted.sources):
         fields = ("answer", "cited", "model_refused", "top_quote", "ttft_s", "total_s")
         return {
@@ -1001,14 +1003,18 @@ def main() -> int:
                 os.replace(tmp, cache)
 
             off = [] if args.no_off_topic else OFF_TOPIC
-            reuse = {
-                (r["question"], json.dumps(r["history"])): r
+            rows = [
+                r
                 for file in args.reuse
                 for cached_run in [json.loads(Path(file).read_text())]
                 if cached_run["set"] == name
                 for key in ("on_topic", "off_topic", "off_topic_follow_ups")
                 for r in cached_run.get(key, [])
-            }
+            ]
+            # By question and history, and by the prompt's hash (a follow-up that does not
+            # refer back has the prompt of the question asked alone).
+            reuse: dict[Any, Any] = {(r["question"], json.dumps(r["history"])): r for r in rows}
+            reuse.update({r["prompt_sha"]: r for r in rows if "prompt_sha" in r})
             run = generate(
                 name,
                 app,
