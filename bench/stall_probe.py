@@ -1,0 +1,120 @@
+"""Watch a process's threads from outside it: which one held the GIL while its GUI thread stalled.
+
+Usage: python bench/stall_probe.py PID BEAT OUT.jsonl [--gui-tid TID] [--over-ms MS]
+                                   [--py-spy PATH]
+Run beside the process (bench/window_stall.py starts it with STALL_PROBE=DIR). BEAT is a file
+of 8 bytes the GUI thread rewrites on each tick of its timer (time.monotonic(), a double).
+Every 5 ms the probe reads it and each thread's /proc schedstat (time run, time waited ready
+for a CPU); when the GUI thread has not ticked for over MS (default 100), it dumps the
+process's Python stacks once with py-spy (if given; --nonblocking, so the process is not
+stopped), which marks the thread holding the GIL. When the GUI thread ticks again it writes
+one JSON line: how long the stall lasted and, per thread, how long it ran and how long it
+waited for a CPU meanwhile, with the dump. A GUI thread that neither ran nor waited for a CPU
+slept: on the GIL (or a lock). Being another process, the probe needs no GIL of its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import mmap
+import os
+import struct
+import subprocess
+import time
+from pathlib import Path
+
+TICK_S = 0.005
+
+
+def _read(pid: int) -> dict[int, tuple[float, float]]:
+    """tid -> (ms run, ms waited for a CPU) for every thread of pid."""
+    out: dict[int, tuple[float, float]] = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for name in tids:
+        try:
+            with open(f"/proc/{pid}/task/{name}/schedstat", "rb") as f:
+                ran, waited = f.read().split()[:2]
+        except (OSError, ValueError):
+            continue
+        out[int(name)] = (int(ran) / 1e6, int(waited) / 1e6)
+    return out
+
+
+def _comm(pid: int, tid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/task/{tid}/comm").read_text().strip()
+    except OSError:
+        return "?"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("pid", type=int)
+    parser.add_argument("beat", type=Path)
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--gui-tid", type=int, default=0)
+    parser.add_argument("--over-ms", type=float, default=100.0)
+    parser.add_argument("--py-spy", default="")
+    args = parser.parse_args()
+    gui = args.gui_tid or args.pid
+    with args.beat.open("rb") as f:
+        beat = mmap.mmap(f.fileno(), 8, access=mmap.ACCESS_READ)
+    # The counters of every thread at the GUI thread's last tick: a stall is measured from it.
+    last = struct.unpack_from("d", beat)[0]
+    base = _read(args.pid)
+    dumped = ""
+    with args.out.open("a") as out:
+        while os.path.exists(f"/proc/{args.pid}"):
+            time.sleep(TICK_S)
+            tick = struct.unpack_from("d", beat)[0]
+            if tick == last:
+                if not dumped and args.py_spy and (time.monotonic() - last) * 1000 > args.over_ms:
+                    done = subprocess.run(
+                        [args.py_spy, "dump", "--pid", str(args.pid), "--nonblocking"],
+                        capture_output=True,
+                        text=True,
+                        timeout=30,
+                        check=False,
+                    )
+                    dumped = done.stdout or done.stderr or "(empty)"
+                continue
+            cur = _read(args.pid)
+            stalled_ms = (tick - last) * 1000
+            if stalled_ms > args.over_ms:
+                threads = {}
+                for tid, (ran, waited) in cur.items():
+                    b = base.get(tid, (0.0, 0.0))
+                    d_ran, d_wait = ran - b[0], waited - b[1]
+                    if d_ran > 1 or d_wait > 1 or tid == gui:
+                        threads[str(tid)] = {
+                            "comm": _comm(args.pid, tid),
+                            "ran_ms": round(d_ran, 1),
+                            "waited_for_cpu_ms": round(d_wait, 1),
+                            "new": tid not in base,
+                        }
+                gui_row = threads.get(str(gui), {})
+                out.write(
+                    json.dumps(
+                        {
+                            "at_monotonic": round(last, 3),
+                            "stalled_ms": round(stalled_ms),
+                            "gui_ran_ms": gui_row.get("ran_ms"),
+                            "gui_waited_for_cpu_ms": gui_row.get("waited_for_cpu_ms"),
+                            "threads": threads,
+                            "load": os.getloadavg()[0],
+                            "dump": dumped,
+                        }
+                    )
+                    + "\n"
+                )
+                out.flush()
+            last, base, dumped = tick, cur, ""
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
