@@ -44,6 +44,43 @@ def _read(pid: int) -> dict[int, tuple[float, float]]:
     return out
 
 
+def _children(pid: int) -> list[int]:
+    """Every descendant process of pid (the reader processes and what they start)."""
+    out: list[int] = []
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        try:
+            tids = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                kids = Path(f"/proc/{parent}/task/{tid}/children").read_text().split()
+            except OSError:
+                continue
+            for kid in map(int, kids):
+                out.append(kid)
+                todo.append(kid)
+    return out
+
+
+def _tree(children: list[int]) -> dict[int, tuple[float, float]]:
+    """pid -> (ms run, ms waited for a CPU) summed over its threads, for each child given."""
+    return {
+        child: (sum(r for r, _ in rows.values()), sum(w for _, w in rows.values()))
+        for child in children
+        if (rows := _read(child))
+    }
+
+
+def _cpu() -> list[int]:
+    """The machine's CPU time so far, in clock ticks: user, nice, system, idle, iowait, steal."""
+    with open("/proc/stat", "rb") as f:
+        fields = [int(x) for x in f.readline().split()[1:9]]
+    return [fields[i] for i in (0, 1, 2, 3, 4, 7)]
+
+
 def _comm(pid: int, tid: int) -> str:
     try:
         return Path(f"/proc/{pid}/task/{tid}/comm").read_text().strip()
@@ -66,11 +103,17 @@ def main() -> int:
     # The counters of every thread at the GUI thread's last tick: a stall is measured from it.
     last = struct.unpack_from("d", beat)[0]
     base = _read(args.pid)
+    kids = _children(args.pid)  # looked for again every second: a costly walk
+    kids_at = time.monotonic()
+    base_kids = _tree(kids)
+    base_cpu = _cpu()
     dumped = ""
     with args.out.open("a") as out:
         while os.path.exists(f"/proc/{args.pid}"):
             time.sleep(TICK_S)
             tick = struct.unpack_from("d", beat)[0]
+            if tick < last or tick <= 0:  # a torn read (seen once): the next one is whole
+                continue
             if tick == last:
                 if not dumped and args.py_spy and (time.monotonic() - last) * 1000 > args.over_ms:
                     done = subprocess.run(
@@ -83,6 +126,8 @@ def main() -> int:
                     dumped = done.stdout or done.stderr or "(empty)"
                 continue
             cur = _read(args.pid)
+            cur_kids = _tree(kids)
+            cur_cpu = _cpu()
             stalled_ms = (tick - last) * 1000
             if stalled_ms > args.over_ms:
                 threads = {}
@@ -96,6 +141,15 @@ def main() -> int:
                             "waited_for_cpu_ms": round(d_wait, 1),
                             "new": tid not in base,
                         }
+                children = {}
+                for child, (ran, waited) in cur_kids.items():
+                    b = base_kids.get(child, (0.0, 0.0))
+                    children[str(child)] = {
+                        "comm": _comm(child, child),
+                        "ran_ms": round(ran - b[0], 1),
+                        "waited_for_cpu_ms": round(waited - b[1], 1),
+                        "new": child not in base_kids,
+                    }
                 gui_row = threads.get(str(gui), {})
                 out.write(
                     json.dumps(
@@ -105,6 +159,18 @@ def main() -> int:
                             "gui_ran_ms": gui_row.get("ran_ms"),
                             "gui_waited_for_cpu_ms": gui_row.get("waited_for_cpu_ms"),
                             "threads": threads,
+                            "children": children,
+                            # What the machine's CPUs did meanwhile (ms, both CPUs summed): at
+                            # nice > 0 is mostly this app's readers and embedder pool.
+                            "machine_ms": {
+                                name: (c - b) * 1000 // os.sysconf("SC_CLK_TCK")
+                                for name, c, b in zip(
+                                    ("user", "nice", "system", "idle", "iowait", "steal"),
+                                    cur_cpu,
+                                    base_cpu,
+                                    strict=True,
+                                )
+                            },
                             "load": os.getloadavg()[0],
                             "dump": dumped,
                         }
@@ -112,7 +178,10 @@ def main() -> int:
                     + "\n"
                 )
                 out.flush()
-            last, base, dumped = tick, cur, ""
+            last, base, base_kids, base_cpu, dumped = tick, cur, cur_kids, cur_cpu, ""
+            if time.monotonic() - kids_at > 1.0:
+                kids, kids_at = _children(args.pid), time.monotonic()
+                base_kids = _tree(kids)
     return 0
 
 
