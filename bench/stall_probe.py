@@ -2,6 +2,7 @@
 
 Usage: python bench/stall_probe.py PID BEAT OUT.jsonl [--gui-tid TID] [--over-ms MS]
                                    [--py-spy PATH]
+       python bench/stall_probe.py --summary OUT.jsonl   (JSON: the stalls by cause)
 Run beside the process (bench/window_stall.py starts it with STALL_PROBE=DIR). BEAT is a file
 of 8 bytes the GUI thread rewrites on each tick of its timer (time.monotonic(), a double).
 Every 5 ms the probe reads it and each thread's /proc schedstat (time run, time waited ready
@@ -16,15 +17,21 @@ slept: on the GIL (or a lock). Being another process, the probe needs no GIL of 
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import mmap
 import os
+import re
 import struct
 import subprocess
+import sys
 import time
 from pathlib import Path
+from typing import Any
 
 TICK_S = 0.005
+# py-spy's line for the thread holding the GIL, its name, and the frames below it.
+HOLDER = re.compile(r'Thread \d+ \(active\+gil\): "?([^"\n]*)"?\n((?:    .*\n?)*)')
 
 
 def _read(pid: int) -> dict[int, tuple[float, float]]:
@@ -88,7 +95,52 @@ def _comm(pid: int, tid: int) -> str:
         return "?"
 
 
+def summary(path: Path) -> dict[str, Any]:
+    """The stalls by cause. A thread other than the GUI's holding the GIL in the dump: a GIL
+    wait. Else the GUI thread waited for a CPU at least half the stall: a CPU wait (with the
+    share of both CPUs' time the machine accounted for meanwhile: under 1, the virtual
+    machine itself did not run). Else it ran at least half of it: its own work. Else it
+    slept with no GIL holder seen (or no dump was taken in time)."""
+    rows = [json.loads(line) for line in path.open()]
+    rows = [r for r in rows if r["at_monotonic"] > 0]  # a torn read of the beat (now skipped)
+    by: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
+    holders: collections.Counter[str] = collections.Counter()
+    for row in rows:
+        held = re.search(
+            r'Thread \d+ \(active\+gil\): "?([^"\n]*)"?\n((?:    .*\n?)*)', row["dump"]
+        )
+        ms = row["stalled_ms"]
+        if held and held.group(1) != "MainThread":
+            cause = "gil_held_by_another_thread"
+            frames = [f.strip() for f in held.group(2).splitlines() if f.strip()]
+            holders[" <- ".join(frames[:3])] += 1
+        elif (row["gui_waited_for_cpu_ms"] or 0) >= ms / 2:
+            cause = "waited_for_cpu"
+        elif (row["gui_ran_ms"] or 0) >= ms / 2 or held:
+            cause = "gui_thread_busy"
+        else:
+            cause = "slept_no_gil_holder_seen"
+        by[cause].append(row)
+
+    def accounted(row: dict[str, Any]) -> float:
+        return sum(row.get("machine_ms", {}).values()) / (2 * row["stalled_ms"])
+
+    out: dict[str, Any] = {"stalls": len(rows)}
+    for cause, group in sorted(by.items()):
+        shares = sorted(accounted(r) for r in group if "machine_ms" in r)
+        out[cause] = {
+            "count": len(group),
+            "longest_ms": max(r["stalled_ms"] for r in group),
+            "machine_time_accounted_median": round(shares[len(shares) // 2], 2) if shares else None,
+        }
+    out["gil_holders"] = dict(holders.most_common())
+    return out
+
+
 def main() -> int:
+    if sys.argv[1:2] == ["--summary"]:
+        print(json.dumps(summary(Path(sys.argv[2])), indent=1))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("pid", type=int)
     parser.add_argument("beat", type=Path)
