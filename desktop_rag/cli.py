@@ -98,12 +98,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--mode",
         choices=["hybrid", "vector", "text"],
         default="hybrid",
-        help="retrieval: fused (default), vectors only, or BM25 only",
+        help="retrieval: hybrid (BM25 and vector scores blended; the default), vectors only, "
+        "or BM25 only",
     )
     p.add_argument(
         "--explain",
         action="store_true",
-        help="show each passage's BM25 and vector rank and score, its fused score, and any "
+        help="show each passage's BM25 and vector rank and score, its blended score, and any "
         "demotion with its reason",
     )
 

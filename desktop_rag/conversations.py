@@ -121,6 +121,8 @@ def _source(raw: dict[str, Any]) -> Source:
     """A saved source; how retrieval ranked it comes back as an Explanation (None if not saved)."""
     why = raw.get("why")
     fields = {k: v for k, v in raw.items() if k != "why"}
+    if isinstance(why, dict) and "fused" in why:  # saved before the score was named blended
+        why = {("blended" if k == "fused" else k): v for k, v in why.items()}
     return Source(**fields, why=Explanation(**why) if isinstance(why, dict) else None)
 
 

@@ -75,18 +75,18 @@ class Chunk:
 @dataclass(frozen=True, slots=True)
 class Explanation:
     """Why a passage ranks where it does (query/retrieve.py): its rank (1-based) and score in
-    each list that found it (None: that list did not), the fused score, and the reason it was
+    each list that found it (None: that list did not), the blended score, and the reason it was
     demoted ("" if it was not)."""
 
     text_rank: int | None = None
     text_score: float | None = None
     vector_rank: int | None = None
     similarity: float | None = None
-    fused: float = 0.0
+    blended: float = 0.0
     demoted: str = ""
 
     def describe(self) -> str:
-        """One line for people: "BM25 #2 (7.31) · vector #5 (0.612) · fused 0.0911"."""
+        """One line for people: "BM25 #2 (7.31) · vector #5 (0.612) · blended 0.6420"."""
         parts = [
             f"BM25 #{self.text_rank} ({self.text_score:.2f})"
             if self.text_rank is not None and self.text_score is not None
@@ -94,7 +94,7 @@ class Explanation:
             f"vector #{self.vector_rank} ({self.similarity:.3f})"
             if self.vector_rank is not None and self.similarity is not None
             else "vector —",
-            f"fused {self.fused:.4f}",
+            f"blended {self.blended:.4f}",
         ]
         if self.demoted:
             parts.append(f"demoted: {self.demoted}")
@@ -106,7 +106,7 @@ class Explanation:
             "bm25_score": None if self.text_score is None else round(self.text_score, 4),
             "vector_rank": self.vector_rank,
             "similarity": None if self.similarity is None else round(self.similarity, 4),
-            "fused": round(self.fused, 6),
+            "blended": round(self.blended, 6),
             "demoted": self.demoted,
         }
 

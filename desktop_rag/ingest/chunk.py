@@ -40,6 +40,9 @@ class ChunkParams:
     # headers and footers cut, and the document's title and section embedded with the text.
     # 0 is the chunking of indexes made before them (they open as built until rebuilt).
     sections: int = 1
+    # Bounded chunks: a chunk ends where a section starts (needs `sections`). 0 is the chunking
+    # of indexes made before them.
+    bounded: int = 0
 
     def __post_init__(self) -> None:
         if not 0 <= self.overlap < self.max_tokens:
@@ -51,6 +54,8 @@ class ChunkParams:
         out = {"max_tokens": self.max_tokens, "overlap": self.overlap}
         if self.sections:
             out["sections"] = self.sections
+        if self.bounded:
+            out["bounded"] = self.bounded
         return out
 
 
@@ -128,6 +133,32 @@ def split_page(
     return spans
 
 
+def _spans(
+    text: str,
+    offsets: Sequence[tuple[int, int]],
+    params: ChunkParams,
+    layout: PageLayout | None,
+) -> list[tuple[int, int]]:
+    """A page's chunk spans; with bounded chunks, cut apart where a section starts, so that no
+    chunk holds the end of one section and the start of the next."""
+    if not params.bounded or layout is None or not layout.starts:
+        return split_page(text, offsets, params)
+    cuts = sorted({start for start, _ in layout.starts if start > 0})
+    spans: list[tuple[int, int]] = []
+    group: list[tuple[int, int]] = []
+    at = 0
+    for piece in offsets:
+        while at < len(cuts) and piece[0] >= cuts[at]:
+            if group:
+                spans.extend(split_page(text, group, params))
+            group = []
+            at += 1
+        group.append(piece)
+    if group:
+        spans.extend(split_page(text, group, params))
+    return spans
+
+
 def chunk_pages(
     doc_id: str,
     path: str,
@@ -153,7 +184,7 @@ def chunk_pages(
             offsets = [o for o in offsets if o[0] >= lo and o[1] <= hi]
         if not offsets:
             continue
-        for start, end in split_page(page.text, offsets, params):
+        for start, end in _spans(page.text, offsets, params, layout):
             section = page.section
             if layout is not None:
                 section = layout.section_at((start + end) // 2)

@@ -35,7 +35,7 @@ TEXT_WEIGHT = 1.0
 # ranked the paraphrases and filings higher but cost covid-qa at rank 1.
 TEXT_SHARE = 0.5
 # A navigation page (contents, index: ingest/nav.py) repeats the titles of the sections it
-# lists, so words alone would rank it above the sections themselves; its fused score is cut
+# lists, so words alone would rank it above the sections themselves; its blended score is cut
 # to this share, which keeps it findable (a question about the index still finds it) but
 # behind any passage of similar rank that is not one.
 NAV_FACTOR = 0.35
@@ -114,7 +114,7 @@ def explain(
     ranked: Sequence[Hit], text: Sequence[Hit], vector: Sequence[Hit], nav_factor: float
 ) -> list[Hit]:
     """The ranked hits with how each was ranked: its place in the BM25 and vector lists, the
-    fused score and the demotion applied (ranked: after demotion)."""
+    blended score and the demotion applied (ranked: after demotion)."""
     text_at = {h.chunk_id: (rank, h.score) for rank, h in enumerate(text, start=1)}
     vector_at = {h.chunk_id: (rank, h.similarity) for rank, h in enumerate(vector, start=1)}
     out = []
@@ -126,7 +126,7 @@ def explain(
             text_score=t[1] if t else None,
             vector_rank=v[0] if v else None,
             similarity=v[1] if v else None,
-            fused=hit.score,
+            blended=hit.score,
             demoted=f"{NAV_REASON}, score × {nav_factor:g}" if hit.nav and nav_factor < 1 else "",
         )
         out.append(replace(hit, why=why))
@@ -140,6 +140,23 @@ def demote(hits: Sequence[Hit], nav_factor: float = NAV_FACTOR) -> list[Hit]:
     out = [replace(h, score=h.score * nav_factor) if h.nav else h for h in hits]
     out.sort(key=lambda h: (-h.score, -h.similarity, h.chunk_id))
     return out
+
+
+def distinct_pages_first(hits: Sequence[Hit], k: int) -> list[Hit]:
+    """The first k of the ranked hits, one passage per page (its best) before any page's
+    second: a page's neighbouring chunks say much the same, and five sources from three pages
+    show fewer places that might answer than five from five. Fewer than k pages: the other
+    passages fill the list in their order."""
+    seen: set[tuple[str, int]] = set()
+    first: list[Hit] = []
+    later: list[Hit] = []
+    for hit in hits:
+        key = (hit.path, hit.page)
+        (later if key in seen else first).append(hit)
+        seen.add(key)
+        if len(first) >= k:
+            break
+    return (first + later)[:k]
 
 
 class Retriever:
@@ -219,7 +236,7 @@ class Retriever:
             ranked = rankings[0]
         else:
             ranked = blend(vector_hits, text_hits, self.text_share)
-        ranked = demote(ranked, self.nav_factor)[:k]
+        ranked = distinct_pages_first(demote(ranked, self.nav_factor), k)
         return explain(ranked, text_hits, vector_hits, self.nav_factor)
 
     def _pool(self) -> ThreadPoolExecutor:

@@ -10,8 +10,8 @@ from desktop_rag.conversations import Conversation, ConversationStore
 from desktop_rag.gui.chat import ChatPane
 from desktop_rag.types import Explanation, Source
 
-WHY = Explanation(text_rank=3, text_score=7.5, vector_rank=1, similarity=0.61, fused=0.09)
-DEMOTED = Explanation(text_rank=1, text_score=9.0, fused=0.02, demoted="navigation page")
+WHY = Explanation(text_rank=3, text_score=7.5, vector_rank=1, similarity=0.61, blended=0.09)
+DEMOTED = Explanation(text_rank=1, text_score=9.0, blended=0.02, demoted="navigation page")
 
 
 def _conversation() -> Conversation:
@@ -42,7 +42,7 @@ def test_the_toggle_shows_and_hides_the_ranking(qtbot) -> None:
     assert "p. 26, § 4.2 Battery care" in text  # a source shows its heading
     chat._on_view_anchor_clicked(QUrl("explain:0"))
     text = chat.view.toPlainText().replace("\xa0", " ")
-    assert "BM25 #3 (7.50) · vector #1 (0.610) · fused 0.0900" in text
+    assert "BM25 #3 (7.50) · vector #1 (0.610) · blended 0.0900" in text
     assert "demoted: navigation page" in text
     assert "Hide ranking" in text
     chat._on_view_anchor_clicked(QUrl("explain:0"))

@@ -89,6 +89,38 @@ def test_hybrid_search_puts_the_answer_first():
     assert hits[0].chunk_id == "g"
     why = hits[0].why
     assert why is not None and why.text_rank == 15 and why.vector_rank == 1
-    assert np.isclose(hits[0].score, why.fused)
+    assert np.isclose(hits[0].score, why.blended)
     x = next(h for h in retriever.search("q", k=40) if h.chunk_id == "x")
     assert np.isclose(x.similarity, 0.2, atol=1e-6)  # computed from its stored vector
+
+
+class _PagesStore:
+    """A store whose best passages are three chunks of one page, then one each of others."""
+
+    def __init__(self) -> None:
+        same = [
+            Hit(f"a{i}", "d", "/m.pdf", 4, i, i + 1, "a", 0.0, 0.9 - 0.01 * i) for i in range(3)
+        ]
+        rest = [Hit(f"p{p}", "d", "/m.pdf", p, 0, 1, "b", 0.0, 0.7 - 0.01 * p) for p in range(5, 9)]
+        self.hits = same + rest
+
+    def vector_search(self, vector: object, k: int, *, exact: bool = False) -> list[Hit]:
+        return self.hits[:k]
+
+    def text_search_vectors(self, query: str, k: int) -> tuple[list[Hit], np.ndarray]:
+        return [], np.zeros((0, 2), dtype=np.float32)
+
+
+def test_the_first_k_passages_come_from_distinct_pages_where_there_are_k():
+    retriever = Retriever(cast(LanceStore, _PagesStore()), cast(Embedder, _Embedder()))
+    hits = retriever.search("anything", k=5)
+    assert [(h.page, h.chunk_id) for h in hits] == [
+        (4, "a0"),  # the best passage first, as before
+        (5, "p5"),
+        (6, "p6"),
+        (7, "p7"),
+        (8, "p8"),
+    ]
+    # Fewer pages than k: the other passages of a page fill the list, best first.
+    many = retriever.search("anything", k=7)
+    assert [h.chunk_id for h in many] == ["a0", "p5", "p6", "p7", "p8", "a1", "a2"]

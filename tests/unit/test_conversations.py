@@ -82,3 +82,28 @@ def test_a_refusal_round_trips_and_old_saves_still_load(tmp_path: Path) -> None:
     (tmp_path / "conv" / "old.json").write_text(json.dumps(old))
     loaded = next(c for c in store.load_all() if c.id == "old")
     assert [e.refused for e in loaded.exchanges] == [True, False, False]
+
+
+def test_a_ranking_saved_as_fused_loads_as_blended(tmp_path: Path) -> None:
+    """Sources saved before the blended score was named so kept it as "fused"."""
+    store = ConversationStore(tmp_path / "conv")
+    why = {"text_rank": 2, "text_score": 7.3, "vector_rank": 1, "similarity": 0.61}
+    source = {"n": 1, "path": "/lib/octopus.pdf", "page": 2, "score": 0.9, "text": "Blue."}
+    old = {
+        "id": "old",
+        "title": "Old",
+        "created": 1.0,
+        "updated": 2.0,
+        "exchanges": [
+            {
+                "question": "Why blue?",
+                "answer": "Blue [1].",
+                "sources": [{**source, "why": {**why, "fused": 0.64, "demoted": ""}}],
+            }
+        ],
+    }
+    (tmp_path / "conv").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "conv" / "old.json").write_text(json.dumps(old))
+    loaded = next(c for c in store.load_all() if c.id == "old")
+    explained = loaded.exchanges[0].sources[0].why
+    assert explained is not None and explained.blended == 0.64 and explained.vector_rank == 1

@@ -43,7 +43,7 @@ def test_search_explain_shows_ranks_scores_and_demotion(tmp_path, capsys) -> Non
     app = _app(tmp_path / "data")
     app.ingest.index([str(manual(tmp_path))])
     out = _search(app, ["search", BROAD, "-k", "10", "--explain"], capsys)
-    assert "BM25 #1 (" in out and "vector #" in out and "fused " in out
+    assert "BM25 #1 (" in out and "vector #" in out and "blended " in out
     assert "demoted: navigation page (contents, list or index)" in out
     assert "page 7, § 3 Cleaning the filter" in _search(
         app, ["search", "Cleaning the filter"], capsys
@@ -55,7 +55,7 @@ def test_search_explain_shows_ranks_scores_and_demotion(tmp_path, capsys) -> Non
         "bm25_score",
         "vector_rank",
         "similarity",
-        "fused",
+        "blended",
         "demoted",
     }
     assert any(e["demoted"] for e in explained) and any(e["bm25_rank"] == 1 for e in explained)

@@ -119,3 +119,31 @@ def test_section_aware_chunking_is_part_of_the_index_metadata() -> None:
     # An index made before it has {"max_tokens", "overlap"} only: it must read as a mismatch.
     assert ChunkParams(sections=0).to_json() == {"max_tokens": 128, "overlap": 24}
     assert ChunkParams().to_json() != ChunkParams(sections=0).to_json()
+
+
+def test_bounded_chunks_never_span_two_sections() -> None:
+    # Three sections on one page, each shorter than a chunk: unbounded, a chunk would hold the
+    # end of one and the start of the next under one heading.
+    text = (
+        "Intro words about the device. " * 3
+        + "\n4.1 Battery care\n"
+        + "charge the pack often and keep it cool " * 4
+        + "\n4.2 Cleaning\n"
+        + "wipe the case with a dry cloth " * 12
+    )
+    pages = [Page(1, text)]
+    outline = [Heading(1, 0, "4.1 Battery care"), Heading(1, 0, "4.2 Cleaning")]
+    layouts = layout_pages(pages, outline)
+    starts = [o for o, _ in layouts[0].starts]
+    loose = chunk_pages("d", "/m.pdf", pages, WordTokenizer(), ChunkParams(40, 8), layouts)
+    assert any(c.start < s < c.end for c in loose for s in starts), "the case needs a crossing"
+    params = ChunkParams(40, 8, bounded=1)
+    chunks = chunk_pages("d", "/m.pdf", pages, WordTokenizer(), params, layouts)
+    assert not any(c.start < s < c.end for c in chunks for s in starts)
+    assert next(c.section for c in chunks if "cloth" in c.text) == "4.2 Cleaning"
+    assert all("pack" not in c.text for c in chunks if c.section == "4.2 Cleaning")
+    # Every word is still in some chunk, and the long section is cut by size as before.
+    covered = {i for c in chunks for i in range(c.start, c.end)}
+    assert all(i in covered for i, ch in enumerate(text) if not ch.isspace())
+    assert sum(c.section == "4.2 Cleaning" for c in chunks) >= 2
+    assert params.to_json() == {"max_tokens": 40, "overlap": 8, "sections": 1, "bounded": 1}
