@@ -82,6 +82,9 @@ def in_process() -> dict[str, float]:
     return out
 
 
+CHILDREN_S = 1.0  # how often the tree's processes are looked for again
+
+
 class TreeMemory:
     """Samples a process and its descendants: the peak of summed RSS every `interval_s`, and
     every `series_s` a row of the time series (RSS and PSS by role, in-process figures)."""
@@ -108,14 +111,23 @@ class TreeMemory:
         self._t0 = time.monotonic()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
+        self._children: list[Any] = []
+        self._children_at = -CHILDREN_S
 
     def _procs(self) -> list[Any]:
+        """The window and its descendants, looked for again every CHILDREN_S: finding them
+        walks every process on the machine in Python, holding the window's GIL; done every
+        50 ms, bench/stall_probe.py caught it holding the GIL in GUI-thread stalls."""
         import psutil
 
-        try:
-            return [self._proc, *self._proc.children(recursive=True)]
-        except psutil.Error:
-            return [self._proc]
+        now = time.monotonic()
+        if now - self._children_at >= CHILDREN_S:
+            self._children_at = now
+            try:
+                self._children = self._proc.children(recursive=True)
+            except psutil.Error:
+                self._children = []
+        return [self._proc, *self._children]
 
     def _rss(self, procs: list[Any]) -> list[int]:
         """Each process's RSS; 0 for a child caught between fork and exec, whose pages are

@@ -14,7 +14,11 @@ filtering them take once indexed. Each stall over 100 ms is listed with how long
 thread ran and how long it waited, ready, for a CPU (/proc schedstat) in it; each cyclic-GC
 pass over 20 ms with the thread that ran it. STALL_STACKS=MS prints every thread's stack when
 the GUI thread stalls longer than MS; MEM_TRACE=1 adds the Python heap's growth over indexing
-(tracemalloc).
+(tracemalloc); STALL_PROBE=DIR runs bench/stall_probe.py beside the window (another process:
+each stall's threads, what each ran and waited for a CPU, and with PY_SPY=path/to/py-spy which
+thread held the GIL), its lines in DIR/probe.jsonl and the window's thread names in the JSON.
+The stalls over 100 ms are split by what the GUI thread did in them: waited ready for a CPU
+for at least half of it (a busy machine) or slept (on the GIL, or a lock).
 The "conversation" case shows a 50-turn conversation, asks a question in it with the real
 model and, as the first token arrives, opens a 300-page PDF (financebench's, or a generated
 one) in the source pane: its phase "answer_and_pdf" is the one whose longest stall must stay
@@ -105,6 +109,22 @@ def _schedstat() -> tuple[float, float]:
     except OSError:
         return 0.0, 0.0
     return int(ran) / 1e6, int(waited) / 1e6
+
+
+def by_cause(stalls: list[tuple[str, float, float, float, float]]) -> dict[str, dict[str, int]]:
+    """Per phase, the stalls in which the GUI thread waited ready for a CPU at least half the
+    time (a busy machine) and those in which it mostly slept (on the GIL, or a lock)."""
+    out: dict[str, dict[str, int]] = {}
+    for phase, late_ms, _at, _ran, waited in stalls:
+        row = out.setdefault(
+            phase, {"waited_for_cpu": 0, "slept_gil_or_lock": 0, "longest_slept_ms": 0}
+        )
+        if waited >= late_ms / 2:
+            row["waited_for_cpu"] += 1
+        else:
+            row["slept_gil_or_lock"] += 1
+            row["longest_slept_ms"] = max(row["longest_slept_ms"], round(late_ms))
+    return out
 
 
 def sort_and_filter(window, app) -> dict[str, float]:  # type: ignore[no-untyped-def]
@@ -203,6 +223,31 @@ def main() -> int:
             long_stalls.append((phase, lateness, round(now / 1000, 2), ran, waited))
         sched[0] = stat
         last[0] = now
+        tick_beat()
+
+    beat: list = []  # type: ignore[type-arg]
+    probe = None
+    if os.environ.get("STALL_PROBE"):
+        import mmap
+        import struct
+        import subprocess
+
+        probe_dir = Path(os.environ["STALL_PROBE"])
+        probe_dir.mkdir(parents=True, exist_ok=True)
+        beat_file = probe_dir / "beat"
+        beat_file.write_bytes(struct.pack("d", time.monotonic()))
+        with beat_file.open("r+b") as f:
+            beat.append(mmap.mmap(f.fileno(), 8))
+        beat.append(struct.pack_into)
+        probe = subprocess.Popen(
+            [sys.executable, str(Path(__file__).with_name("stall_probe.py")), str(os.getpid()),
+             str(beat_file), str(probe_dir / "probe.jsonl"), "--py-spy",
+             os.environ.get("PY_SPY", "")]
+        )  # fmt: skip
+
+    def tick_beat() -> None:
+        if beat:
+            beat[1]("d", beat[0], 0, time.monotonic())
 
     timer = QTimer()
     timer.setInterval(10)
@@ -322,6 +367,10 @@ def main() -> int:
     wait_until(lambda: window._closed, 30)
     timer.stop()
     gc_times.__exit__()
+    if probe is not None:
+        extra["threads"] = {str(t.native_id): t.name for t in threading.enumerate()}
+        probe.terminate()
+        probe.wait()
 
     def stats(values: list[float]) -> dict[str, float]:
         ordered = sorted(values)
@@ -355,6 +404,7 @@ def main() -> int:
                     }
                     for p, ms, at, ran, waited in long_stalls
                 ],
+                "stalls_over_100_ms_by_cause": by_cause(long_stalls),
                 "gui_thread_s": {
                     "ran": round(_schedstat()[0] / 1000, 1),
                     "waited_for_cpu": round(_schedstat()[1] / 1000, 1),

@@ -218,7 +218,14 @@ class DocumentsModel(QAbstractTableModel):
         Otherwise one layout change sorts them all.
         """
         if touched is not None:
-            out = [i for i in touched if not self._in_place(i)]
+            out = []
+            for i in touched:
+                if not self._in_place(i):
+                    out.append(i)
+                    if len(out) > MOVE_ROWS:
+                        # Sorted all at once below; looking on at the rest of a large batch
+                        # (5,000 rows queued at once) cost more than the sort itself.
+                        break
             if not out:
                 return
             if len(out) <= MOVE_ROWS:

@@ -1,9 +1,15 @@
 """Indexing at low CPU and I/O priority, so the user's programs and the answers stay quick.
 
 Only background work is lowered: the reader processes entirely, and on Linux (where a nice
-value belongs to a thread) the indexing thread and the threads it starts, such as the
+value belongs to a thread) the threads that do the indexing's computing, such as the
 embedder's pool. A lowered priority cannot be raised again without privileges, so this is
 never applied to a thread that also answers questions.
+
+The indexing thread itself keeps its CPU priority (its I/O is lowered): it runs the Python
+between the heavy calls, holding the GIL, and a thread at nice 10 that a busy machine
+pre-empts while it holds the GIL makes the GUI thread wait for it (priority inversion: up to
+1.5 s with the window at load 12). The heavy calls, which release the GIL, run on a
+`Lowered` thread instead.
 """
 
 from __future__ import annotations
@@ -13,6 +19,12 @@ import logging
 import os
 import sys
 import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from types import TracebackType
+from typing import TypeVar
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -33,12 +45,10 @@ def lower_process() -> None:
 
 
 def lower_thread() -> bool:
-    """The calling thread, where the platform has per-thread priorities (Linux); threads it
-    starts afterwards inherit it. Returns whether it was applied."""
+    """The calling thread, CPU and I/O, where the platform has per-thread priorities (Linux);
+    threads it starts afterwards inherit it. Returns whether it was applied."""
     if not sys.platform.startswith("linux"):
         return False
-    import psutil
-
     tid = threading.get_native_id()
     try:
         if os.getpriority(os.PRIO_PROCESS, tid) < NICE:
@@ -46,9 +56,55 @@ def lower_thread() -> bool:
     except OSError as exc:
         log.debug("could not lower the indexing thread's priority: %s", exc)
         return False
-    with contextlib.suppress(psutil.Error):
-        _lower_io(psutil.Process(tid))
+    lower_thread_io()
     return True
+
+
+def lower_thread_io() -> None:
+    """The calling thread's I/O only (Linux; an I/O class belongs to a thread there)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import psutil
+
+    with contextlib.suppress(psutil.Error):
+        _lower_io(psutil.Process(threading.get_native_id()))
+
+
+class Lowered:
+    """A thread at the indexing priority that runs the calls handed to it, one at a time.
+
+    For work that releases the GIL while it computes (ONNX Runtime's run, hashing): the
+    caller, at its own priority, waits for the result without holding the GIL. Where threads
+    have no priority of their own, or `enabled` is false, calls run in the caller's thread.
+    """
+
+    def __init__(self, enabled: bool = True) -> None:
+        self._pool: ThreadPoolExecutor | None = None
+        if enabled and sys.platform.startswith("linux"):
+            self._pool = ThreadPoolExecutor(
+                1, thread_name_prefix="indexing-lowered", initializer=lower_thread
+            )
+
+    def call(self, fn: Callable[..., T], *args: object) -> T:
+        if self._pool is None:
+            return fn(*args)
+        return self._pool.submit(fn, *args).result()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+    def __enter__(self) -> Lowered:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
 
 
 def _lower_io(proc: object) -> None:

@@ -190,6 +190,8 @@ class IngestService:
         # next run marks their rows, so the wish outlives a restart, and reads them again.
         self.ocr_requested: set[str] = set()
         self._ocr_new: set[str] = set()
+        # The run's lowered thread for embedding and hashing (see index()).
+        self._lowered = priority.Lowered(enabled=False)
 
     def for_store(self, store: LanceStore) -> IngestService:
         """The same service (models, chunking, limits, passwords) writing to another index."""
@@ -231,7 +233,28 @@ class IngestService:
         report = IndexReport()
         cancel = cancel or threading.Event()
         if self.low_priority:
-            priority.lower_thread()  # and the embedder's threads started from here
+            # This thread's CPU priority stays: it holds the GIL for the run's Python, and
+            # lowered it would keep the GUI thread waiting whenever a busy machine pre-empts
+            # it. What computes (embedding, hashing; the embedder's threads started from
+            # there) runs lowered, on self._lowered; the reader processes lower themselves.
+            priority.lower_thread_io()
+        self._lowered = priority.Lowered(self.low_priority)
+        try:
+            return self._index(paths, on_progress, cancel, pause, on_file, t0, report)
+        finally:
+            self._lowered.close()
+            self._lowered = priority.Lowered(enabled=False)
+
+    def _index(
+        self,
+        paths: Sequence[str],
+        on_progress: ProgressFn | None,
+        cancel: threading.Event,
+        pause: threading.Event | None,
+        on_file: FileFn | None,
+        t0: float,
+        report: IndexReport,
+    ) -> IndexReport:
         if on_progress is not None:
             on_progress(Progress(stage="scanning", message="Looking for documents"))
         found = scan(paths)
@@ -341,7 +364,9 @@ class IngestService:
             todo.candidates.append(files[doc.path])
         report.unchanged = len(todo.unchanged)
         # Hashing is only worth it when there is something to recognise.
-        hasher = sha256_file if known else (lambda _path: "")
+        hasher: Callable[[str], str] = (
+            (lambda path: self._lowered.call(sha256_file, path)) if known else (lambda _path: "")
+        )
         hashing = _Tracker(on_progress, len(todo.candidates), sum(i.size for i in todo.candidates))
 
         def hashed(info: FileInfo) -> None:
@@ -364,7 +389,10 @@ class IngestService:
                 on_file(FileEvent(decision.info.path, Status.QUEUED))
         if to_read and isinstance(self.embedder, Preparable):
             # A one-time export of the fast embedder happens here, in the indexing worker.
-            self.embedder.prepare(lambda text: tracker.emit("preparing", force=True, message=text))
+            self._lowered.call(
+                self.embedder.prepare,
+                lambda text: tracker.emit("preparing", force=True, message=text),
+            )
         wrote = bool(reused)
         touched: list[DocumentRecord] = []
         try:
@@ -526,7 +554,8 @@ class IngestService:
         for start in range(0, len(chunks), EMBED_BATCH):
             self._checkpoint(cancel, pause)
             batch = chunks[start : start + EMBED_BATCH]
-            vectors.append(self.embedder.embed([embedded_text(c, self.params) for c in batch]))
+            texts = [embedded_text(c, self.params) for c in batch]
+            vectors.append(self._lowered.call(self.embedder.embed, texts))
             faults.reached("embedded")
             tracker.chunks += len(batch)
             tracker.emit("indexing", info.path)
