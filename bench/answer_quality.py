@@ -261,7 +261,6 @@ def prepared(app: Any, question: str, history: list[Any]) -> tuple[str, list[Any
     """What the service builds before the model writes, as it builds it: the retrieval query,
     the hits the gate judges and the fitted prompt."""
     from desktop_rag.query import follow_up
-    from desktop_rag.query.prompt import build_prompt
 
     service = app.answer
     used = history if follow_up.refers_back(question) else []
@@ -269,19 +268,25 @@ def prepared(app: Any, question: str, history: list[Any]) -> tuple[str, list[Any
     hits = app.retriever.search(query, service.k)
     if query != question:
         hits = follow_up.matching(hits, question)
+    service.llm.load()
+    return query, hits, fit(service, question, hits, used)
+
+
+def fit(service: Any, question: str, hits: list[Any], history: list[Any]) -> Any:
+    """The prompt as the service fits it to the model's context."""
+    from desktop_rag.query.prompt import build_prompt
+
     llm = service.llm
-    llm.load()
     context = llm.context_size
-    fitted = build_prompt(
+    return build_prompt(
         question,
         hits,
         llm,
         context_size=context,
         answer_tokens=min(service.answer_tokens, context // 4),
-        history=used,
+        history=history,
         chat=llm.has_chat_template,
     )
-    return query, hits, fitted
 
 
 def prompt_sha(prompt: Any) -> str:
@@ -510,7 +515,6 @@ def from_run(app: Any, old: dict[str, Any], questions: list[dict[str, Any]]) -> 
     for the rule before; under today's service an off-topic follow-up that does not refer back
     has the prompt of the question asked alone, so its answer is that one's (replayed)."""
     from desktop_rag.query import follow_up
-    from desktop_rag.query.prompt import build_prompt
     from desktop_rag.types import Turn
 
     service = app.answer
@@ -524,16 +528,7 @@ def from_run(app: Any, old: dict[str, Any], questions: list[dict[str, Any]]) -> 
         hits = app.retriever.search(query, service.k)
         if query != question:
             hits = follow_up.matching(hits, question)
-        context = llm.context_size
-        fitted = build_prompt(
-            question,
-            hits,
-            llm,
-            context_size=context,
-            answer_tokens=min(service.answer_tokens, context // 4),
-            history=history,
-            chat=llm.has_chat_template,
-        )
+        fitted = fit(service, question, hits, history)
         gated = not hits or max(h.similarity for h in hits) < RELEVANCE
         return kept(
             question,

@@ -120,13 +120,9 @@ def blend(
     """retrieve.blend with the cosine's scaling and BM25's normalisation as choices:
     cosine "range" (over all candidates: the app's), "vector-range" (over the vector list's),
     "best" (a share of the best), "absolute"; lexical "best" (the app's) or "range"."""
-    best: dict[str, Hit] = {}
-    bm25: dict[str, float] = {}
-    for hit in vector:
-        best.setdefault(hit.chunk_id, hit)
-    for hit in text:
-        bm25.setdefault(hit.chunk_id, hit.score)
-        best.setdefault(hit.chunk_id, hit)
+    from desktop_rag.query.retrieve import candidates
+
+    best, bm25 = candidates(vector, text)
     if not best:
         return []
     top = max(bm25.values(), default=0.0)

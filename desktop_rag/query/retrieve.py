@@ -82,11 +82,11 @@ def with_similarity(
     return [replace(h, similarity=float(s)) for h, s in zip(hits, sims, strict=True)]
 
 
-def blend(vector: Sequence[Hit], text: Sequence[Hit], text_share: float) -> list[Hit]:
-    """Each candidate of either list scored text_share × its BM25 score over the best one, plus
-    (1 − text_share) × its cosine similarity scaled to [0, 1] over all candidates. A text hit
-    carries its similarity (LanceStore.text_search with the question's vector); one the BM25
-    list lacks scores 0 there."""
+def candidates(
+    vector: Sequence[Hit], text: Sequence[Hit]
+) -> tuple[dict[str, Hit], dict[str, float]]:
+    """Every passage either list found, once (its vector hit where both found it), and the
+    BM25 score of those the text list found."""
     best: dict[str, Hit] = {}
     bm25: dict[str, float] = {}
     for hit in vector:
@@ -94,6 +94,15 @@ def blend(vector: Sequence[Hit], text: Sequence[Hit], text_share: float) -> list
     for hit in text:
         bm25.setdefault(hit.chunk_id, hit.score)
         best.setdefault(hit.chunk_id, hit)
+    return best, bm25
+
+
+def blend(vector: Sequence[Hit], text: Sequence[Hit], text_share: float) -> list[Hit]:
+    """Each candidate of either list scored text_share × its BM25 score over the best one, plus
+    (1 − text_share) × its cosine similarity scaled to [0, 1] over all candidates. A text hit
+    carries its similarity (LanceStore.text_search with the question's vector); one the BM25
+    list lacks scores 0 there."""
+    best, bm25 = candidates(vector, text)
     if not best:
         return []
     top = max(bm25.values(), default=0.0)
