@@ -19,7 +19,7 @@ def text_of(path: str) -> str:
 
 
 def read_by_name(path: str, password: str | None = None, ocr: Any = None) -> Extracted:
-    """'crash' in the name kills the process, 'hang' sleeps for a minute, 'oom' runs out of
+    """'crash' in the name kills the process ('dies-telling' as it talks to the indexer), 'hang' sleeps for a minute, 'oom' runs out of
     memory, 'priority' reads as the reader's nice value and I/O class; 'ocr-slow-N' OCRs N
     pages of 0.4 s each, 'ocr-hang-N' OCRs one of N and spins on the next; any other file
     reads as one page saying its own name."""
@@ -31,6 +31,15 @@ def read_by_name(path: str, password: str | None = None, ocr: Any = None) -> Ext
         return Extracted([Page(1, f"{os.getpriority(os.PRIO_PROCESS, 0)} {int(io or 0)}")], "", "")
     if name.startswith(("ocr-hang-", "ocr-slow-")) and ocr is not None:
         return _fake_ocr(path, name, ocr)
+    if "dies-telling" in name:
+        # Killed while it tells the indexer something: if the readers' channel has a lock
+        # shared between processes, this reader dies holding it.
+        from desktop_rag.ingest import sandbox
+
+        lock = getattr(sandbox._channel, "_wlock", None)
+        if lock is not None:
+            lock.acquire()
+        os._exit(3)
     if "crash" in name:
         os._exit(3)
     if "hang" in name:

@@ -9,11 +9,11 @@ its time-out and the crash of the process reading it can only ever be that file'
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import itertools
 import logging
 import multiprocessing as mp
 import os
-import queue
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -119,9 +119,15 @@ def _watch_parent(parent: int) -> None:
 
 
 def _say(*message: Any) -> None:
-    """(kind, token, done, total) with this reader's CPU seconds so far and the time."""
+    """(kind, token, done, total) with this reader's CPU seconds so far and the time.
+
+    One small message is one write to a pipe every reader shares, which the system keeps
+    whole (under PIPE_BUF bytes), so the readers need no lock among them: a reader killed
+    while holding a multiprocessing.Queue's lock left every later reader stuck on exit, and
+    the run waiting for them for good."""
     if _channel is not None:
-        _channel.put((*message, time.process_time(), time.time()))
+        with contextlib.suppress(OSError):  # the indexer is gone: nobody to tell
+            _channel.send((*message, time.process_time(), time.time()))
 
 
 def _read(job: Job, read: ReadFn, memory_mb: int, token: int = 0) -> _Wire:
@@ -235,7 +241,8 @@ class Sandbox:
         self._pool: ProcessPool | None = None
         self._lock = threading.Lock()
         self._ctx = mp.get_context("spawn")  # never fork a process holding torch/ONNX threads
-        self._channel: Any = None
+        self._channel: Any = None  # the readers' end of their pipe to this process
+        self._inbox: Any = None  # this process's end
         self._pause: Any = None
         self._paused_s = 0.0  # time spent paused, not counted against any limit
         self._tokens = itertools.count(1)
@@ -243,7 +250,7 @@ class Sandbox:
     def _ensure_pool(self) -> ProcessPool:
         with self._lock:
             if self._pool is None:
-                self._channel = self._ctx.Queue()
+                self._inbox, self._channel = self._ctx.Pipe(duplex=False)
                 self._pause = self._ctx.Event()
                 self._pool = ProcessPool(
                     max_workers=self.workers,
@@ -261,6 +268,9 @@ class Sandbox:
         if pool is not None:
             pool.stop()
             pool.join(10)
+            for end in (self._inbox, self._channel):
+                with contextlib.suppress(OSError):
+                    end.close()
 
     def alive(self) -> bool:
         """Whether reader processes may still be running."""
@@ -351,14 +361,15 @@ class Sandbox:
 
     def _hear(self, by_token: dict[int, _Watch], on_ocr: OcrFn | None) -> None:
         """Read what the readers said (a file started, a page OCR'd) since last time."""
-        if self._channel is None:
+        inbox = self._inbox
+        if inbox is None:
             return
         while True:
             try:
-                kind, token, done, total, cpu, stamp = self._channel.get_nowait()
-            except queue.Empty:
-                return
-            except (OSError, ValueError, EOFError):  # the queue went with a closed pool
+                if not inbox.poll():
+                    return
+                kind, token, done, total, cpu, stamp = inbox.recv()
+            except (OSError, ValueError, EOFError):  # the pipe went with a closed pool
                 return
             watch = by_token.get(token)
             if watch is None:

@@ -76,6 +76,22 @@ def test_a_fault_at_any_position_costs_only_that_file(tmp_path, fault, position)
     _check(results, paths, {paths[position]: FAULTS[fault]})
 
 
+def test_a_reader_killed_while_telling_the_indexer_stops_no_other_reader(tmp_path):
+    # A reader killed mid-message (a crash in the PDF library while it reports a page) once
+    # left the readers' shared queue lock held: every later reader then hung on exit and the
+    # run never ended. Run in a thread so that such a hang fails the test instead of the suite.
+    names = ["a.pdf", "b dies-telling.pdf", "c.pdf", "d.pdf", "e.pdf"]
+    paths = _files(tmp_path, names)
+    results: list[tuple[str, sandbox.Outcome]] = []
+    worker = threading.Thread(
+        target=lambda: results.extend(_run(paths, ahead=2, max_tasks=1)), daemon=True
+    )
+    worker.start()
+    worker.join(60)
+    assert not worker.is_alive(), "the run hung after a reader died mid-message"
+    _check(results, paths, {paths[1]: FailKind.CORRUPT})
+
+
 def test_faults_back_to_back_and_at_both_ends(tmp_path):
     names = ["a crash.pdf", "b hang.pdf", "c.pdf", "d crash.pdf", "e.pdf", "f oom.pdf"]
     names += ["g.pdf", "h hang.pdf", "i crash.pdf"]
