@@ -56,16 +56,7 @@ def search_lists(
             t0 = time.perf_counter()
             paths = bench.library_paths(library, corpus)
             report = app.ingest.index(paths)
-            # As bench/retrieval.py does: only this library is pooled (a cache may also hold
-            # the same files under another worktree's path).
-            wanted = {os.path.abspath(p) for p in paths}
-            extra = [
-                d.doc_id
-                for d in app.store.documents()
-                if not any(d.path == w or d.path.startswith(w + os.sep) for w in wanted)
-            ]
-            if extra:
-                app.store.remove(extra)
+            bench.keep_only(app, paths)
             if report.indexed:
                 print(
                     f"indexed {library} ({tag}): {report.indexed} files, "

@@ -33,6 +33,10 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from desktop_rag.app import App
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -80,6 +84,20 @@ def cache_folder(library: str, system: str) -> Path:
     full = "-all" if library == "financebench" and FULL_FINANCEBENCH else ""
     full = "-all" if library == "manuals" and FULL_MANUALS else full
     return CACHE / f"{library}{full}-{system}"
+
+
+def keep_only(app: App, paths: list[str]) -> None:
+    """Remove from a cached index every document outside these paths: a cache keeps files
+    indexed for another library choice (or under another worktree's path), and only this
+    library is pooled."""
+    wanted = {os.path.abspath(p) for p in paths}
+    extra = [
+        d.doc_id
+        for d in app.store.documents()
+        if not any(d.path == w or d.path.startswith(w + os.sep) for w in wanted)
+    ]
+    if extra:
+        app.store.remove(extra)
 
 
 def library_paths(library: str, corpus: Path) -> list[str]:
@@ -190,15 +208,7 @@ def app_searcher(library: str, tag: str, corpus: Path) -> tuple[Search, dict[str
     t0 = time.perf_counter()
     report = app.ingest.index(paths)
     seconds = time.perf_counter() - t0
-    # A cached index keeps files indexed for another library choice: only this one is pooled.
-    wanted = {os.path.abspath(p) for p in paths}
-    extra = [
-        d.doc_id
-        for d in app.store.documents()
-        if not any(d.path == w or d.path.startswith(w + os.sep) for w in wanted)
-    ]
-    if extra:
-        app.store.remove(extra)
+    keep_only(app, paths)
     info: dict[str, object] = {
         "chunks": app.store.count_chunks(),
         "documents": app.store.stats()["documents"],
