@@ -19,10 +19,10 @@ def text_of(path: str) -> str:
 
 
 def read_by_name(path: str, password: str | None = None, ocr: Any = None) -> Extracted:
-    """'crash' in the name kills the process ('dies-telling' as it talks to the indexer), 'hang' sleeps for a minute, 'oom' runs out of
-    memory, 'priority' reads as the reader's nice value and I/O class; 'ocr-slow-N' OCRs N
-    pages of 0.4 s each, 'ocr-hang-N' OCRs one of N and spins on the next; any other file
-    reads as one page saying its own name."""
+    """'crash' in the name kills the process ('dies-telling' as it talks to the indexer),
+    'hang' sleeps for a minute, 'oom' runs out of memory, 'priority' reads as the reader's
+    nice value and I/O class; 'ocr-slow-N' OCRs N pages of 0.4 s each, 'ocr-hang-N' OCRs one
+    of N and spins on the next; any other file reads as one page saying its own name."""
     name = Path(path).name
     if "priority" in name:
         import psutil
