@@ -85,10 +85,12 @@ def test_several_runs_share_the_batches_and_keep_the_input_order(n, runs):
     out = embed_by_length(texts, [len(t) for t in texts], 8, fns[0], 2, fns[1:])
     assert out.tolist() == _rows(texts).tolist()
     used = [s for s in threads_seen if s]
-    batches = -(-n // 8)
-    assert len(used) == min(runs, batches)  # no thread is started with nothing to do
-    assert threads_seen[0] == {threading.get_ident()}  # the first runs on the caller's thread
-    assert len(set().union(*used)) == len(used)  # each of the others on a thread of its own
+    if -(-n // 8) == 1:
+        assert len(used) == 1  # one batch: no thread is started for nothing
+    # The first run works on the caller's thread, each other run on a thread of its own (how
+    # many batches each takes depends on the machine's load, so it is not asserted).
+    assert threads_seen[0] == {threading.get_ident()}
+    assert all(len(s) == 1 for s in used) and len(set().union(*used)) == len(used)
 
 
 def test_an_error_in_any_run_is_raised_to_the_caller_and_stops_the_others():
