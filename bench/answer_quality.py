@@ -211,11 +211,13 @@ def half(question: str) -> str:
     return "tune" if hashlib.sha1(question.encode()).digest()[0] % 2 == 0 else "report"
 
 
-def finance_filings(corpus: Path) -> list[Path]:
+def finance_filings(corpus: Path, count: int | None = FILINGS) -> list[Path]:
+    """financebench's filings with questions: `count` drawn at random (seed 0), None for all."""
     folder = corpus / "financebench" / "pdfs"
     rows = _finance_rows(corpus)
     docs = sorted({r["doc_name"] for r in rows if (folder / f"{r['doc_name']}.pdf").is_file()})
-    return [folder / f"{d}.pdf" for d in sorted(random.Random(SEED).sample(docs, FILINGS))]
+    drawn = docs if count is None else random.Random(SEED).sample(docs, count)
+    return [folder / f"{d}.pdf" for d in sorted(drawn)]
 
 
 def _finance_rows(corpus: Path) -> list[dict[str, Any]]:
@@ -892,6 +894,12 @@ def main() -> int:
         help="a ready financebench library (a data folder): its filings' questions, no indexing",
     )
     parser.add_argument(
+        "--finance-filings",
+        default=str(FILINGS),
+        help="how many filings to draw (seed 0), or 'all': all of them, in bench/data/quality/"
+        "finance-all",
+    )
+    parser.add_argument(
         "--from-run",
         metavar="FILE",
         help="a covid run from an earlier run's printed JSON (its answers; sources found again)",
@@ -968,9 +976,13 @@ def main() -> int:
                 app = open_library(name, None, folder)
                 questions = library_questions(app, corpus)
             else:
-                folder = data / name
-                app = open_library(name, finance_filings(corpus), folder)
-                questions = finance_questions(corpus)
+                every = args.finance_filings == "all"
+                count = None if every else int(args.finance_filings)
+                # A new name for the whole set: the 20-filing library keeps its own cache.
+                folder = data / ("finance-all" if every else name)
+                filings = finance_filings(corpus, count)
+                app = open_library(name, filings, folder)
+                questions = finance_questions(corpus, {p.stem for p in filings})
             if args.build_only:
                 continue
             t0 = time.perf_counter()
