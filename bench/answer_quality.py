@@ -441,6 +441,7 @@ def generate(
     # With keep_gate the model's time is saved on questions below the gate, and no rule may
     # let one by.
     app.answer.refuse_below = 0.0
+    app.answer.unknown_gate = OFF  # the word gate too: scored in `status`
     if not keep_gate:
         app.answer.threshold = -1.0
     app.answer.warm_up()
@@ -600,6 +601,9 @@ WEAK_MATCHES = [round(0.25 + 0.05 * i, 2) for i in range(0, 8)] + [1.0]
 OFF = 1.01
 UNKNOWN_SHARES = [0.2, 0.3, 0.4, 0.5, 0.6, OFF]
 RESCUES = [0.5, 0.6, 0.7, 0.8, 0.9, OFF]
+# Rule "now": a question with this share of its weight on plain words no passage of the
+# library holds is refused before the model, whatever its cosine (query/answer.py).
+UNKNOWN_GATES = [0.5, 0.6, 0.7, 0.8, 0.9, OFF]
 
 
 def features(row: dict[str, Any], service: Any) -> dict[str, Any]:
@@ -619,6 +623,8 @@ def features(row: dict[str, Any], service: Any) -> dict[str, Any]:
         "similarity": max((h.similarity for h in hits), default=0.0),
         "word_share": round(answer_mod.word_relevance(service.store, row["question"], hits), 4),
         "unknown_share": round(answer_mod.unknown_share(service.store, row["question"]), 4),
+        # the service's word gate applies only in a library this large (query/answer.py)
+        "gate_passages": service.store.count_chunks() >= answer_mod.UNKNOWN_GATE_PASSAGES,
         "model_refused": row["model_refused"],
         "empty": not content(row["answer"]),
         # Asked with the cosine gate on and below it: no answer to score if a rule lets it by.
@@ -658,6 +664,7 @@ class Thresholds:
     weak: float = 1.0  # WEAK_MATCH: from sources this near by cosine, flagged, never withheld
     unknown: float = OFF  # now: ... unless this share of the question is on unknown words
     rescue: float = OFF  # now: below the cosine gate, let through from this word share
+    unknown_gate: float = OFF  # now: refused before the model from this share on unknown words
 
 
 def status(feat: dict[str, Any], rule: str, th: Thresholds) -> str:
@@ -671,6 +678,8 @@ def status(feat: dict[str, Any], rule: str, th: Thresholds) -> str:
         below = False
     if below or (rule != "before" and feat["word_share"] < th.words):
         return "gate"
+    if rule == "now" and feat["gate_passages"] and feat["unknown_share"] >= th.unknown_gate:
+        return "gate"  # most of the question is in words no passage holds
     if feat["model_refused"]:
         return "model"
     if feat["empty"]:
@@ -690,8 +699,9 @@ RELEVANCE = 0.25  # query/answer.py RELEVANCE_THRESHOLD, checked in score()
 def shipped() -> Thresholds:
     """The service's own constants, as rule "now" reads them."""
     from desktop_rag.query import claims
+    from desktop_rag.query.answer import UNKNOWN_GATE
 
-    return Thresholds(claims=claims.REFUSE_BELOW, weak=claims.WEAK_MATCH)
+    return Thresholds(claims=claims.REFUSE_BELOW, weak=claims.WEAK_MATCH, unknown_gate=UNKNOWN_GATE)
 
 
 def grid(rule: str, asked_all: bool) -> list[Thresholds]:
@@ -705,17 +715,18 @@ def grid(rule: str, asked_all: bool) -> list[Thresholds]:
             for m in WEAK_MATCHES
         ]
     return [
-        Thresholds(claims=t, weak=m, unknown=u, rescue=r)
+        Thresholds(claims=t, weak=m, unknown=u, rescue=r, unknown_gate=g)
         for t in THRESHOLDS
         for m in WEAK_MATCHES
         for u in UNKNOWN_SHARES
         for r in (RESCUES if asked_all else [OFF])
+        for g in UNKNOWN_GATES
     ]
 
 
 def leniency(th: Thresholds) -> tuple[float, ...]:
     """Ties broken towards the rule that refuses least, each new gate off where it can be."""
-    return (th.words + th.claims + th.weak, -th.unknown, -th.rescue)
+    return (th.words + th.claims + th.weak, -th.unknown, -th.unknown_gate, -th.rescue)
 
 
 def score(name: str, run: dict[str, Any], service: Any, rule: str) -> dict[str, Any]:
@@ -749,27 +760,49 @@ def score(name: str, run: dict[str, Any], service: Any, rule: str) -> dict[str, 
         else:
             row["contained"] = any(contains(said, g) for g in row["golds"])
             row["in_top_quote"] = any(contains(row["top_quote"], g) for g in row["golds"])
-    tune_on = [r["features"] for r in on if r["half"] == "tune"]
-    tune_off = [r["features"] for r in alone + follow if r["half"] == "tune" and r["cited"]]
+    chosen, base = choose([run], rule)
+    return {
+        "rule": rule,
+        "thresholds_chosen_on_tune_half": dataclasses.asdict(chosen),
+        "on_topic_refused_by_gate_and_model_on_tune_half": base[0],
+        **summarise(name, run, rule, chosen),
+    }
+
+
+def choose(runs: list[dict[str, Any]], rule: str) -> tuple[Thresholds, list[float]]:
+    """The thresholds that let the fewest off-topic questions of the runs' tune halves through
+    with a citation (summed over the runs) while refusing, in each run, at most MAX_REFUSED
+    more of its tune half's on-topic questions than the cosine gate and the model do; and
+    those refusals of the gate and the model, per run. Features must be computed."""
+    tune_on = [[r["features"] for r in run["on_topic"] if r["half"] == "tune"] for run in runs]
+    tune_off = [
+        r["features"]
+        for run in runs
+        for r in run["off_topic"] + follow_ups(run, rule)
+        if r["half"] == "tune" and r["cited"]
+    ]
 
     def passing(th: Thresholds) -> int:
         return sum(status(f, rule, th) == "answered" for f in tune_off)
 
-    def refused(th: Thresholds) -> float:
-        return _share(tune_on, lambda f: status(f, rule, th) != "answered")
+    def refused(th: Thresholds) -> list[float]:
+        return [_share(on, lambda f: status(f, rule, th) != "answered") for on in tune_on]
 
-    asked_all = not any(r["features"]["not_asked"] for r in on + alone + follow)
+    asked_all = not any(
+        r["features"]["not_asked"]
+        for run in runs
+        for r in run["on_topic"] + run["off_topic"] + follow_ups(run, rule)
+    )
     # The cosine gate is retrieval's (bench/relevance.py chose it): what it and the model
     # refuse is counted in the figures, and the rules tuned here may add at most MAX_REFUSED.
     base = refused(Thresholds())
-    within = [g for g in grid(rule, asked_all) if refused(g) - base <= MAX_REFUSED + 1e-9]
-    chosen = min(within, key=lambda g: (passing(g), refused(g), leniency(g)))
-    return {
-        "rule": rule,
-        "thresholds_chosen_on_tune_half": dataclasses.asdict(chosen),
-        "on_topic_refused_by_gate_and_model_on_tune_half": base,
-        **summarise(name, run, rule, chosen),
-    }
+    within = [
+        g
+        for g in grid(rule, asked_all)
+        if all(r - b <= MAX_REFUSED + 1e-9 for r, b in zip(refused(g), base, strict=True))
+    ]
+    chosen = min(within, key=lambda g: (passing(g), sum(refused(g)), leniency(g)))
+    return chosen, base
 
 
 def follow_ups(run: dict[str, Any], rule: str) -> list[dict[str, Any]]:
@@ -1048,6 +1081,13 @@ def main() -> int:
             ),
             # this tree's constants (query/claims.py), whatever this run's halves would choose
             "now_as_shipped": summarise(name, run, "now", shipped()),
+        }
+    if len(runs) > 1:
+        # One set of constants ships for every library: chosen on all the sets' tune halves.
+        chosen, _ = choose([run for run, _ in runs], "now")
+        out["pooled"] = {
+            "thresholds_chosen_on_every_tune_half": dataclasses.asdict(chosen),
+            **{run["set"]: summarise(run["set"], run, "now", chosen) for run, _ in runs},
         }
     out["load_average_at_end"] = list(os.getloadavg())
     json.dump(out, sys.stdout, indent=1)
