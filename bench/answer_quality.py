@@ -893,6 +893,54 @@ def _median(values: list[float]) -> float:
     return ordered[len(ordered) // 2] if ordered else 0.0
 
 
+def gates(app: Any, questions: list[dict[str, Any]], off_topic: list[str]) -> dict[str, Any]:
+    """What the service refuses before the model (the cosine gate, the word gate), for every
+    on-topic and off-topic question, per half: retrieval only, so every question of a large
+    set is counted, not only those a run had time to answer."""
+    from desktop_rag.query import answer as answer_mod
+
+    service = app.answer
+    large = app.store.count_chunks() >= service.unknown_gate_passages
+    out: dict[str, Any] = {"chunks": app.store.count_chunks()}
+    asked = [("on_topic", q["question"]) for q in questions] + [("off_topic", q) for q in off_topic]
+    rows = []
+    for kind, question in asked:
+        hits = app.retriever.search(question, service.k)
+        similarity = max((h.similarity for h in hits), default=0.0)
+        unknown = answer_mod.unknown_share(app.store, question)
+        by = (
+            "cosine"
+            if similarity < service.threshold
+            else "words"
+            if large and unknown >= service.unknown_gate
+            else ""
+        )
+        rows.append(
+            {
+                "kind": kind,
+                "half": half(question),
+                "question": question,
+                "similarity": round(similarity, 4),
+                "unknown_share": round(unknown, 4),
+                "refused_by": by,
+            }
+        )
+    for kind in ("on_topic", "off_topic"):
+        for part in ("report", "tune"):
+            picked = [r for r in rows if r["kind"] == kind and r["half"] == part]
+            out[f"{kind}_{part}"] = {
+                "questions": len(picked),
+                "refused_by_cosine_gate": sum(r["refused_by"] == "cosine" for r in picked),
+                "refused_by_word_gate": sum(r["refused_by"] == "words" for r in picked),
+                "max_unknown_share_let_by": max(
+                    (r["unknown_share"] for r in picked if not r["refused_by"]), default=0.0
+                ),
+            }
+    out["word_gate_refused"] = [r["question"] for r in rows if r["refused_by"] == "words"]
+    out["rows"] = rows
+    return out
+
+
 def open_library(name: str, paths: list[Path] | None, data: Path) -> Any:
     """The cached library (indexed first when paths are given: unchanged files cost nothing)."""
     from desktop_rag.app import build_app
@@ -968,6 +1016,11 @@ def main() -> int:
     parser.add_argument("--tag", default="", help="kept in bench/data/quality/answers-SET-TAG.json")
     parser.add_argument("--build-only", action="store_true", help="build the libraries, stop")
     parser.add_argument(
+        "--gates-only",
+        action="store_true",
+        help="retrieval only, every question: what the service's gates refuse before the model",
+    )
+    parser.add_argument(
         "--rescore",
         nargs="+",
         metavar="FILE",
@@ -1017,6 +1070,9 @@ def main() -> int:
                 app = open_library(name, filings, folder)
                 questions = finance_questions(corpus, {p.stem for p in filings})
             if args.build_only:
+                continue
+            if args.gates_only:
+                out[name] = gates(app, questions, [*OFF_TOPIC, *OFF_TOPIC_TUNE])
                 continue
             t0 = time.perf_counter()
             tag = f"-from{args.skip}" if args.skip else ""
@@ -1078,6 +1134,10 @@ def main() -> int:
             # main before this round's change: REFUSE_BELOW 0.05 below WEAK_MATCH 0.4
             "after_0.05_as_shipped_before": summarise(
                 name, run, "after", Thresholds(claims=0.05, weak=0.4)
+            ),
+            # main before the word gate: REFUSE_BELOW 0.5 below WEAK_MATCH 0.4
+            "now_0.5_as_shipped_before": summarise(
+                name, run, "now", Thresholds(claims=0.5, weak=0.4)
             ),
             # this tree's constants (query/claims.py), whatever this run's halves would choose
             "now_as_shipped": summarise(name, run, "now", shipped()),
