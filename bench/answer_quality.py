@@ -2,8 +2,9 @@
 
 Libraries (each built once and cached under bench/data/quality/, git-ignored):
 - covid-qa: all 98 articles (363 pages).
-- financebench: 20 of the 74 filings drawn at random (seed 0); embedding all 10,206 pages
-  on two shared cores takes hours. Every one of its questions whose filing is drawn is asked.
+- financebench: 20 of the 74 filings drawn at random (seed 0), or with --finance-filings all
+  every one of them (10,206 pages, in bench/data/quality/finance-all: about 70 minutes of
+  indexing on two shared cores). Every one of its questions whose filing is held is asked.
   Or, with --finance-library, a ready library (bench/retrieval.py's: 14 filings of 6
   companies, 981 pages) and the questions on its filings.
 Questions: covid-qa, a sample of --covid questions (seed 0) over all articles; financebench,
@@ -37,7 +38,8 @@ An off-topic follow-up that does not refer back has, in today's service, the pro
 question asked alone: at temperature 0 its answer is that one's, replayed (`Replay`).
 
 Usage: python bench/answer_quality.py [--sets covid,finance] [--covid 60] [--skip N]
-       [--data DIR] [--finance-library DIR] [--no-off-topic] [--tag TAG] [--reuse FILE...]
+       [--data DIR] [--finance-library DIR | --finance-filings N|all] [--no-off-topic]
+       [--tag TAG] [--reuse FILE...] [--gates-only]
        python bench/answer_quality.py --rescore bench/data/quality/answers-covid*.json
        python bench/answer_quality.py --from-run bench/results/answer_quality-covid.json
 Prints one JSON document (per set: the library, then the figures of each rule).
