@@ -2,8 +2,9 @@
 
 Libraries (each built once and cached under bench/data/quality/, git-ignored):
 - covid-qa: all 98 articles (363 pages).
-- financebench: 20 of the 74 filings drawn at random (seed 0); embedding all 10,206 pages
-  on two shared cores takes hours. Every one of its questions whose filing is drawn is asked.
+- financebench: 20 of the 74 filings drawn at random (seed 0), or with --finance-filings all
+  every one of them (10,206 pages, in bench/data/quality/finance-all: about 70 minutes of
+  indexing on two shared cores). Every one of its questions whose filing is held is asked.
   Or, with --finance-library, a ready library (bench/retrieval.py's: 14 filings of 6
   companies, 981 pages) and the questions on its filings.
 Questions: covid-qa, a sample of --covid questions (seed 0) over all articles; financebench,
@@ -37,7 +38,8 @@ An off-topic follow-up that does not refer back has, in today's service, the pro
 question asked alone: at temperature 0 its answer is that one's, replayed (`Replay`).
 
 Usage: python bench/answer_quality.py [--sets covid,finance] [--covid 60] [--skip N]
-       [--data DIR] [--finance-library DIR] [--no-off-topic] [--tag TAG] [--reuse FILE...]
+       [--data DIR] [--finance-library DIR | --finance-filings N|all] [--no-off-topic]
+       [--tag TAG] [--reuse FILE...] [--gates-only]
        python bench/answer_quality.py --rescore bench/data/quality/answers-covid*.json
        python bench/answer_quality.py --from-run bench/results/answer_quality-covid.json
 Prints one JSON document (per set: the library, then the figures of each rule).
@@ -211,11 +213,13 @@ def half(question: str) -> str:
     return "tune" if hashlib.sha1(question.encode()).digest()[0] % 2 == 0 else "report"
 
 
-def finance_filings(corpus: Path) -> list[Path]:
+def finance_filings(corpus: Path, count: int | None = FILINGS) -> list[Path]:
+    """financebench's filings with questions: `count` drawn at random (seed 0), None for all."""
     folder = corpus / "financebench" / "pdfs"
     rows = _finance_rows(corpus)
     docs = sorted({r["doc_name"] for r in rows if (folder / f"{r['doc_name']}.pdf").is_file()})
-    return [folder / f"{d}.pdf" for d in sorted(random.Random(SEED).sample(docs, FILINGS))]
+    drawn = docs if count is None else random.Random(SEED).sample(docs, count)
+    return [folder / f"{d}.pdf" for d in sorted(drawn)]
 
 
 def _finance_rows(corpus: Path) -> list[dict[str, Any]]:
@@ -439,6 +443,7 @@ def generate(
     # With keep_gate the model's time is saved on questions below the gate, and no rule may
     # let one by.
     app.answer.refuse_below = 0.0
+    app.answer.unknown_gate = OFF  # the word gate too: scored in `status`
     if not keep_gate:
         app.answer.threshold = -1.0
     app.answer.warm_up()
@@ -598,6 +603,9 @@ WEAK_MATCHES = [round(0.25 + 0.05 * i, 2) for i in range(0, 8)] + [1.0]
 OFF = 1.01
 UNKNOWN_SHARES = [0.2, 0.3, 0.4, 0.5, 0.6, OFF]
 RESCUES = [0.5, 0.6, 0.7, 0.8, 0.9, OFF]
+# Rule "now": a question with this share of its weight on plain words no passage of the
+# library holds is refused before the model, whatever its cosine (query/answer.py).
+UNKNOWN_GATES = [0.5, 0.6, 0.7, 0.8, 0.9, OFF]
 
 
 def features(row: dict[str, Any], service: Any) -> dict[str, Any]:
@@ -617,6 +625,8 @@ def features(row: dict[str, Any], service: Any) -> dict[str, Any]:
         "similarity": max((h.similarity for h in hits), default=0.0),
         "word_share": round(answer_mod.word_relevance(service.store, row["question"], hits), 4),
         "unknown_share": round(answer_mod.unknown_share(service.store, row["question"]), 4),
+        # the service's word gate applies only in a library this large (query/answer.py)
+        "gate_passages": service.store.count_chunks() >= answer_mod.UNKNOWN_GATE_PASSAGES,
         "model_refused": row["model_refused"],
         "empty": not content(row["answer"]),
         # Asked with the cosine gate on and below it: no answer to score if a rule lets it by.
@@ -656,6 +666,7 @@ class Thresholds:
     weak: float = 1.0  # WEAK_MATCH: from sources this near by cosine, flagged, never withheld
     unknown: float = OFF  # now: ... unless this share of the question is on unknown words
     rescue: float = OFF  # now: below the cosine gate, let through from this word share
+    unknown_gate: float = OFF  # now: refused before the model from this share on unknown words
 
 
 def status(feat: dict[str, Any], rule: str, th: Thresholds) -> str:
@@ -669,6 +680,8 @@ def status(feat: dict[str, Any], rule: str, th: Thresholds) -> str:
         below = False
     if below or (rule != "before" and feat["word_share"] < th.words):
         return "gate"
+    if rule == "now" and feat["gate_passages"] and feat["unknown_share"] >= th.unknown_gate:
+        return "gate"  # most of the question is in words no passage holds
     if feat["model_refused"]:
         return "model"
     if feat["empty"]:
@@ -688,8 +701,9 @@ RELEVANCE = 0.25  # query/answer.py RELEVANCE_THRESHOLD, checked in score()
 def shipped() -> Thresholds:
     """The service's own constants, as rule "now" reads them."""
     from desktop_rag.query import claims
+    from desktop_rag.query.answer import UNKNOWN_GATE
 
-    return Thresholds(claims=claims.REFUSE_BELOW, weak=claims.WEAK_MATCH)
+    return Thresholds(claims=claims.REFUSE_BELOW, weak=claims.WEAK_MATCH, unknown_gate=UNKNOWN_GATE)
 
 
 def grid(rule: str, asked_all: bool) -> list[Thresholds]:
@@ -703,17 +717,18 @@ def grid(rule: str, asked_all: bool) -> list[Thresholds]:
             for m in WEAK_MATCHES
         ]
     return [
-        Thresholds(claims=t, weak=m, unknown=u, rescue=r)
+        Thresholds(claims=t, weak=m, unknown=u, rescue=r, unknown_gate=g)
         for t in THRESHOLDS
         for m in WEAK_MATCHES
         for u in UNKNOWN_SHARES
         for r in (RESCUES if asked_all else [OFF])
+        for g in UNKNOWN_GATES
     ]
 
 
 def leniency(th: Thresholds) -> tuple[float, ...]:
     """Ties broken towards the rule that refuses least, each new gate off where it can be."""
-    return (th.words + th.claims + th.weak, -th.unknown, -th.rescue)
+    return (th.words + th.claims + th.weak, -th.unknown, -th.unknown_gate, -th.rescue)
 
 
 def score(name: str, run: dict[str, Any], service: Any, rule: str) -> dict[str, Any]:
@@ -747,27 +762,49 @@ def score(name: str, run: dict[str, Any], service: Any, rule: str) -> dict[str, 
         else:
             row["contained"] = any(contains(said, g) for g in row["golds"])
             row["in_top_quote"] = any(contains(row["top_quote"], g) for g in row["golds"])
-    tune_on = [r["features"] for r in on if r["half"] == "tune"]
-    tune_off = [r["features"] for r in alone + follow if r["half"] == "tune" and r["cited"]]
+    chosen, base = choose([run], rule)
+    return {
+        "rule": rule,
+        "thresholds_chosen_on_tune_half": dataclasses.asdict(chosen),
+        "on_topic_refused_by_gate_and_model_on_tune_half": base[0],
+        **summarise(name, run, rule, chosen),
+    }
+
+
+def choose(runs: list[dict[str, Any]], rule: str) -> tuple[Thresholds, list[float]]:
+    """The thresholds that let the fewest off-topic questions of the runs' tune halves through
+    with a citation (summed over the runs) while refusing, in each run, at most MAX_REFUSED
+    more of its tune half's on-topic questions than the cosine gate and the model do; and
+    those refusals of the gate and the model, per run. Features must be computed."""
+    tune_on = [[r["features"] for r in run["on_topic"] if r["half"] == "tune"] for run in runs]
+    tune_off = [
+        r["features"]
+        for run in runs
+        for r in run["off_topic"] + follow_ups(run, rule)
+        if r["half"] == "tune" and r["cited"]
+    ]
 
     def passing(th: Thresholds) -> int:
         return sum(status(f, rule, th) == "answered" for f in tune_off)
 
-    def refused(th: Thresholds) -> float:
-        return _share(tune_on, lambda f: status(f, rule, th) != "answered")
+    def refused(th: Thresholds) -> list[float]:
+        return [_share(on, lambda f: status(f, rule, th) != "answered") for on in tune_on]
 
-    asked_all = not any(r["features"]["not_asked"] for r in on + alone + follow)
+    asked_all = not any(
+        r["features"]["not_asked"]
+        for run in runs
+        for r in run["on_topic"] + run["off_topic"] + follow_ups(run, rule)
+    )
     # The cosine gate is retrieval's (bench/relevance.py chose it): what it and the model
     # refuse is counted in the figures, and the rules tuned here may add at most MAX_REFUSED.
     base = refused(Thresholds())
-    within = [g for g in grid(rule, asked_all) if refused(g) - base <= MAX_REFUSED + 1e-9]
-    chosen = min(within, key=lambda g: (passing(g), refused(g), leniency(g)))
-    return {
-        "rule": rule,
-        "thresholds_chosen_on_tune_half": dataclasses.asdict(chosen),
-        "on_topic_refused_by_gate_and_model_on_tune_half": base,
-        **summarise(name, run, rule, chosen),
-    }
+    within = [
+        g
+        for g in grid(rule, asked_all)
+        if all(r - b <= MAX_REFUSED + 1e-9 for r, b in zip(refused(g), base, strict=True))
+    ]
+    chosen = min(within, key=lambda g: (passing(g), sum(refused(g)), leniency(g)))
+    return chosen, base
 
 
 def follow_ups(run: dict[str, Any], rule: str) -> list[dict[str, Any]]:
@@ -858,6 +895,54 @@ def _median(values: list[float]) -> float:
     return ordered[len(ordered) // 2] if ordered else 0.0
 
 
+def gates(app: Any, questions: list[dict[str, Any]], off_topic: list[str]) -> dict[str, Any]:
+    """What the service refuses before the model (the cosine gate, the word gate), for every
+    on-topic and off-topic question, per half: retrieval only, so every question of a large
+    set is counted, not only those a run had time to answer."""
+    from desktop_rag.query import answer as answer_mod
+
+    service = app.answer
+    large = app.store.count_chunks() >= service.unknown_gate_passages
+    out: dict[str, Any] = {"chunks": app.store.count_chunks()}
+    asked = [("on_topic", q["question"]) for q in questions] + [("off_topic", q) for q in off_topic]
+    rows = []
+    for kind, question in asked:
+        hits = app.retriever.search(question, service.k)
+        similarity = max((h.similarity for h in hits), default=0.0)
+        unknown = answer_mod.unknown_share(app.store, question)
+        by = (
+            "cosine"
+            if similarity < service.threshold
+            else "words"
+            if large and unknown >= service.unknown_gate
+            else ""
+        )
+        rows.append(
+            {
+                "kind": kind,
+                "half": half(question),
+                "question": question,
+                "similarity": round(similarity, 4),
+                "unknown_share": round(unknown, 4),
+                "refused_by": by,
+            }
+        )
+    for kind in ("on_topic", "off_topic"):
+        for part in ("report", "tune"):
+            picked = [r for r in rows if r["kind"] == kind and r["half"] == part]
+            out[f"{kind}_{part}"] = {
+                "questions": len(picked),
+                "refused_by_cosine_gate": sum(r["refused_by"] == "cosine" for r in picked),
+                "refused_by_word_gate": sum(r["refused_by"] == "words" for r in picked),
+                "max_unknown_share_let_by": max(
+                    (r["unknown_share"] for r in picked if not r["refused_by"]), default=0.0
+                ),
+            }
+    out["word_gate_refused"] = [r["question"] for r in rows if r["refused_by"] == "words"]
+    out["rows"] = rows
+    return out
+
+
 def open_library(name: str, paths: list[Path] | None, data: Path) -> Any:
     """The cached library (indexed first when paths are given: unchanged files cost nothing)."""
     from desktop_rag.app import build_app
@@ -890,6 +975,12 @@ def main() -> int:
     parser.add_argument(
         "--finance-library",
         help="a ready financebench library (a data folder): its filings' questions, no indexing",
+    )
+    parser.add_argument(
+        "--finance-filings",
+        default=str(FILINGS),
+        help="how many filings to draw (seed 0), or 'all': all of them, in bench/data/quality/"
+        "finance-all",
     )
     parser.add_argument(
         "--from-run",
@@ -926,6 +1017,11 @@ def main() -> int:
     )
     parser.add_argument("--tag", default="", help="kept in bench/data/quality/answers-SET-TAG.json")
     parser.add_argument("--build-only", action="store_true", help="build the libraries, stop")
+    parser.add_argument(
+        "--gates-only",
+        action="store_true",
+        help="retrieval only, every question: what the service's gates refuse before the model",
+    )
     parser.add_argument(
         "--rescore",
         nargs="+",
@@ -968,10 +1064,17 @@ def main() -> int:
                 app = open_library(name, None, folder)
                 questions = library_questions(app, corpus)
             else:
-                folder = data / name
-                app = open_library(name, finance_filings(corpus), folder)
-                questions = finance_questions(corpus)
+                every = args.finance_filings == "all"
+                count = None if every else int(args.finance_filings)
+                # A new name for the whole set: the 20-filing library keeps its own cache.
+                folder = data / ("finance-all" if every else name)
+                filings = finance_filings(corpus, count)
+                app = open_library(name, filings, folder)
+                questions = finance_questions(corpus, {p.stem for p in filings})
             if args.build_only:
+                continue
+            if args.gates_only:
+                out[name] = gates(app, questions, [*OFF_TOPIC, *OFF_TOPIC_TUNE])
                 continue
             t0 = time.perf_counter()
             tag = f"-from{args.skip}" if args.skip else ""
@@ -1034,8 +1137,19 @@ def main() -> int:
             "after_0.05_as_shipped_before": summarise(
                 name, run, "after", Thresholds(claims=0.05, weak=0.4)
             ),
+            # main before the word gate: REFUSE_BELOW 0.5 below WEAK_MATCH 0.4
+            "now_0.5_as_shipped_before": summarise(
+                name, run, "now", Thresholds(claims=0.5, weak=0.4)
+            ),
             # this tree's constants (query/claims.py), whatever this run's halves would choose
             "now_as_shipped": summarise(name, run, "now", shipped()),
+        }
+    if len(runs) > 1:
+        # One set of constants ships for every library: chosen on all the sets' tune halves.
+        chosen, _ = choose([run for run, _ in runs], "now")
+        out["pooled"] = {
+            "thresholds_chosen_on_every_tune_half": dataclasses.asdict(chosen),
+            **{run["set"]: summarise(run["set"], run, "now", chosen) for run, _ in runs},
         }
     out["load_average_at_end"] = list(os.getloadavg())
     json.dump(out, sys.stdout, indent=1)

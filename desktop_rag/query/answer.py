@@ -49,6 +49,17 @@ LIST_START = "\n- "
 # its rarity in the library (IDF): bench/relevance.py --words-only puts the same questions on
 # either side of it (bench/results/relevance-words.json); low in the gap, for the same reason.
 WORDS_THRESHOLD = 0.4
+# A question with at least this share of its weight (by IDF) on plain words no passage of the
+# library holds is about something the library does not cover, whatever the cosine: MiniLM
+# puts "What is the main ingredient of guacamole?" at 0.404 to a passage on carrageenan (0.84
+# of its weight on "ingredient" and "guacamole"), "How many days are in a leap year?" at 0.28
+# to a filing's "365-day year" (0.65 on "leap"). Chosen by bench/answer_quality.py on the tune
+# halves of covid-qa and financebench; on-topic questions reach 0.47 (a misspelt
+# "limtations"); names, acronyms and fiscal-year codes are not plain words (unknown_share).
+UNKNOWN_GATE = 0.6
+# ... in a library of at least this many passages (covid-qa's 98 articles make 6,080): in fewer,
+# an everyday word ("keep", "away") is missing by chance, and its absence says nothing.
+UNKNOWN_GATE_PASSAGES = 1000
 # Counting how many passages hold a word stops here: beyond it, the word is common anyway.
 _DF_CAP = 2000
 # Words the full-text index drops (lancedb's English stop words, NLTK's list: they match
@@ -95,6 +106,8 @@ class AnswerService:
         self.refuse_below = claims.REFUSE_BELOW
         self.refuse_below_words_only = claims.REFUSE_BELOW_WORDS_ONLY
         self.weak_match = claims.WEAK_MATCH
+        self.unknown_gate = UNKNOWN_GATE
+        self.unknown_gate_passages = UNKNOWN_GATE_PASSAGES
         self._idf: dict[str, float] = {}
         self._idf_rows = -1
 
@@ -112,9 +125,15 @@ class AnswerService:
         """A follow-up that refers back leans on the previous question for its subject."""
         return follow_up.retrieval_query(question, history)
 
-    def relevant(self, hits: Sequence[Hit], query: str = "") -> bool:
+    def relevant(self, hits: Sequence[Hit], query: str = "", question: str = "") -> bool:
         """Whether the hits are about the question: by cosine similarity, or, searching by
-        words only, by the share of the question's rarer words its best passage holds."""
+        words only, by the share of the question's rarer words its best passage holds; and
+        not when most of the question's own words are in no passage of the library."""
+        if (
+            self.store.count_chunks() >= self.unknown_gate_passages
+            and unknown_share(self.store, question or query) >= self.unknown_gate
+        ):
+            return False
         if self.retriever.text_only:
             return word_relevance(self.store, query, hits) >= WORDS_THRESHOLD
         return bool(hits) and max(h.similarity for h in hits) >= self.threshold
@@ -148,7 +167,7 @@ class AnswerService:
         retrieval_ms = (time.perf_counter() - t0) * 1000.0
         notice = WORDS_ONLY if self.retriever.text_only else ""
 
-        if not question or not self.relevant(hits, query):
+        if not question or not self.relevant(hits, query, question):
             best = max((h.similarity for h in hits), default=0.0)
             log.info("nothing relevant (best similarity %.3f)", best)
             yield SourcesEvent((), notice)
@@ -360,9 +379,22 @@ def word_relevance(store: LanceStore, query: str, hits: Sequence[Hit]) -> float:
 
 
 def unknown_share(store: LanceStore, query: str) -> float:
-    """The share of the question's words, each weighted by its IDF, that no passage of the
-    library holds at all: "guacamole" in a library of virology papers."""
+    """The share of the question's words, each weighted by its IDF, that are plain words of
+    the language no passage of the library holds at all: "guacamole" in a library of virology
+    papers. Names, acronyms and codes ("Pfizer", "PPNE", "FY20") are left out of the absent
+    ones: a filing spells them its own way, so on-topic questions lack them too."""
     terms = question_terms(store, query)
     total = sum(w for w, _ in terms.values())
-    absent = sum(w for w, df in terms.values() if df == 0)
+    plain = _plain_words(query)
+    absent = sum(w for t, (w, df) in terms.items() if df == 0 and t in plain)
     return absent / total if total > 0 else 0.0
+
+
+def _plain_words(query: str) -> set[str]:
+    """The question's words written in lower-case letters only (the first may be capitalised,
+    as a sentence starts), lower-cased as question_terms reads them."""
+    out = set()
+    for i, raw in enumerate(fts_terms(query)):
+        if raw.isalpha() and (raw.islower() or (i == 0 and raw[1:].islower())):
+            out.add(raw.lower())
+    return out

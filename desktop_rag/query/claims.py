@@ -26,12 +26,13 @@ RARE_IDF = 3.0
 # Below this share of what the answer adds to its question (each word weighted by 1 + its
 # IDF) found in the cited sources, the answer is not from them: the service withholds it when
 # its sources are only a weak match for the question (best cosine below WEAK_MATCH), and flags
-# it otherwise. Chosen by bench/answer_quality.py on the tune half of covid-qa's questions and
-# the off-topic ones (bench/results/answer_quality-covid-refuse.json): off-topic answers borrow
-# a common word or two of the page they cite ("the wild cat" over a page on wild animals) and
-# score up to a half, while on-topic answers with little support (a figure of their own) came
-# from sources nearer the question (cosine 0.42 and above, most above 0.5).
-REFUSE_BELOW = 0.5
+# it otherwise. Chosen by bench/answer_quality.py on the tune halves of covid-qa's and
+# financebench's questions and the off-topic ones: off-topic answers borrow a common word or
+# a figure of the page they cite ("the wild cat" over a page on wild animals; "between 20°S
+# and 30°S" over a page holding a 20) and score up to a half, while on-topic answers with
+# little support (a figure of their own) came from sources nearer the question (cosine 0.42
+# and above, most above 0.5). So an answer must be more than half backed.
+REFUSE_BELOW = 0.55
 WEAK_MATCH = 0.4
 # Searching by words only (an index of another embedder) there is no cosine to tell near
 # sources from weak ones, so every unbacked answer counts as from weak ones, and the bar is

@@ -446,3 +446,97 @@ def test_words_the_full_text_index_drops_are_not_words_the_library_lacks(indexed
     assert unknown_share(app.store, question) == 0.0
     assert word_relevance(app.store, question, hits) == 1.0
     assert unknown_share(app.store, "What is the main ingredient of guacamole?") > 0.5
+
+
+GUACAMOLE = "What is the main ingredient of guacamole?"
+
+
+def test_a_question_mostly_in_words_the_library_lacks_is_refused_without_the_model(
+    tmp_path, animal_pdfs
+) -> None:
+    # covid-qa's guacamole case: MiniLM put a passage on carrageenan at cosine 0.404 to it,
+    # above the cosine gate and just near enough for its unbacked answer ("avocado [1]") to
+    # be flagged rather than withheld; but most of the question's weight is on words no
+    # passage of the library holds: nothing in it is about the question.
+    llm = FakeLlm("1], the main ingredient of guacamole is avocado.")
+    app = make_app(tmp_path, llm)
+    app.ingest.index([str(animal_pdfs)])
+    # The hash embedder's cosines are not MiniLM's: let every source by the cosine gate.
+    app.answer.threshold = -1.0
+    app.answer.weak_match = 0.0
+    # Seven passages stand for a library large enough for a missing word to mean something.
+    assert app.store.count_chunks() < app.answer.unknown_gate_passages
+    app.answer.unknown_gate_passages = app.store.count_chunks()
+    events = list(app.answer.ask(GUACAMOLE))
+    done = events[-1]
+    assert isinstance(done, DoneEvent)
+    assert llm.prompts == [], "the model was asked though the library lacks the question"
+    assert done.refused and done.answer == NOTHING_RELEVANT and done.cited == ()
+    # The same question, its subject in the library, reaches the model.
+    *_, asked = app.answer.ask("What is the main protein of octopus blood?")
+    assert isinstance(asked, DoneEvent) and len(llm.prompts) == 1
+
+
+def test_in_a_small_library_a_missing_everyday_word_refuses_nothing(tmp_path, animal_pdfs) -> None:
+    # "keep" and "away" are in none of its seven passages: by chance, not because the question
+    # is about something else.
+    from desktop_rag.query.answer import unknown_share
+
+    llm = FakeLlm("1], the stripes of a zebra deter biting flies.")
+    app = make_app(tmp_path, llm)
+    app.ingest.index([str(animal_pdfs)])
+    question = "How do zebras keep flies away?"
+    assert unknown_share(app.store, question) >= app.answer.unknown_gate
+    *_, done = app.answer.ask(question)
+    assert isinstance(done, DoneEvent)
+    assert llm.prompts and not done.refused and done.cited == (1,)
+
+
+OCEAN_PAGE = (
+    "Ninety amino acids were found on a meteorite in Australia, while on Earth only about 20 "
+    "of them are used for protein synthesis. Life may have started in the deep ocean, where "
+    "the vents lie between Africa and its islands."
+)
+
+
+def test_an_answer_half_backed_by_a_weak_source_is_withheld(tmp_path, animal_pdfs) -> None:
+    # covid-qa's "Which ocean lies between Africa and Australia?": "between 20°S and 30°S"
+    # over a page that holds a 20 (of the amino acids) and no 30: half of what the answer
+    # adds, from a source only weakly near the question, is no answer from it.
+    make_pdf(animal_pdfs / "origins.pdf", [OCEAN_PAGE])
+    llm = FakeLlm("1], the ocean between Africa and Australia lies between 20°S and 30°S.")
+    app = make_app(tmp_path, llm)
+    app.ingest.index([str(animal_pdfs)])
+    app.answer.weak_match = 1.01  # the hash embedder's cosines are not MiniLM's: a weak match
+    *_, done = app.answer.ask("Which ocean lies between Africa and Australia?")
+    assert isinstance(done, DoneEvent)
+    assert llm.prompts, "the gate refused it: this test is of the claim check"
+    assert done.support == 0.5
+    assert done.refused and done.answer == NOTHING_RELEVANT and done.cited == ()
+
+
+def test_names_and_codes_the_library_lacks_are_not_words_it_lacks(indexed) -> None:
+    # financebench's on-topic questions name fiscal years and metrics the index holds in
+    # other spellings ("FY20", "PPNE", "JnJ"): names and codes, not words of another subject.
+    from desktop_rag.query.answer import unknown_share
+
+    app, _ = indexed
+    assert unknown_share(app.store, "Did Pfizer's octopus hearts pump PPNE in FY20?") == 0.0
+    assert unknown_share(app.store, "How did JnJ's octopus blood change in Q22023?") == 0.0
+    # A plain word no passage holds still counts, wherever it stands in the question.
+    assert unknown_share(app.store, "Guacamole: what is its main ingredient?") > 0.5
+
+
+def test_an_unbacked_answer_to_a_question_with_unknown_codes_is_flagged_not_withheld(
+    tmp_path, animal_pdfs
+) -> None:
+    # Near sources, a question whose only unknown words are a code and a name: the answer
+    # they do not back is flagged, as before.
+    llm = FakeLlm("1], octopus blood pumped 12 litres in FY2021 at Octoco.")
+    app = make_app(tmp_path, llm)
+    app.ingest.index([str(animal_pdfs)])
+    app.answer.weak_match = 0.0
+    *_, done = app.answer.ask("How much blood did the hearts of Octoco's octopus pump in FY2021?")
+    assert isinstance(done, DoneEvent)
+    assert not done.refused and done.cited == (1,)
+    assert "12" in done.unsupported
