@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
@@ -31,12 +32,48 @@ def embed_by_length(
     batch_size: int,
     run: Callable[[list[T]], np.ndarray],
     dim: int,
+    more_runs: Sequence[Callable[[list[T]], np.ndarray]] = (),
 ) -> np.ndarray:
-    """Run `run` on length-sorted batches of items and return the rows in the input order."""
+    """Run `run` on length-sorted batches of items and return the rows in the input order.
+
+    Each of `more_runs` (for example one more single-threaded session) takes batches on a thread
+    of its own, started here so it runs at the caller's CPU and I/O priority; all of them take
+    the next batch from one shared list, so none waits while another has several left. The first
+    error stops every run and is raised here.
+    """
     if len(items) != len(lengths):
         raise ValueError("one length per item")
     out = np.zeros((len(items), dim), dtype=np.float32)
-    for idx in length_batches(lengths, batch_size):
-        rows = run([items[i] for i in idx])
-        out[idx] = rows
+    batches = list(length_batches(lengths, batch_size))
+    runs = [run, *more_runs][: max(1, len(batches))]
+    if len(runs) == 1:
+        for idx in batches:
+            out[idx] = run([items[i] for i in idx])
+        return out
+    lock = threading.Lock()
+    todo = iter(batches)
+    errors: list[BaseException] = []
+
+    def work(fn: Callable[[list[T]], np.ndarray]) -> None:
+        while True:
+            with lock:
+                idx = None if errors else next(todo, None)
+            if idx is None:
+                return
+            try:
+                rows = fn([items[i] for i in idx])
+            except BaseException as exc:  # re-raised in the caller's thread below
+                with lock:
+                    errors.append(exc)
+                return
+            out[idx] = rows
+
+    threads = [threading.Thread(target=work, args=(fn,), daemon=True) for fn in runs[1:]]
+    for thread in threads:
+        thread.start()
+    work(runs[0])
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
     return out

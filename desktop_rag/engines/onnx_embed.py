@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +38,21 @@ MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length, special tokens included
 
 StatusFn = Callable[[str], None]
 
+# Passages are embedded by single-threaded sessions side by side, one per core up to
+# MAX_STREAMS, rather than by one session whose threads meet after every operator: a
+# transformer this small is a string of short operators, and on two cores the two threads of
+# one session spent a fifth more CPU time per word piece than two sessions of one thread
+# (bench/embed_streams.py). More sessions cost memory (a copy of the weights and of the
+# activations each), so past MAX_STREAMS each session gets more threads instead.
+MAX_STREAMS = 4
+
+
+def passage_streams(threads: int) -> tuple[int, int]:
+    """(sessions, threads per session) for passages, given `threads` in all (0: every core)."""
+    total = threads if threads > 0 else (os.cpu_count() or 1)
+    streams = max(1, min(MAX_STREAMS, total))
+    return streams, max(1, total // streams)
+
 
 class OnnxEmbedder:
     """An exported sentence-embedding graph (pooling and normalisation inside) on ONNX Runtime.
@@ -55,7 +72,10 @@ class OnnxEmbedder:
         model_id: str = BUNDLED_EMBEDDER_ID,
         dim: int = BUNDLED_EMBEDDER_DIM,
         background: bool = False,
+        streams: int = 1,
     ) -> None:
+        if streams < 1:
+            raise ValueError("streams must be at least 1")
         self.model_file = Path(model_file)
         # Its pool threads run at the indexing priority (a session for passages only).
         self.background = background
@@ -64,7 +84,10 @@ class OnnxEmbedder:
         self._batch_size = batch_size
         self._model_id = model_id
         self._dim = dim
+        # Sessions that run batches side by side, `threads` each (see passage_streams).
+        self.streams = streams
         self._session: Any = None
+        self._more: list[Any] = []
         self._tokenizer: Any = None
         self._inputs: frozenset[str] = frozenset()
         self._lock = threading.Lock()
@@ -105,7 +128,9 @@ class OnnxEmbedder:
                     str(self.model_file), options, providers=["CPUExecutionProvider"]
                 )
 
-            session = _in_lowered_thread(create) if self.background else create()
+            make = (lambda: _in_lowered_thread(create)) if self.background else create
+            session = make()
+            self._more = [make() for _ in range(self.streams - 1)]
             tok = Tokenizer.from_file(str(self._tokenizer_json))
             tok.no_padding()  # the bundled tokenizer.json pads every text to 128
             tok.enable_truncation(max_length=MAX_TOKENS)
@@ -119,12 +144,13 @@ class OnnxEmbedder:
         self.load()
         encodings = self._tokenizer.encode_batch(list(texts))
         lengths = [len(e.ids) for e in encodings]
-        return embed_by_length(encodings, lengths, self._batch_size, self._run, self._dim)
+        more = [partial(self._run, session=s) for s in self._more]
+        return embed_by_length(encodings, lengths, self._batch_size, self._run, self._dim, more)
 
     def embed_query(self, text: str) -> NDArray[np.float32]:
         return self.embed([text])[0]
 
-    def _run(self, encodings: list[Any]) -> NDArray[np.float32]:
+    def _run(self, encodings: list[Any], session: Any = None) -> NDArray[np.float32]:
         width = max(len(e.ids) for e in encodings)
         ids = np.zeros((len(encodings), width), dtype=np.int64)
         mask = np.zeros_like(ids)
@@ -133,7 +159,8 @@ class OnnxEmbedder:
             ids[row, :n] = enc.ids
             mask[row, :n] = 1
         feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        out = self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
+        session = self._session if session is None else session
+        out = session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
         return np.asarray(out, dtype=np.float32)
 
 
@@ -341,16 +368,18 @@ class AutoEmbedder:
             return self._fallback
 
     def _load(self, variant: str, path: Path, model_dir: Path) -> None:
+        passages = variant == self.variant
+        streams, threads = passage_streams(self._threads) if passages else (1, self._threads)
         onnx = OnnxEmbedder(
             path,
             model_dir / "tokenizer.json",
-            threads=self._threads,
+            threads=threads,
             batch_size=self._batch_size,
             # Only passages (index runs) on it: questions have their own session, at the
             # priority of the thread that answers. One session for both keeps it there.
-            background=self._low_priority
-            and variant == self.variant
-            and variant != self.query_variant,
+            background=self._low_priority and passages and variant != self.query_variant,
+            # A question is one batch, so it only ever runs on the first session.
+            streams=streams,
         )
         try:
             onnx.load()

@@ -138,23 +138,30 @@ def _pools() -> None:
         # main thread lowers it for good): lower the pools further, or nothing tells them apart.
         priority.NICE = min(19, own + 5)
     low = max(own, priority.NICE)
-    auto = default_embedder(Settings(embed_backend="auto", n_threads=2))
+    # Eight threads: passages on four sessions of two threads (one pool thread each beside
+    # its caller), questions on one session of eight (seven pool threads), and any thread the
+    # runtime starts once per process, at its creator's priority.
+    auto = default_embedder(Settings(embed_backend="auto", n_threads=8))
     before = _threads()
     auto.prepare()
     new = _threads() - before
     assert auto.backend == "onnx-int8" and auto.query_backend == "onnx-fp32"
-    # Two sessions of two threads each: one pool thread apiece beside the caller (and any
-    # thread the runtime starts once per process, at its creator's priority).
     nice = sorted(os.getpriority(os.PRIO_PROCESS, t) for t in new)
-    assert nice.count(low) == 1 and own in nice, nice
+    assert nice.count(low) == 4 and nice.count(own) >= 7, nice
+    # Two threads: passages on two sessions of one thread each, which start no pool threads
+    # (they run on the indexing thread and one it starts: test_batching.py).
+    two = default_embedder(Settings(embed_backend="auto", n_threads=2))
+    two.prepare()
+    sessions = two._sessions
+    assert (sessions["int8"].streams, sessions["fp32"].streams) == (2, 1)
     # A session that serves questions keeps its creator's priority, whatever does passages.
-    both = default_embedder(Settings(embed_backend="onnx-fp32", n_threads=2))
+    both = default_embedder(Settings(embed_backend="onnx-fp32", n_threads=8))
     before = _threads()
     both.prepare()
     new = _threads() - before
     assert new and _nice(new) == {own}
     # Indexing at normal priority (the setting off): no pool is lowered either.
-    normal = default_embedder(Settings(embed_backend="auto", n_threads=2, index_low_priority=False))
+    normal = default_embedder(Settings(embed_backend="auto", n_threads=8, index_low_priority=False))
     before = _threads()
     normal.prepare()
     new = _threads() - before

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
+import time
+
 import numpy as np
 import pytest
 
@@ -51,3 +56,76 @@ def test_empty_and_bad_arguments():
         list(length_batches([1], 0))
     with pytest.raises(ValueError):
         embed_by_length(["a"], [1, 2], 4, lambda b: np.zeros((len(b), 1)), dim=1)
+
+
+def _rows(batch: list[str]) -> np.ndarray:
+    return np.array([[len(t), ord(t[0])] for t in batch], dtype=np.float32)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 8, 9, 64, 65, 1000])
+@pytest.mark.parametrize("runs", [2, 3, 4])
+def test_several_runs_share_the_batches_and_keep_the_input_order(n, runs):
+    """Across every boundary of the batch size (8): fewer batches than runs, one each, more."""
+    rng = np.random.default_rng(n * runs)
+    texts = [
+        "".join(chr(97 + int(c)) for c in rng.integers(0, 26, size=int(k)))
+        for k in rng.integers(1, 40, size=n)
+    ]
+    threads_seen: list[set[int]] = [set() for _ in range(runs)]
+
+    def make(i: int):
+        def run(batch: list[str]) -> np.ndarray:
+            threads_seen[i].add(threading.get_ident())
+            time.sleep(0.001)  # lets the others take batches too
+            return _rows(batch)
+
+        return run
+
+    fns = [make(i) for i in range(runs)]
+    out = embed_by_length(texts, [len(t) for t in texts], 8, fns[0], 2, fns[1:])
+    assert out.tolist() == _rows(texts).tolist()
+    used = [s for s in threads_seen if s]
+    batches = -(-n // 8)
+    assert len(used) == min(runs, batches)  # no thread is started with nothing to do
+    assert threads_seen[0] == {threading.get_ident()}  # the first runs on the caller's thread
+    assert len(set().union(*used)) == len(used)  # each of the others on a thread of its own
+
+
+def test_an_error_in_any_run_is_raised_to_the_caller_and_stops_the_others():
+    texts = [f"text {i:04d}" for i in range(200)]
+    calls = []
+
+    def good(batch: list[str]) -> np.ndarray:
+        calls.append(len(batch))
+        time.sleep(0.002)
+        return _rows(batch)
+
+    def bad(batch: list[str]) -> np.ndarray:
+        raise MemoryError("out of memory in the second session")
+
+    with pytest.raises(MemoryError, match="second session"):
+        embed_by_length(texts, [len(t) for t in texts], 4, good, 2, [bad])
+    assert len(calls) < 50  # 50 batches: the first run stopped early
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
+def test_the_other_runs_take_the_callers_priority():
+    """Indexing embeds on a thread lowered to nice 10: a run on a thread the app started earlier
+    (or at the window's priority) would compete with the window for the CPU."""
+    seen: list[int] = []
+
+    def run(batch: list[str]) -> np.ndarray:
+        seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        time.sleep(0.001)
+        return _rows(batch)
+
+    def lowered() -> None:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + 3))
+        embed_by_length([f"t{i}" for i in range(64)], [2] * 64, 4, run, 2, [run, run])
+
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    worker = threading.Thread(target=lowered)
+    worker.start()
+    worker.join()
+    assert len(seen) == 16 and set(seen) == {min(19, own + 3)}
