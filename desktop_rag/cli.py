@@ -104,8 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--explain",
         action="store_true",
-        help="show each passage's BM25 and vector rank and score, its blended score, and any "
-        "demotion with its reason",
+        help="show each passage's BM25 and vector rank and score, its blended score, any "
+        "demotion with its reason, and for the first five the score of their best sentence",
     )
 
     p = sub.add_parser(

@@ -75,8 +75,9 @@ class Chunk:
 @dataclass(frozen=True, slots=True)
 class Explanation:
     """Why a passage ranks where it does (query/retrieve.py): its rank (1-based) and score in
-    each list that found it (None: that list did not), the blended score, and the reason it was
-    demoted ("" if it was not)."""
+    each list that found it (None: that list did not), the blended score, the reason it was
+    demoted ("" if it was not), and the score of its best sentence where the first sources were
+    re-ranked by it (None otherwise)."""
 
     text_rank: int | None = None
     text_score: float | None = None
@@ -84,6 +85,7 @@ class Explanation:
     similarity: float | None = None
     blended: float = 0.0
     demoted: str = ""
+    sentence: float | None = None  # its best sentence's score, where the first few were re-ranked
 
     def describe(self) -> str:
         """One line for people: "BM25 #2 (7.31) · vector #5 (0.612) · blended 0.6420"."""
@@ -96,6 +98,8 @@ class Explanation:
             else "vector —",
             f"blended {self.blended:.4f}",
         ]
+        if self.sentence is not None:
+            parts.append(f"best sentence {self.sentence:.3f}")
         if self.demoted:
             parts.append(f"demoted: {self.demoted}")
         return " · ".join(parts)
@@ -108,6 +112,7 @@ class Explanation:
             "similarity": None if self.similarity is None else round(self.similarity, 4),
             "blended": round(self.blended, 6),
             "demoted": self.demoted,
+            "sentence": None if self.sentence is None else round(self.sentence, 4),
         }
 
 

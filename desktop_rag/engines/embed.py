@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -154,3 +155,56 @@ class SentenceTransformerEmbedder:
 
     def embed_query(self, text: str) -> NDArray[np.float32]:
         return self.embed([text])[0]
+
+
+class RecentVectors:
+    """An embedder that remembers the vectors of the texts and questions it embedded last: a
+    search re-ranks its first sources by their best sentences, and the quotes shown next read
+    the same question and mostly the same sentences, so they need not be embedded twice."""
+
+    def __init__(self, embedder: Embedder, size: int = 256) -> None:
+        self.inner = embedder
+        self._size = size
+        self._texts: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+        self._queries: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def _keep(self, memo: OrderedDict[str, NDArray[np.float32]], key: str, v: Any) -> None:
+        memo[key] = np.asarray(v, dtype=np.float32)
+        memo.move_to_end(key)
+        while len(memo) > self._size:
+            memo.popitem(last=False)
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        with self._lock:
+            missing = [t for t in dict.fromkeys(texts) if t not in self._texts]
+        if missing:
+            vectors = self.inner.embed(missing)
+            with self._lock:
+                for text, vector in zip(missing, vectors, strict=True):
+                    self._keep(self._texts, text, vector)
+        with self._lock:
+            found = {t: self._texts.get(t) for t in texts}
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        # A text evicted by another thread in between is embedded again, alone.
+        rows = [v if v is not None else self.inner.embed([t])[0] for t, v in found.items()]
+        by_text = dict(zip(found, rows, strict=True))
+        return np.stack([by_text[t] for t in texts]).astype(np.float32, copy=False)
+
+    def embed_query(self, text: str) -> NDArray[np.float32]:
+        with self._lock:
+            vector = self._queries.get(text)
+        if vector is None:
+            vector = np.asarray(self.inner.embed_query(text), dtype=np.float32)
+            with self._lock:
+                self._keep(self._queries, text, vector)
+        return vector

@@ -205,7 +205,7 @@ class AnswerService:
             )
         yield SourcesEvent(fitted.sources, notice)
         # The page's own words need no model: they are shown while the model reads the prompt.
-        yield QuotesEvent(pick_quotes(query, fitted.sources, self.retriever.embedder))
+        yield QuotesEvent(pick_quotes(query, fitted.sources, self.retriever.recent))
 
         guard = Runaway()
         first: float | None = None

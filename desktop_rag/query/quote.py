@@ -13,11 +13,15 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from desktop_rag.engines.embed import Embedder
 from desktop_rag.types import Quote, Source
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 # Only the best-ranked sources are read: the answer is nearly always in them. Their sentences
 # are ranked by the question's words first, which costs nothing, and only the best PRESELECT
@@ -25,6 +29,10 @@ from desktop_rag.types import Quote, Source
 TOP_SOURCES = 3
 MAX_SENTENCES = 36
 PRESELECT = 8
+# Retrieval re-ranks its first sources by their best sentence (query/retrieve.py): the
+# sentences of five sources sharing most of the question's words are embedded. Fewer ranked
+# the tuning halves lower; more ranked them the same (bench/rerank_sweep.py).
+RERANK_PRESELECT = 12
 # Shorter than this is a heading or a cut-off fragment; longer is a table run together, cut
 # into pieces of at most MAX_WORDS words.
 MIN_WORDS = 4
@@ -130,6 +138,51 @@ def term_scores(question: str, texts: Sequence[str]) -> list[float]:
     return [s / best if best > 0 else 0.0 for s in scores]
 
 
+def _scored(
+    question: str,
+    sentences: Sequence[str],
+    question_vector: NDArray[np.float32],
+    embedder: Embedder,
+    preselect: int,
+) -> list[tuple[float, int]]:
+    """The `preselect` sentences sharing most of the question's words (in reading order when
+    none does), each scored VECTOR_WEIGHT × cosine + TERM_WEIGHT × term score, best first."""
+    terms = term_scores(question, sentences)
+    chosen = sorted(range(len(sentences)), key=lambda i: (-terms[i], i))[:preselect]
+    q = np.asarray(question_vector, dtype=np.float32).reshape(-1)
+    vectors = np.asarray(embedder.embed([sentences[i] for i in chosen]), dtype=np.float32)
+    cosine = vectors @ q
+    scored = [
+        (VECTOR_WEIGHT * max(0.0, float(c)) + TERM_WEIGHT * terms[i], i)
+        for i, c in zip(chosen, cosine, strict=True)
+    ]
+    scored.sort(key=lambda x: (-x[0], x[1]))
+    return scored
+
+
+def best_sentences(
+    question: str,
+    texts: Sequence[str],
+    question_vector: NDArray[np.float32],
+    embedder: Embedder,
+    preselect: int = RERANK_PRESELECT,
+) -> list[float]:
+    """Each text's best sentence, scored as a quote is (the term statistics over all these
+    texts' sentences): 0 for a text none of whose sentences was among the preselected."""
+    sentences: list[str] = []
+    owner: list[int] = []
+    for n, text in enumerate(texts):
+        for sentence in split_sentences(text):
+            sentences.append(sentence)
+            owner.append(n)
+    best = [0.0] * len(texts)
+    if not sentences or not question.strip():
+        return best
+    for score, i in _scored(question, sentences, question_vector, embedder, preselect):
+        best[owner[i]] = max(best[owner[i]], score)
+    return best
+
+
 def pick_quotes(
     question: str,
     sources: Sequence[Source],
@@ -141,17 +194,8 @@ def pick_quotes(
     sentences = sentences_of(sources)
     if not sentences or not question.strip():
         return ()
-    terms = term_scores(question, [s.text for s in sentences])
-    # The sentences sharing most of the question's words; in reading order when none does.
-    chosen = sorted(range(len(sentences)), key=lambda i: (-terms[i], i))[:PRESELECT]
     q = np.asarray(embedder.embed_query(question), dtype=np.float32)
-    vectors = np.asarray(embedder.embed([sentences[i].text for i in chosen]), dtype=np.float32)
-    cosine = vectors @ q
-    scored = [
-        (VECTOR_WEIGHT * max(0.0, float(c)) + TERM_WEIGHT * terms[i], i)
-        for i, c in zip(chosen, cosine, strict=True)
-    ]
-    scored.sort(key=lambda x: (-x[0], x[1]))
+    scored = _scored(question, [s.text for s in sentences], q, embedder, PRESELECT)
     by_n = {s.n: s for s in sources}
     quotes: list[Quote] = []
     for score, i in scored[:limit]:

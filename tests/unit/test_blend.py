@@ -7,10 +7,12 @@ from typing import cast
 
 import numpy as np
 
-from desktop_rag.engines.embed import Embedder
+from desktop_rag.engines.embed import Embedder, RecentVectors
+from desktop_rag.query.quote import pick_quotes
 from desktop_rag.query.retrieve import Retriever, blend
 from desktop_rag.store.lance import LanceStore
-from desktop_rag.types import Hit
+from desktop_rag.types import Hit, Source
+from tests.fakes import HashEmbedder
 
 
 def _hit(cid: str, score: float = 0.0, sim: float = 0.0, nav: bool = False) -> Hit:
@@ -124,3 +126,69 @@ def test_the_first_k_passages_come_from_distinct_pages_where_there_are_k():
     # Fewer pages than k: the other passages of a page fill the list, best first.
     many = retriever.search("anything", k=7)
     assert [h.chunk_id for h in many] == ["a0", "p5", "p6", "p7", "p8", "a1", "a2"]
+
+
+class _SentencesStore:
+    """Two passages: the first matches the question's words all over without answering it; the
+    second is a little behind on the whole and holds the one sentence that answers it."""
+
+    def __init__(self) -> None:
+        broad = (
+            "Battery packs and battery chargers are sold apart. A battery charger has a cable. "
+            "Keep the battery charger dry. The battery pack fits every charger model."
+        )
+        answer = (
+            "Most of this page is about storage rooms and shelves for tools. "
+            "A full charge of the battery takes about four hours on the charger."
+        )
+        self.hits = [
+            Hit("broad", "d", "/m.pdf", 3, 0, 1, broad, 0.0, 0.70),
+            Hit("answer", "d", "/m.pdf", 9, 0, 1, answer, 0.0, 0.66),
+            Hit("far", "d", "/m.pdf", 20, 0, 1, "Index of terms and pages.", 0.0, 0.30),
+        ]
+
+    def vector_search(self, vector: object, k: int, *, exact: bool = False) -> list[Hit]:
+        return self.hits[:k]
+
+    def text_search_vectors(self, query: str, k: int) -> tuple[list[Hit], np.ndarray]:
+        return [], np.zeros((0, 64), dtype=np.float32)
+
+
+def test_a_passage_whose_best_sentence_answers_comes_first():
+    store = cast(LanceStore, _SentencesStore())
+    question = "How long does a full charge of the battery take?"
+    # The blend alone ranks the broad passage first: its similarity on the whole is higher.
+    assert Retriever(store, HashEmbedder(), rerank_top=0).search(question, k=2)[0].page == 3
+    hits = Retriever(store, HashEmbedder()).search(question, k=2)
+    assert [h.chunk_id for h in hits] == ["answer", "broad"]
+    first = hits[0].why
+    assert first is not None and first.sentence is not None and first.sentence > 0
+    assert "best sentence" in first.describe()
+
+
+def test_the_quotes_reuse_the_vectors_the_search_made():
+    embedder = HashEmbedder()
+    retriever = Retriever(cast(LanceStore, _SentencesStore()), embedder)
+    question = "How long does a full charge of the battery take?"
+    hits = retriever.search(question, k=2)
+    embedded = embedder.texts_embedded
+    sources = [Source(n, h.path, h.page, h.score, h.text) for n, h in enumerate(hits, 1)]
+    quotes = pick_quotes(question, sources, retriever.recent)
+    assert quotes and "four hours" in quotes[0].text
+    assert embedder.texts_embedded == embedded  # the question and every sentence remembered
+
+
+def test_recent_vectors_embed_each_text_once_and_forget_the_oldest():
+    inner = HashEmbedder()
+    memo = RecentVectors(inner, size=2)
+    first = memo.embed(["one two three", "four five six", "one two three"])
+    assert inner.texts_embedded == 2 and np.allclose(first[0], first[2])
+    assert np.allclose(memo.embed(["four five six"])[0], inner.embed(["four five six"])[0])
+    memo.embed(["seven eight nine"])  # the oldest, "one two three", is forgotten
+    before = inner.texts_embedded
+    memo.embed(["one two three", "seven eight nine"])
+    assert inner.texts_embedded == before + 1
+    memo.embed_query("a question")
+    memo.embed_query("a question")
+    assert inner.calls == 5  # the question once
+    assert memo.embed([]).shape == (0, inner.dim)

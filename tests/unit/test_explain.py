@@ -57,8 +57,12 @@ def test_search_explain_shows_ranks_scores_and_demotion(tmp_path, capsys) -> Non
         "similarity",
         "blended",
         "demoted",
+        "sentence",
     }
     assert any(e["demoted"] for e in explained) and any(e["bm25_rank"] == 1 for e in explained)
+    # The first five were re-ranked by their best sentence, the rest were not.
+    assert [e["sentence"] is not None for e in explained] == [True] * 5 + [False] * 5
+    assert "best sentence 0." in out
     plain = json.loads(_search(app, ["search", BROAD, "--json"], capsys))
     assert "explain" not in plain["hits"][0]  # the contract without --explain is unchanged
 
