@@ -279,6 +279,11 @@ def main() -> int:
                 {**score(lists, v, lambda h: distinct_pages_first(h, bench.K)), "distinct": True}
             )
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    return print_variants(rows, t0)
+
+
+def print_variants(rows: list[dict[str, object]], t0: float) -> int:
+    """The variants, the load and the time taken, as JSON on stdout (rerank_sweep.py too)."""
     out = {
         "load_average": os.getloadavg(),
         "seconds": round(time.perf_counter() - t0, 1),

@@ -161,14 +161,7 @@ def main() -> int:
     for v in grid:
         rows.append(score(ranked, qvs, svs, v))
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-    out = {
-        "load_average": os.getloadavg(),
-        "seconds": round(time.perf_counter() - t0, 1),
-        "variants": rows,
-    }
-    json.dump(out, sys.stdout, indent=1)
-    print()
-    return 0
+    return rank_sweep.print_variants(rows, t0)
 
 
 if __name__ == "__main__":
