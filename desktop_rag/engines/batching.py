@@ -45,11 +45,8 @@ def embed_by_length(
         raise ValueError("one length per item")
     out = np.zeros((len(items), dim), dtype=np.float32)
     batches = list(length_batches(lengths, batch_size))
+    # No thread is started with no batch left for it.
     runs = [run, *more_runs][: max(1, len(batches))]
-    if len(runs) == 1:
-        for idx in batches:
-            out[idx] = run([items[i] for i in idx])
-        return out
     lock = threading.Lock()
     todo = iter(batches)
     errors: list[BaseException] = []
