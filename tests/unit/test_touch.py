@@ -23,8 +23,10 @@ from tests.pdfgen import make_pdf
 
 
 def _library(root, n):
+    # A text layer of 16 letters and digits or more: a shorter one would be read with OCR
+    # (ingest/ocr.py's USABLE_CHARS), which these tests do not need and which takes minutes.
     return [
-        make_pdf(root / f"dossier {i % 3}" / f"file {i}.pdf", [f"page about item{i}"])
+        make_pdf(root / f"dossier {i % 3}" / f"file {i}.pdf", [f"a page about item{i} alone"])
         for i in range(n)
     ]
 
