@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
-from embed_streams import texts_of
+from embed_streams import model_tokenizer, texts_of
 from perfutil import REPO, emit, machine, say
 
 sys.path.insert(0, str(REPO))
@@ -89,17 +89,11 @@ def main() -> None:
     parser.add_argument("--batches", default="4,32")
     args = parser.parse_args()
 
-    from tokenizers import Tokenizer
-
     from desktop_rag.app import default_embedder
     from desktop_rag.config import Settings
-    from desktop_rag.engines.embed import bundled_model_dir
 
     texts = texts_of(args.chunks)
-    tok = Tokenizer.from_file(str(bundled_model_dir() / "tokenizer.json"))
-    tok.no_padding()
-    tok.enable_truncation(max_length=256)
-    ids = [e.ids for e in tok.encode_batch(texts)]
+    ids = [e.ids for e in model_tokenizer().encode_batch(texts)]
     pieces = sum(map(len, ids))
     auto = default_embedder(Settings())
     auto.prepare()  # type: ignore[attr-defined]

@@ -50,6 +50,18 @@ def texts_of(chunks: int) -> list[str]:
     return out[max(0, mid - chunks // 2) : max(0, mid - chunks // 2) + chunks]
 
 
+def model_tokenizer() -> Any:
+    """The embedder's tokenizer as the app runs it: no padding, cut at 256 word pieces."""
+    from tokenizers import Tokenizer
+
+    from desktop_rag.engines.embed import bundled_model_dir
+
+    tok = Tokenizer.from_file(str(bundled_model_dir() / "tokenizer.json"))
+    tok.no_padding()
+    tok.enable_truncation(max_length=256)
+    return tok
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=960)
@@ -58,18 +70,13 @@ def main() -> None:
     parser.add_argument("--configs", default="1x2:32,2x1:32,2x1:16,2x1:8")
     args = parser.parse_args()
 
-    from tokenizers import Tokenizer
-
     from desktop_rag.app import default_embedder
     from desktop_rag.config import Settings
     from desktop_rag.engines.embed import bundled_model_dir
     from desktop_rag.engines.onnx_embed import OnnxEmbedder
 
     texts = texts_of(args.chunks)
-    tok = Tokenizer.from_file(str(bundled_model_dir() / "tokenizer.json"))
-    tok.no_padding()
-    tok.enable_truncation(max_length=256)
-    pieces = sum(len(e.ids) for e in tok.encode_batch(texts))
+    pieces = sum(len(e.ids) for e in model_tokenizer().encode_batch(texts))
     auto = default_embedder(Settings())
     auto.prepare()  # type: ignore[attr-defined]
     model_file = auto._sessions[args.variant].model_file  # type: ignore[attr-defined]
