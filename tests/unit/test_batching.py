@@ -86,10 +86,13 @@ def test_several_runs_share_the_batches_and_keep_the_input_order(n, runs):
     assert out.tolist() == _rows(texts).tolist()
     used = [s for s in threads_seen if s]
     if -(-n // 8) == 1:
-        assert len(used) == 1  # one batch: no thread is started for nothing
-    # The first run works on the caller's thread, each other run on a thread of its own (how
-    # many batches each takes depends on the machine's load, so it is not asserted).
-    assert threads_seen[0] == {threading.get_ident()}
+        # One batch: no thread is started for nothing, the caller runs it.
+        assert threads_seen[0] == {threading.get_ident()} and len(used) == 1
+    # The first run works on the caller's thread, each other run on a thread of its own. How
+    # many batches each takes depends on the machine's load, so it is not asserted: on a busy
+    # machine the started threads can take every batch before the caller takes one (CI saw it
+    # with 9 batches and 4 runs).
+    assert threads_seen[0] <= {threading.get_ident()}
     assert all(len(s) == 1 for s in used) and len(set().union(*used)) == len(used)
 
 
