@@ -2,10 +2,11 @@
 
 Both runtimes run the app's exported graphs (int8 and fp32, from the embedder cache the first
 index run fills) on the same texts (bench/embed_streams.py's chunks of the dense TeX manuals,
-title and section included), sorted by length and batched as the app does, in rounds that
-alternate the runtimes. Reported per runtime, variant and batch size: word pieces per second
-and per CPU second of this process (one thread each, so the two agree on an idle machine), and
-the vectors' mean cosine to ONNX Runtime fp32.
+title and section included), sorted, batched and padded by the app's own code, in rounds that
+alternate the runtimes; ONNX Runtime through the app's own passage session. Reported per
+runtime, variant and batch size: word pieces per second and per CPU second of this process
+(one thread each, so the two agree on an idle machine), and the vectors' mean cosine to ONNX
+Runtime fp32.
 
 OpenVINO is not a dependency of the app: install it beside the checkout to run its half,
     python -m pip install --target /tmp/ovpkg openvino && rm -rf /tmp/ovpkg/numpy*
@@ -22,7 +23,8 @@ import argparse
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -31,42 +33,23 @@ from perfutil import REPO, emit, machine, say
 
 sys.path.insert(0, str(REPO))
 
-Run = Callable[[np.ndarray, np.ndarray], np.ndarray]
-
-
-def _batches(lengths_ids: list[list[int]], batch: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    order = sorted(range(len(lengths_ids)), key=lambda i: len(lengths_ids[i]))
-    for start in range(0, len(order), batch):
-        rows = [lengths_ids[i] for i in order[start : start + batch]]
-        ids = np.zeros((len(rows), max(map(len, rows))), dtype=np.int64)
-        mask = np.zeros_like(ids)
-        for r, row in enumerate(rows):
-            ids[r, : len(row)] = row
-            mask[r, : len(row)] = 1
-        yield ids, mask
+Run = Callable[[list[Any]], np.ndarray]  # a batch of tokenizer encodings -> their vectors
 
 
 def _ort(model_file: str) -> Run:
-    import onnxruntime as ort
+    """The app's own passage session (engines/onnx_embed.py), one thread as on two cores."""
+    from desktop_rag.engines.embed import bundled_model_dir
+    from desktop_rag.engines.onnx_embed import OnnxEmbedder
 
-    options = ort.SessionOptions()  # as the app's passage sessions on two cores
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    options.enable_mem_pattern = False
-    session = ort.InferenceSession(model_file, options, providers=["CPUExecutionProvider"])
-    names = {i.name for i in session.get_inputs()}
-
-    def run(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        return np.asarray(session.run(None, {k: v for k, v in feed.items() if k in names})[0])
-
-    return run
+    embedder = OnnxEmbedder(Path(model_file), bundled_model_dir() / "tokenizer.json", threads=1)
+    embedder.load()
+    return embedder._run
 
 
 def _openvino(model_file: str) -> Run:
     import openvino as ov
+
+    from desktop_rag.engines.onnx_embed import padded_feed
 
     config = {"INFERENCE_NUM_THREADS": 1, "NUM_STREAMS": 1, "PERFORMANCE_HINT": "LATENCY"}
     config["INFERENCE_PRECISION_HINT"] = "f32"  # as ONNX Runtime computes; no bf16 shortcut
@@ -74,8 +57,8 @@ def _openvino(model_file: str) -> Run:
     request = compiled.create_infer_request()
     names = [i.get_any_name() for i in compiled.inputs]
 
-    def run(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+    def run(encodings: list[Any]) -> np.ndarray:
+        feed = padded_feed(encodings)  # the app's padding
         request.infer({k: feed[k] for k in names})
         return np.array(request.get_output_tensor(0).data)
 
@@ -91,10 +74,13 @@ def main() -> None:
 
     from desktop_rag.app import default_embedder
     from desktop_rag.config import Settings
+    from desktop_rag.engines.batching import embed_by_length
+    from desktop_rag.engines.embed import BUNDLED_EMBEDDER_DIM
 
     texts = texts_of(args.chunks)
-    ids = [e.ids for e in model_tokenizer().encode_batch(texts)]
-    pieces = sum(map(len, ids))
+    encodings = model_tokenizer().encode_batch(texts)
+    lengths = [len(e.ids) for e in encodings]
+    pieces = sum(lengths)
     auto = default_embedder(Settings())
     auto.prepare()  # type: ignore[attr-defined]
     files = {v: str(s.model_file) for v, s in auto._sessions.items()}  # type: ignore[attr-defined]
@@ -120,9 +106,10 @@ def main() -> None:
         for key in order:
             name, batch = key.split(":b")
             run = runs[name]
-            run(*next(_batches(ids, int(batch))))  # warm: first shapes, allocations
+            run(encodings[: int(batch)])  # warm: first shapes, allocations
             t0, c0 = time.perf_counter(), time.process_time()
-            out = np.concatenate([run(i, m) for i, m in _batches(ids, int(batch))])
+            # Sorted by length and batched as the app batches (engines/batching.py).
+            out = embed_by_length(encodings, lengths, int(batch), run, BUNDLED_EMBEDDER_DIM)
             wall, cpu = time.perf_counter() - t0, time.process_time() - c0
             vectors[key] = out
             seen[key].append({"wall_s": wall, "cpu_s": cpu})

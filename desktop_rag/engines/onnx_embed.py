@@ -156,17 +156,22 @@ class OnnxEmbedder:
         return self.embed([text])[0]
 
     def _run(self, encodings: list[Any], session: Any = None) -> NDArray[np.float32]:
-        width = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(encodings), width), dtype=np.int64)
-        mask = np.zeros_like(ids)
-        for row, enc in enumerate(encodings):
-            n = len(enc.ids)
-            ids[row, :n] = enc.ids
-            mask[row, :n] = 1
-        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        feed = padded_feed(encodings)
         session = self._session if session is None else session
         out = session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
         return np.asarray(out, dtype=np.float32)
+
+
+def padded_feed(encodings: Sequence[Any]) -> dict[str, NDArray[np.int64]]:
+    """A batch of tokenizer encodings as the graph's inputs, padded to the longest of them."""
+    width = max(len(e.ids) for e in encodings)
+    ids = np.zeros((len(encodings), width), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    for row, enc in enumerate(encodings):
+        n = len(enc.ids)
+        ids[row, :n] = enc.ids
+        mask[row, :n] = 1
+    return {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
 
 
 def _in_lowered_thread(fn: Callable[[], Any]) -> Any:
