@@ -47,6 +47,46 @@ _WEIGHTS = "model.safetensors"
 
 Exporter = Callable[[Path, Path, str], dict[str, Any]]
 
+# int8 weights in 7 bits on a CPU whose int8 products can saturate. Without VNNI (or AMX), ONNX
+# Runtime's x86 int8 kernels multiply unsigned 8-bit activations by signed 8-bit weights with
+# VPMADDUBSW, which adds each pair of products into a signed 16-bit sum and clamps it there:
+# 2 x 255 x 127 = 64,770 does not fit, 2 x 255 x 64 = 32,640 does. So on such a CPU the vectors
+# drift from fp32 where a VNNI CPU's do not (round 1's CI failure), and int8 would be refused
+# there (engines/int8_check.py) or lose quality. 7-bit weights cannot saturate; on a VNNI CPU
+# they cost a little agreement for nothing, so they are used only where the products saturate.
+# ONNX Runtime's own guidance (quantize_static's docstring) says the same. Set
+# DESKTOP_RAG_INT8_WEIGHT_BITS to 7 or 8 to choose (benchmarks, tests).
+WEIGHT_BITS_ENV = "DESKTOP_RAG_INT8_WEIGHT_BITS"
+_NON_SATURATING = ("avx512_vnni", "avx512vnni", "avx_vnni", "amx_int8")
+
+
+def int8_weight_bits(flags: str | None = None) -> int:
+    """7 where this CPU's int8 kernels can saturate (x86 without VNNI or AMX), else 8.
+
+    flags: /proc/cpuinfo's "flags" line (read here when None). Non-x86 CPUs (ARM's dot
+    products do not saturate) and CPUs whose flags cannot be read get 8."""
+    forced = os.environ.get(WEIGHT_BITS_ENV, "").strip()
+    if forced in ("7", "8"):
+        return int(forced)
+    if flags is None:
+        flags = _cpu_flags()
+    names = set(flags.split())
+    if not names or not ({"avx2", "avx512bw", "ssse3"} & names):
+        return 8  # not x86, or unknown: the kernels in question are x86's
+    return 8 if names & set(_NON_SATURATING) else 7
+
+
+def _cpu_flags() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() == "flags":
+                    return value
+    except OSError:
+        pass
+    return ""
+
 
 class ExportError(Exception):
     """The model could not be exported; the message says why (for the log, not the user)."""
@@ -54,7 +94,11 @@ class ExportError(Exception):
 
 def fingerprint(model_dir: Path, variant: str) -> str:
     """A short id of the source model, the variant and the recipe: the cache key."""
-    digest = hashlib.sha256(f"recipe={RECIPE};variant={variant}".encode())
+    recipe = f"recipe={RECIPE};variant={variant}"
+    bits = int8_weight_bits() if variant == "int8" else 8
+    if bits != 8:
+        recipe += f";weight_bits={bits}"  # 8 bits keep the key they always had
+    digest = hashlib.sha256(recipe.encode())
     for name in _DEFINING_FILES:
         path = model_dir / name
         digest.update(name.encode())
@@ -295,11 +339,13 @@ def export_onnx(model_dir: Path, out_dir: Path, variant: str) -> dict[str, Any]:
         from onnxruntime.quantization import QuantType, quantize_dynamic
 
         logging.getLogger().setLevel(logging.ERROR)  # "consider pre-processing": not for BERT
+        bits = int8_weight_bits()
         quantize_dynamic(
             str(fp32),
             str(target),
             weight_type=QuantType.QInt8,
             per_channel=True,
+            reduce_range=bits == 7,
             op_types_to_quantize=["MatMul"],
             extra_options={"MatMulConstBOnly": True},
         )
@@ -334,4 +380,7 @@ def export_onnx(model_dir: Path, out_dir: Path, variant: str) -> dict[str, Any]:
     worst = float(min(cos.min(), float(np.dot(single[0], ref.numpy()[0]))))
     if worst < MIN_SELF_CHECK_COS[variant]:
         raise ExportError(f"the exported model disagrees with PyTorch (cosine {worst:.4f})")
-    return {"self_check_min_cosine": round(worst, 6), "bytes": target.stat().st_size}
+    info: dict[str, Any] = {"self_check_min_cosine": round(worst, 6)}
+    if variant == "int8":
+        info["weight_bits"] = bits
+    return {**info, "bytes": target.stat().st_size}

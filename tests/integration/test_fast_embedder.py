@@ -166,3 +166,33 @@ def _pools() -> None:
     normal.prepare()
     new = _threads() - before
     assert len(new) >= 2 and _nice(new) == {own}
+
+
+def test_7_bit_export_holds_no_weight_that_can_saturate_and_passes_the_int8_rule(
+    tmp_path, monkeypatch
+):
+    """The export a CPU without VNNI gets (forced here, whatever this CPU is): every int8
+    weight within ±64, so no pair of u8 x s8 products overflows 16 bits; and its vectors still
+    agree with fp32 by the app's own rule, on this CPU."""
+    import onnx
+    from onnx import numpy_helper
+
+    from desktop_rag.engines import int8_check, onnx_export
+
+    monkeypatch.setenv(onnx_export.WEIGHT_BITS_ENV, "7")
+    auto = AutoEmbedder(ExportCache(tmp_path / "cache"), exporter=export_onnx)
+    auto.prepare()
+    int8 = auto._sessions["int8"]
+    manifest = (int8.model_file.parent / "manifest.json").read_text()
+    assert '"weight_bits": 7' in manifest
+    weights = [
+        numpy_helper.to_array(t)
+        for t in onnx.load(str(int8.model_file)).graph.initializer
+        if t.data_type == onnx.TensorProto.INT8
+    ]
+    assert len(weights) >= 36  # six layers' worth of weight matrices
+    # 2 x 255 x 64 = 32,640 fits a signed 16-bit sum; 2 x 255 x 127 does not.
+    assert max(int(np.abs(w.astype(np.int32)).max()) for w in weights) <= 64
+    agreement = int8_check.measure(int8, auto._sessions["fp32"])
+    assert agreement.ok, agreement.describe()
+    assert auto.agreement is not None and auto.agreement.ok

@@ -131,3 +131,37 @@ def test_damaged_export_falls_back_to_the_reference(tmp_path, model_dir):
     auto.embed(["still works"])
     auto.embed_query("and so do questions")
     assert fallback.calls == 2
+
+
+# Flags as /proc/cpuinfo gives them (shortened): an AVX2 laptop without VNNI, a Skylake-SP
+# server (AVX-512 without VNNI), a Cascade Lake (AVX-512 VNNI), an Alder Lake (AVX-VNNI), a
+# Sapphire Rapids (AMX), an ARM board and a CPU whose flags could not be read.
+@pytest.mark.parametrize(
+    ("flags", "bits"),
+    [
+        ("fpu sse ssse3 sse4_1 sse4_2 avx avx2 fma f16c", 7),
+        ("fpu ssse3 avx avx2 avx512f avx512dq avx512bw avx512vl", 7),
+        ("fpu ssse3 avx avx2 avx512f avx512bw avx512_vnni", 8),
+        ("fpu ssse3 avx avx2 avx_vnni", 8),
+        ("fpu ssse3 avx2 avx512bw avx512_vnni amx_tile amx_int8 amx_bf16", 8),
+        ("fp asimd evtstrm aes pmull sha1 sha2 crc32 asimddp i8mm", 8),
+        ("", 8),
+    ],
+)
+def test_int8_weights_take_7_bits_only_where_the_cpu_products_saturate(monkeypatch, flags, bits):
+    monkeypatch.delenv(export.WEIGHT_BITS_ENV, raising=False)
+    assert export.int8_weight_bits(flags) == bits
+    monkeypatch.setenv(export.WEIGHT_BITS_ENV, "7")
+    assert export.int8_weight_bits(flags) == 7
+    monkeypatch.setenv(export.WEIGHT_BITS_ENV, "8")
+    assert export.int8_weight_bits(flags) == 8
+
+
+def test_7_bit_weights_are_a_cache_entry_of_their_own(monkeypatch, model_dir):
+    """A 7-bit export is never found where an 8-bit one was asked for, nor the other way."""
+    monkeypatch.setenv(export.WEIGHT_BITS_ENV, "8")
+    eight = export.fingerprint(model_dir, "int8")
+    fp32 = export.fingerprint(model_dir, "fp32")
+    monkeypatch.setenv(export.WEIGHT_BITS_ENV, "7")
+    assert export.fingerprint(model_dir, "int8") != eight
+    assert export.fingerprint(model_dir, "fp32") == fp32  # fp32 has no int8 weights
