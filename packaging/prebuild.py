@@ -20,10 +20,14 @@ from pathlib import Path
 from desktop_rag.config import cache_dir
 from desktop_rag.engines.embed import bundled_model_dir
 from desktop_rag.engines.llm import bundled_model_path
-from desktop_rag.engines.onnx_export import MANIFEST_FILE, ExportCache, export_onnx
+from desktop_rag.engines.onnx_export import (
+    MANIFEST_FILE,
+    WEIGHT_BITS_ENV,
+    ExportCache,
+    export_onnx,
+)
 from desktop_rag.infra import frozen
 
-VARIANTS = ("int8", "fp32")
 # What the tokenizer and a reader of the folder need; the weights stay out (PyTorch only).
 EMBEDDER_FILES = (
     "tokenizer.json",
@@ -62,12 +66,27 @@ def prebuild(out: Path) -> dict[str, object]:
             _place(model_dir / name, out / frozen.EMBEDDER / name)
     cache = ExportCache(cache_dir() / "embedders")
     exports = {}
-    for variant in VARIANTS:
-        model = cache.ensure(model_dir, variant, export_onnx)
-        folder = out / frozen.EMBEDDER / f"onnx-{variant}"
-        _place(model, folder / frozen.EXPORT_FILE)
-        _place(model.parent / MANIFEST_FILE, folder / MANIFEST_FILE)
-        exports[variant] = model.stat().st_size
+    # int8 twice: 8-bit weights, and 7-bit ones for the CPUs whose int8 products saturate
+    # (engines/onnx_export.int8_weight_bits); the installed app picks by the user's CPU.
+    builds = [
+        ("int8", "8", "onnx-int8"),
+        ("int8", "7", frozen.SEVEN_BIT_INT8),
+        ("fp32", "", "onnx-fp32"),
+    ]
+    before = os.environ.get(WEIGHT_BITS_ENV)
+    try:
+        for variant, bits, name in builds:
+            os.environ[WEIGHT_BITS_ENV] = bits
+            model = cache.ensure(model_dir, variant, export_onnx)
+            folder = out / frozen.EMBEDDER / name
+            _place(model, folder / frozen.EXPORT_FILE)
+            _place(model.parent / MANIFEST_FILE, folder / MANIFEST_FILE)
+            exports[name.removeprefix("onnx-")] = model.stat().st_size
+    finally:
+        if before is None:
+            os.environ.pop(WEIGHT_BITS_ENV, None)
+        else:
+            os.environ[WEIGHT_BITS_ENV] = before
     return {"gguf": gguf.name, "gguf_bytes": gguf.stat().st_size, "onnx_bytes": exports}
 
 

@@ -6,6 +6,8 @@
     prebuilt/llm/<name>.gguf             the default language model, verified
     prebuilt/embedder/                   the embedder's tokenizer and configs (no weights)
     prebuilt/embedder/onnx-<variant>/model.onnx   int8 for passages, fp32 for questions
+    prebuilt/embedder/onnx-int8-w7/model.onnx     int8 in 7 bits, for CPUs without VNNI
+                                                  (engines/onnx_export.int8_weight_bits)
 
 A frozen build carries neither torch nor the model packages, so it cannot export or assemble:
 these files are its only models. Outside a frozen build every lookup here returns None.
@@ -20,6 +22,7 @@ FOLDER = "prebuilt"
 LLM = "llm"
 EMBEDDER = "embedder"
 EXPORT_FILE = "model.onnx"
+SEVEN_BIT_INT8 = "onnx-int8-w7"
 
 
 def is_frozen() -> bool:
@@ -53,9 +56,19 @@ def embedder_dir() -> Path | None:
 
 
 def embedder_export(variant: str) -> Path | None:
-    """The bundle's ONNX export of the embedder for this variant (int8 or fp32)."""
+    """The bundle's ONNX export of the embedder for this variant (int8 or fp32): for int8, the
+    7-bit export on a CPU whose int8 products saturate, when the bundle has one."""
     folder = embedder_dir()
     if folder is None:
         return None
-    model = folder / f"onnx-{variant}" / EXPORT_FILE
-    return model if model.is_file() else None
+    names = [f"onnx-{variant}"]
+    if variant == "int8":
+        from desktop_rag.engines.onnx_export import int8_weight_bits
+
+        if int8_weight_bits() == 7:
+            names.insert(0, SEVEN_BIT_INT8)
+    for name in names:
+        model = folder / name / EXPORT_FILE
+        if model.is_file():
+            return model
+    return None

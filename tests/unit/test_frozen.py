@@ -109,3 +109,21 @@ def test_the_reference_embedder_without_torch_says_what_to_do(monkeypatch):
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)
     with pytest.raises(ModelError, match="prepared ONNX models"):
         SentenceTransformerEmbedder().load()
+
+
+def test_the_bundle_gives_its_7_bit_int8_export_to_a_cpu_whose_products_saturate(
+    frozen, monkeypatch
+):
+    from desktop_rag.engines import onnx_export
+
+    root = _layout(frozen, exports=("int8", "int8-w7", "fp32"))
+    eight = root / bundle.EMBEDDER / "onnx-int8" / bundle.EXPORT_FILE
+    seven = root / bundle.EMBEDDER / bundle.SEVEN_BIT_INT8 / bundle.EXPORT_FILE
+    monkeypatch.setenv(onnx_export.WEIGHT_BITS_ENV, "8")  # a VNNI CPU
+    assert bundle.embedder_export("int8") == eight
+    monkeypatch.setenv(onnx_export.WEIGHT_BITS_ENV, "7")  # an AVX2 CPU without VNNI
+    assert bundle.embedder_export("int8") == seven
+    assert bundle.embedder_export("fp32") == root / bundle.EMBEDDER / "onnx-fp32" / "model.onnx"
+    # An older bundle without the 7-bit export: its 8-bit one (the int8 rule still decides).
+    seven.unlink()
+    assert bundle.embedder_export("int8") == eight
