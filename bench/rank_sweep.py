@@ -107,10 +107,14 @@ def blend(
     share: float,
     cosine: str,
     lexical: str,
+    missing: float = 0.0,
+    full: bool = False,
 ) -> list[Hit]:
     """retrieve.blend with the cosine's scaling and BM25's normalisation as choices:
     cosine "range" (over all candidates: the app's), "vector-range" (over the vector list's),
-    "best" (a share of the best), "absolute"; lexical "best" (the app's) or "range"."""
+    "best" (a share of the best), "absolute"; lexical "best" (the app's) or "range"; missing:
+    a passage the BM25 list did not reach scores this share of the list's last score there
+    (0: nothing, the app's before; 1: the most it can have), when the list was cut (full)."""
     from desktop_rag.query.retrieve import candidates
 
     best, bm25 = candidates(vector, text)
@@ -124,8 +128,10 @@ def blend(
     lo, hi = min(sims), max(sims)
     out = []
     for cid, hit in best.items():
-        if cid not in bm25 or top <= 0:
+        if top <= 0:
             lex = 0.0
+        elif cid not in bm25:
+            lex = missing * low / top if full else 0.0
         elif lexical == "range":
             lex = (bm25[cid] - low) / (top - low) if top > low else 1.0
         else:
@@ -146,7 +152,15 @@ def rank(row: Row, v: dict[str, object]) -> list[Hit]:
     q, vector, texts = row
     n = int(v["n"])  # type: ignore[call-overload]
     text = texts[float(v["boost"])][:n]  # type: ignore[arg-type]
-    ranked = blend(vector[:n], text, float(v["share"]), str(v["cosine"]), str(v["lexical"]))  # type: ignore[arg-type]
+    ranked = blend(
+        vector[:n],
+        text,
+        float(v["share"]),  # type: ignore[arg-type]
+        str(v["cosine"]),
+        str(v["lexical"]),
+        float(v.get("missing", 0.0)),  # type: ignore[arg-type]
+        len(text) >= n,
+    )
     d = float(v.get("doc", 0.0))  # type: ignore[arg-type]
     if d and ranked:
         # A document prior: the blended mass of its passages among the first ten.

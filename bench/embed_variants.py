@@ -1,0 +1,115 @@
+"""Other forms of the app's embedder graphs, against the app's own, on the dense manuals' chunks.
+
+From the app's fp32 export (the embedder cache the first index run fills), in a temporary
+folder: the graph after ONNX Runtime's offline transformer fusions (onnxruntime.transformers.
+optimizer, BERT: Attention, SkipLayerNormalization, BiasGelu), and int8 quantised as the app
+quantises (dynamic, per channel, MatMul weights) but in 7 bits (what a CPU without VNNI gets,
+engines/onnx_export.int8_weight_bits), after the fusions, and after the fusions with the
+Attention nodes quantised too. Each runs in the app's passage session (one thread) on
+bench/embed_streams.py's chunks, batched as the app batches (4), in two rounds that alternate
+the variants. Reported: word pieces per CPU second of this process, and the mean and lowest
+cosine of the vectors to the app's fp32 export.
+
+    python bench/embed_variants.py [--chunks 480]
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from embed_streams import model_tokenizer, texts_of
+from perfutil import REPO, emit, machine, say
+
+sys.path.insert(0, str(REPO))
+
+
+def _variants(fp32: Path, folder: Path) -> dict[str, Path]:
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    fused = folder / "fp32-fused.onnx"
+    model = optimize_model(str(fp32), model_type="bert", num_heads=12, hidden_size=384)
+    say(f"fusions: { {k: v for k, v in model.get_fused_operator_statistics().items() if v} }")
+    model.save_model_to_file(str(fused))
+    out = {"fp32-fused": fused}
+    logging.getLogger().setLevel(logging.ERROR)
+    for name, source, seven, ops in (
+        ("int8-7bit", fp32, True, ["MatMul"]),
+        ("int8-fused", fused, False, ["MatMul"]),
+        ("int8-fused-attention", fused, False, ["MatMul", "Attention"]),
+    ):
+        target = folder / f"{name}.onnx"
+        quantize_dynamic(
+            str(source),
+            str(target),
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            reduce_range=seven,
+            op_types_to_quantize=ops,
+            # The fused graph's contrib ops have no type inference: say their outputs' type.
+            extra_options={"MatMulConstBOnly": True, "DefaultTensorType": onnx.TensorProto.FLOAT},
+        )
+        out[name] = target
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chunks", type=int, default=480)
+    args = parser.parse_args()
+
+    from desktop_rag.app import default_embedder
+    from desktop_rag.config import Settings
+    from desktop_rag.engines.batching import embed_by_length
+    from desktop_rag.engines.embed import BUNDLED_EMBEDDER_DIM, bundled_model_dir
+    from desktop_rag.engines.onnx_embed import OnnxEmbedder
+
+    auto = default_embedder(Settings())
+    auto.prepare()  # type: ignore[attr-defined]
+    sessions = auto._sessions  # type: ignore[attr-defined]
+    files = {f"app-{v}": Path(s.model_file) for v, s in sessions.items()}
+    texts = texts_of(args.chunks)
+    encodings = model_tokenizer().encode_batch(texts)
+    lengths = [len(e.ids) for e in encodings]
+    pieces = sum(lengths)
+    with tempfile.TemporaryDirectory() as tmp:
+        files.update(_variants(files["app-fp32"], Path(tmp)))
+        runs: dict[str, Any] = {}
+        for name, path in files.items():
+            embedder = OnnxEmbedder(path, bundled_model_dir() / "tokenizer.json", threads=1)
+            embedder.load()
+            runs[name] = embedder._run
+        speeds: dict[str, list[float]] = {name: [] for name in runs}
+        vectors: dict[str, np.ndarray] = {}
+        for r in range(2):
+            for name in list(runs) if r == 0 else list(reversed(runs)):
+                runs[name](encodings[:4])  # warm: first shapes, allocations
+                c0 = time.process_time()
+                vectors[name] = embed_by_length(
+                    encodings, lengths, 4, runs[name], BUNDLED_EMBEDDER_DIM
+                )
+                speeds[name].append(pieces / (time.process_time() - c0))
+                say(f"round {r + 1} {name}: {speeds[name][-1]:.0f} pieces per CPU s")
+    reference = vectors["app-fp32"]
+    result: dict[str, Any] = {"machine": machine(), "chunks": len(texts), "pieces": pieces}
+    result["variants"] = {}
+    for name, rows in speeds.items():
+        cos = np.sum(vectors[name] * reference, axis=1)
+        result["variants"][name] = {
+            "pieces_per_cpu_s": round(max(rows)),
+            "mean_cosine_to_app_fp32": round(float(cos.mean()), 5),
+            "lowest_cosine": round(float(cos.min()), 5),
+        }
+    emit("embed_variants", result)
+
+
+if __name__ == "__main__":
+    main()
