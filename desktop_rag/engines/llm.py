@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import logging
 import os
@@ -206,6 +207,51 @@ def quiet_llama_logs(verbose: bool) -> None:
         llama_cpp.llama_log_set(_callback, ctypes.c_void_p(0))
 
 
+# -- CPUs with AMX -------------------------------------------------------------------------------
+
+# llama.cpp built for a CPU with AMX puts the weights in AMX's "extra" buffer type and multiplies
+# them with AMX tiles. On a two-core Xeon VM with AMX (2026-12-02) that crashed every answer at
+# its first prompt (a general protection fault at ldtilecfg in ggml_backend_amx_mul_mat), and
+# the window with it; with the extra buffer types off, the same model answered. So on a CPU
+# that reports AMX the model loads without them (llama_model_params.use_extra_bufts): the plain
+# CPU kernels, AVX-512 there. CPUs without AMX keep llama.cpp's default.
+_params_lock = threading.Lock()
+
+
+def cpu_has_amx(flags: str | None = None) -> bool:
+    """Whether this CPU reports AMX tiles (/proc/cpuinfo's flags, read when None)."""
+    if flags is None:
+        from desktop_rag.engines.onnx_export import cpu_flags
+
+        flags = cpu_flags()
+    return "amx_tile" in flags.split()
+
+
+@contextlib.contextmanager
+def _without_extra_buffers(off: bool) -> Iterator[None]:
+    """Models loaded inside get use_extra_bufts = False when `off`. llama-cpp-python's Llama
+    takes no such argument: it builds its parameters from llama_model_default_params, which is
+    wrapped here for the duration of the load (under a lock: loads in two threads at once)."""
+    if not off:
+        yield
+        return
+    from llama_cpp import llama_cpp as lib
+
+    with _params_lock:
+        default = lib.llama_model_default_params
+
+        def without() -> Any:
+            params = default()
+            params.use_extra_bufts = False
+            return params
+
+        lib.llama_model_default_params = without
+        try:
+            yield
+        finally:
+            lib.llama_model_default_params = default
+
+
 # -- the adapter ----------------------------------------------------------------------------------
 
 
@@ -292,15 +338,16 @@ class LlamaCppLlm:
         from llama_cpp import Llama
 
         try:
-            return Llama(
-                model_path=str(path),
-                n_ctx=n_ctx,
-                n_batch=min(self._n_batch, n_ctx),
-                n_threads=self._threads,
-                n_threads_batch=self._threads,
-                n_gpu_layers=0,
-                verbose=self._verbose,
-            )
+            with _without_extra_buffers(cpu_has_amx()):
+                return Llama(
+                    model_path=str(path),
+                    n_ctx=n_ctx,
+                    n_batch=min(self._n_batch, n_ctx),
+                    n_threads=self._threads,
+                    n_threads_batch=self._threads,
+                    n_gpu_layers=0,
+                    verbose=self._verbose,
+                )
         except (ValueError, RuntimeError) as exc:
             raise ModelError(
                 f"llama.cpp could not load {path.name}: the file may be damaged or incomplete, "

@@ -69,14 +69,15 @@ def int8_weight_bits(flags: str | None = None) -> int:
     if forced in ("7", "8"):
         return int(forced)
     if flags is None:
-        flags = _cpu_flags()
+        flags = cpu_flags()
     names = set(flags.split())
     if not names or not ({"avx2", "avx512bw", "ssse3"} & names):
         return 8  # not x86, or unknown: the kernels in question are x86's
     return 8 if names & set(_NON_SATURATING) else 7
 
 
-def _cpu_flags() -> str:
+def cpu_flags() -> str:
+    """/proc/cpuinfo's flags line (empty where it cannot be read, or on ARM: 'Features')."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
             for line in f:
