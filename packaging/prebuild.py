@@ -67,7 +67,7 @@ def prebuild(out: Path) -> dict[str, object]:
     cache = ExportCache(cache_dir() / "embedders")
     exports = {}
     # int8 twice: 8-bit weights, and 7-bit ones for the CPUs whose int8 products saturate
-    # (engines/onnx_export.int8_weight_bits); the installed app picks by the user's CPU.
+    # (infra/cpu.int8_weight_bits); the installed app picks by the user's CPU.
     builds = [
         ("int8", "8", "onnx-int8"),
         ("int8", "7", frozen.SEVEN_BIT_INT8),

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from desktop_rag.config import cache_dir
 from desktop_rag.errors import ModelError
-from desktop_rag.infra import frozen
+from desktop_rag.infra import cpu, frozen
 
 log = logging.getLogger(__name__)
 
@@ -218,13 +218,7 @@ def quiet_llama_logs(verbose: bool) -> None:
 _params_lock = threading.Lock()
 
 
-def cpu_has_amx(flags: str | None = None) -> bool:
-    """Whether this CPU reports AMX tiles (/proc/cpuinfo's flags, read when None)."""
-    if flags is None:
-        from desktop_rag.engines.onnx_export import cpu_flags
-
-        flags = cpu_flags()
-    return "amx_tile" in flags.split()
+cpu_has_amx = cpu.has_amx
 
 
 @contextlib.contextmanager

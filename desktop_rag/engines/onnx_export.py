@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from desktop_rag.infra import locks
+from desktop_rag.infra import cpu, locks
 
 log = logging.getLogger(__name__)
 
@@ -47,46 +47,9 @@ _WEIGHTS = "model.safetensors"
 
 Exporter = Callable[[Path, Path, str], dict[str, Any]]
 
-# int8 weights in 7 bits on a CPU whose int8 products can saturate. Without VNNI (or AMX), ONNX
-# Runtime's x86 int8 kernels multiply unsigned 8-bit activations by signed 8-bit weights with
-# VPMADDUBSW, which adds each pair of products into a signed 16-bit sum and clamps it there:
-# 2 x 255 x 127 = 64,770 does not fit, 2 x 255 x 64 = 32,640 does. So on such a CPU the vectors
-# drift from fp32 where a VNNI CPU's do not (round 1's CI failure), and int8 would be refused
-# there (engines/int8_check.py) or lose quality. 7-bit weights cannot saturate; on a VNNI CPU
-# they cost a little agreement for nothing, so they are used only where the products saturate.
-# ONNX Runtime's own guidance (quantize_static's docstring) says the same. Set
-# DESKTOP_RAG_INT8_WEIGHT_BITS to 7 or 8 to choose (benchmarks, tests).
-WEIGHT_BITS_ENV = "DESKTOP_RAG_INT8_WEIGHT_BITS"
-_NON_SATURATING = ("avx512_vnni", "avx512vnni", "avx_vnni", "amx_int8")
-
-
-def int8_weight_bits(flags: str | None = None) -> int:
-    """7 where this CPU's int8 kernels can saturate (x86 without VNNI or AMX), else 8.
-
-    flags: /proc/cpuinfo's "flags" line (read here when None). Non-x86 CPUs (ARM's dot
-    products do not saturate) and CPUs whose flags cannot be read get 8."""
-    forced = os.environ.get(WEIGHT_BITS_ENV, "").strip()
-    if forced in ("7", "8"):
-        return int(forced)
-    if flags is None:
-        flags = cpu_flags()
-    names = set(flags.split())
-    if not names or not ({"avx2", "avx512bw", "ssse3"} & names):
-        return 8  # not x86, or unknown: the kernels in question are x86's
-    return 8 if names & set(_NON_SATURATING) else 7
-
-
-def cpu_flags() -> str:
-    """/proc/cpuinfo's flags line (empty where it cannot be read, or on ARM: 'Features')."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
-            for line in f:
-                key, _, value = line.partition(":")
-                if key.strip() == "flags":
-                    return value
-    except OSError:
-        pass
-    return ""
+# int8 weights in 7 bits where this CPU's int8 products saturate: infra/cpu.py says why.
+WEIGHT_BITS_ENV = cpu.WEIGHT_BITS_ENV
+int8_weight_bits = cpu.int8_weight_bits
 
 
 class ExportError(Exception):

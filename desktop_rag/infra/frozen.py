@@ -7,7 +7,7 @@
     prebuilt/embedder/                   the embedder's tokenizer and configs (no weights)
     prebuilt/embedder/onnx-<variant>/model.onnx   int8 for passages, fp32 for questions
     prebuilt/embedder/onnx-int8-w7/model.onnx     int8 in 7 bits, for CPUs without VNNI
-                                                  (engines/onnx_export.int8_weight_bits)
+                                                  (infra/cpu.int8_weight_bits)
 
 A frozen build carries neither torch nor the model packages, so it cannot export or assemble:
 these files are its only models. Outside a frozen build every lookup here returns None.
@@ -63,7 +63,7 @@ def embedder_export(variant: str) -> Path | None:
         return None
     names = [f"onnx-{variant}"]
     if variant == "int8":
-        from desktop_rag.engines.onnx_export import int8_weight_bits
+        from desktop_rag.infra.cpu import int8_weight_bits
 
         if int8_weight_bits() == 7:
             names.insert(0, SEVEN_BIT_INT8)
