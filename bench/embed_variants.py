@@ -4,7 +4,7 @@ From the app's fp32 export (the embedder cache the first index run fills), in a 
 folder: the graph after ONNX Runtime's offline transformer fusions (onnxruntime.transformers.
 optimizer, BERT: Attention, SkipLayerNormalization, BiasGelu), and int8 quantised as the app
 quantises (dynamic, per channel, MatMul weights) but in 7 bits (what a CPU without VNNI gets,
-engines/onnx_export.int8_weight_bits), after the fusions, and after the fusions with the
+infra/cpu.int8_weight_bits), after the fusions, and after the fusions with the
 Attention nodes quantised too. Each runs in the app's passage session (one thread) on
 bench/embed_streams.py's chunks, batched as the app batches (4), in two rounds that alternate
 the variants. Reported: word pieces per CPU second of this process, and the mean and lowest

@@ -20,13 +20,9 @@ from pathlib import Path
 from desktop_rag.config import cache_dir
 from desktop_rag.engines.embed import bundled_model_dir
 from desktop_rag.engines.llm import bundled_model_path
-from desktop_rag.engines.onnx_export import (
-    MANIFEST_FILE,
-    WEIGHT_BITS_ENV,
-    ExportCache,
-    export_onnx,
-)
+from desktop_rag.engines.onnx_export import MANIFEST_FILE, ExportCache, export_onnx
 from desktop_rag.infra import frozen
+from desktop_rag.infra.cpu import WEIGHT_BITS_ENV
 
 # What the tokenizer and a reader of the folder need; the weights stay out (PyTorch only).
 EMBEDDER_FILES = (

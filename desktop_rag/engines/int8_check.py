@@ -10,7 +10,6 @@ so it is measured once, not at every start. The tests use this same rule.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import logging
@@ -24,6 +23,7 @@ from typing import Protocol
 import numpy as np
 
 from desktop_rag.engines.onnx_export import write_json
+from desktop_rag.infra import cpu
 
 log = logging.getLogger(__name__)
 
@@ -73,19 +73,10 @@ def measure(int8: _Embeds, fp32: _Embeds, texts: Sequence[str] | None = None) ->
 
 def cpu_signature() -> str:
     """The CPU model and the instruction sets int8 kernels choose between."""
-    model, flags = platform.processor() or platform.machine(), ""
-    with (
-        contextlib.suppress(OSError),
-        open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f,
-    ):
-        for line in f:
-            key, _, value = line.partition(":")
-            key = key.strip()
-            if key == "model name" and not model.startswith("model:"):
-                model = "model:" + value.strip()
-            elif key in ("flags", "Features") and not flags:
-                wanted = ("avx", "vnni", "amx", "sse4", "fma", "f16c", "asimd", "i8mm")
-                flags = " ".join(sorted(x for x in value.split() if x.startswith(wanted)))
+    name, all_flags = cpu.cpuinfo()
+    model = "model:" + name if name else platform.processor() or platform.machine()
+    wanted = ("avx", "vnni", "amx", "sse4", "fma", "f16c", "asimd", "i8mm")
+    flags = " ".join(sorted(x for x in all_flags.split() if x.startswith(wanted)))
     return f"{model}|{platform.machine()}|{flags}"
 
 

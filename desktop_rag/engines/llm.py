@@ -218,9 +218,6 @@ def quiet_llama_logs(verbose: bool) -> None:
 _params_lock = threading.Lock()
 
 
-cpu_has_amx = cpu.has_amx
-
-
 @contextlib.contextmanager
 def _without_extra_buffers(off: bool) -> Iterator[None]:
     """Models loaded inside get use_extra_bufts = False when `off`. llama-cpp-python's Llama
@@ -332,7 +329,7 @@ class LlamaCppLlm:
         from llama_cpp import Llama
 
         try:
-            with _without_extra_buffers(cpu_has_amx()):
+            with _without_extra_buffers(cpu.has_amx()):
                 return Llama(
                     model_path=str(path),
                     n_ctx=n_ctx,

@@ -47,10 +47,6 @@ _WEIGHTS = "model.safetensors"
 
 Exporter = Callable[[Path, Path, str], dict[str, Any]]
 
-# int8 weights in 7 bits where this CPU's int8 products saturate: infra/cpu.py says why.
-WEIGHT_BITS_ENV = cpu.WEIGHT_BITS_ENV
-int8_weight_bits = cpu.int8_weight_bits
-
 
 class ExportError(Exception):
     """The model could not be exported; the message says why (for the log, not the user)."""
@@ -59,7 +55,8 @@ class ExportError(Exception):
 def fingerprint(model_dir: Path, variant: str) -> str:
     """A short id of the source model, the variant and the recipe: the cache key."""
     recipe = f"recipe={RECIPE};variant={variant}"
-    bits = int8_weight_bits() if variant == "int8" else 8
+    # int8 weights in 7 bits where this CPU's int8 products saturate (infra/cpu.py says why).
+    bits = cpu.int8_weight_bits() if variant == "int8" else 8
     if bits != 8:
         recipe += f";weight_bits={bits}"  # 8 bits keep the key they always had
     digest = hashlib.sha256(recipe.encode())
@@ -303,7 +300,7 @@ def export_onnx(model_dir: Path, out_dir: Path, variant: str) -> dict[str, Any]:
         from onnxruntime.quantization import QuantType, quantize_dynamic
 
         logging.getLogger().setLevel(logging.ERROR)  # "consider pre-processing": not for BERT
-        bits = int8_weight_bits()
+        bits = cpu.int8_weight_bits()
         quantize_dynamic(
             str(fp32),
             str(target),

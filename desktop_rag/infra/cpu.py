@@ -6,6 +6,8 @@ Used by the embedder's export (engines/onnx_export.py), the frozen build's choic
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 
 # int8 weights in 7 bits on a CPU whose int8 products can saturate. Without VNNI (or AMX), ONNX
@@ -37,17 +39,28 @@ def int8_weight_bits(flags: str | None = None) -> int:
     return 8 if names & set(_NON_SATURATING) else 7
 
 
+@functools.cache
+def cpuinfo() -> tuple[str, str]:
+    """/proc/cpuinfo's first "model name" and its first "flags" line ("Features" on ARM), each
+    empty where it cannot be read. Read once: a process does not change CPU."""
+    model = flags = ""
+    with (
+        contextlib.suppress(OSError),
+        open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f,
+    ):
+        for line in f:
+            key, _, value = line.partition(":")
+            key = key.strip()
+            if key == "model name" and not model:
+                model = value.strip()
+            elif key in ("flags", "Features") and not flags:
+                flags = value.strip()
+    return model, flags
+
+
 def cpu_flags() -> str:
-    """/proc/cpuinfo's flags line (empty where it cannot be read, or on ARM: 'Features')."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
-            for line in f:
-                key, _, value = line.partition(":")
-                if key.strip() == "flags":
-                    return value
-    except OSError:
-        pass
-    return ""
+    """This CPU's flags as /proc/cpuinfo gives them (empty where it cannot be read)."""
+    return cpuinfo()[1]
 
 
 def has_amx(flags: str | None = None) -> bool:

@@ -18,6 +18,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from desktop_rag.infra import cpu
+
 FOLDER = "prebuilt"
 LLM = "llm"
 EMBEDDER = "embedder"
@@ -62,11 +64,8 @@ def embedder_export(variant: str) -> Path | None:
     if folder is None:
         return None
     names = [f"onnx-{variant}"]
-    if variant == "int8":
-        from desktop_rag.infra.cpu import int8_weight_bits
-
-        if int8_weight_bits() == 7:
-            names.insert(0, SEVEN_BIT_INT8)
+    if variant == "int8" and cpu.int8_weight_bits() == 7:
+        names.insert(0, SEVEN_BIT_INT8)
     for name in names:
         model = folder / name / EXPORT_FILE
         if model.is_file():

@@ -177,9 +177,10 @@ def test_7_bit_export_holds_no_weight_that_can_saturate_and_stays_close_to_fp32(
     import onnx
     from onnx import numpy_helper
 
-    from desktop_rag.engines import int8_check, onnx_export
+    from desktop_rag.engines import int8_check
+    from desktop_rag.infra import cpu
 
-    monkeypatch.setenv(onnx_export.WEIGHT_BITS_ENV, "7")
+    monkeypatch.setenv(cpu.WEIGHT_BITS_ENV, "7")
     auto = AutoEmbedder(ExportCache(tmp_path / "cache"), exporter=export_onnx)
     auto.prepare()
     int8 = auto._sessions["int8"]

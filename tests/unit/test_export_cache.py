@@ -11,6 +11,7 @@ from desktop_rag.engines import onnx_export as export
 from desktop_rag.engines.embed import Preparable
 from desktop_rag.engines.onnx_embed import AutoEmbedder
 from desktop_rag.engines.onnx_export import MODEL_FILE, ExportCache, ExportError
+from desktop_rag.infra import cpu
 from tests.fakes import HashEmbedder
 
 
@@ -149,19 +150,19 @@ def test_damaged_export_falls_back_to_the_reference(tmp_path, model_dir):
     ],
 )
 def test_int8_weights_take_7_bits_only_where_the_cpu_products_saturate(monkeypatch, flags, bits):
-    monkeypatch.delenv(export.WEIGHT_BITS_ENV, raising=False)
-    assert export.int8_weight_bits(flags) == bits
-    monkeypatch.setenv(export.WEIGHT_BITS_ENV, "7")
-    assert export.int8_weight_bits(flags) == 7
-    monkeypatch.setenv(export.WEIGHT_BITS_ENV, "8")
-    assert export.int8_weight_bits(flags) == 8
+    monkeypatch.delenv(cpu.WEIGHT_BITS_ENV, raising=False)
+    assert cpu.int8_weight_bits(flags) == bits
+    monkeypatch.setenv(cpu.WEIGHT_BITS_ENV, "7")
+    assert cpu.int8_weight_bits(flags) == 7
+    monkeypatch.setenv(cpu.WEIGHT_BITS_ENV, "8")
+    assert cpu.int8_weight_bits(flags) == 8
 
 
 def test_7_bit_weights_are_a_cache_entry_of_their_own(monkeypatch, model_dir):
     """A 7-bit export is never found where an 8-bit one was asked for, nor the other way."""
-    monkeypatch.setenv(export.WEIGHT_BITS_ENV, "8")
+    monkeypatch.setenv(cpu.WEIGHT_BITS_ENV, "8")
     eight = export.fingerprint(model_dir, "int8")
     fp32 = export.fingerprint(model_dir, "fp32")
-    monkeypatch.setenv(export.WEIGHT_BITS_ENV, "7")
+    monkeypatch.setenv(cpu.WEIGHT_BITS_ENV, "7")
     assert export.fingerprint(model_dir, "int8") != eight
     assert export.fingerprint(model_dir, "fp32") == fp32  # fp32 has no int8 weights

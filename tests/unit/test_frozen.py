@@ -15,6 +15,7 @@ from desktop_rag.engines.int8_check import VERDICTS_FILE, Agreement
 from desktop_rag.engines.llm import bundled_model_path
 from desktop_rag.engines.onnx_embed import AutoEmbedder
 from desktop_rag.errors import ModelError
+from desktop_rag.infra import cpu
 from desktop_rag.infra import frozen as bundle
 
 GGUF = "gemma-3-270m-q4_k_m.gguf"
@@ -114,14 +115,12 @@ def test_the_reference_embedder_without_torch_says_what_to_do(monkeypatch):
 def test_the_bundle_gives_its_7_bit_int8_export_to_a_cpu_whose_products_saturate(
     frozen, monkeypatch
 ):
-    from desktop_rag.engines import onnx_export
-
     root = _layout(frozen, exports=("int8", "int8-w7", "fp32"))
     eight = root / bundle.EMBEDDER / "onnx-int8" / bundle.EXPORT_FILE
     seven = root / bundle.EMBEDDER / bundle.SEVEN_BIT_INT8 / bundle.EXPORT_FILE
-    monkeypatch.setenv(onnx_export.WEIGHT_BITS_ENV, "8")  # a VNNI CPU
+    monkeypatch.setenv(cpu.WEIGHT_BITS_ENV, "8")  # a VNNI CPU
     assert bundle.embedder_export("int8") == eight
-    monkeypatch.setenv(onnx_export.WEIGHT_BITS_ENV, "7")  # an AVX2 CPU without VNNI
+    monkeypatch.setenv(cpu.WEIGHT_BITS_ENV, "7")  # an AVX2 CPU without VNNI
     assert bundle.embedder_export("int8") == seven
     assert bundle.embedder_export("fp32") == root / bundle.EMBEDDER / "onnx-fp32" / "model.onnx"
     # An older bundle without the 7-bit export: its 8-bit one (the int8 rule still decides).

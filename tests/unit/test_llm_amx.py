@@ -8,6 +8,7 @@ import pytest
 from llama_cpp import llama_cpp as lib
 
 from desktop_rag.engines import llm
+from desktop_rag.infra import cpu
 
 
 @pytest.mark.parametrize(
@@ -20,7 +21,7 @@ from desktop_rag.engines import llm
     ],
 )
 def test_amx_is_read_from_the_cpu_flags(flags, amx):
-    assert llm.cpu_has_amx(flags) is amx
+    assert cpu.has_amx(flags) is amx
 
 
 def test_models_loaded_inside_get_no_extra_buffers_and_the_default_comes_back():
