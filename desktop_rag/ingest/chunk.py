@@ -43,6 +43,12 @@ class ChunkParams:
     # Bounded chunks: a chunk ends where a section starts (needs `sections`). 0 is the chunking
     # of indexes made before them.
     bounded: int = 0
+    # Navigation pages (contents, lists, indexes: ingest/nav.py) embedded by their document's
+    # title and their heading alone, not their text: a list of titles and page numbers means
+    # nothing as a whole, search demotes those pages anyway (query/retrieve.py NAV_FACTOR) and
+    # BM25 still finds their words, while their dense lines were a seventh of the word pieces
+    # of a library of manuals. 0: embedded like any page, as indexes made before it were.
+    nav_headings: int = 1
 
     def __post_init__(self) -> None:
         if not 0 <= self.overlap < self.max_tokens:
@@ -56,6 +62,8 @@ class ChunkParams:
             out["sections"] = self.sections
         if self.bounded:
             out["bounded"] = self.bounded
+        if self.sections and self.nav_headings:  # pages are told apart only with sections
+            out["nav_headings"] = self.nav_headings
         return out
 
 
@@ -215,12 +223,15 @@ def document_title(path: str) -> str:
 
 def embedded_text(chunk: Chunk, params: ChunkParams) -> str:
     """What the embedder reads of a chunk: with section-aware chunking, its document's title
-    and its section first, so a passage is matched with the heading it falls under."""
+    and its section first, so a passage is matched with the heading it falls under; of a
+    navigation page's chunk, those alone (ChunkParams.nav_headings)."""
     if not params.sections:
         return chunk.text
     context = document_title(chunk.path)
     if chunk.section:
         context = f"{context}{SEPARATOR}{chunk.section}"
+    if chunk.nav and params.nav_headings:
+        return context[:MAX_CONTEXT_CHARS]
     return f"{context[:MAX_CONTEXT_CHARS]}\n{chunk.text}"
 
 

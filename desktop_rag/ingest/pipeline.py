@@ -7,6 +7,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -412,7 +413,8 @@ class IngestService:
         pending = _Pending()
         try:
             forced = {d.path for d in known if d.ocr} | self._ocr_new
-            for decision, outcome in self._extract(to_read, cancel, pause, forced, tracker):
+            extracted = self._extract(to_read, cancel, pause, forced, tracker)
+            for decision, outcome, cut in self._chunked_ahead(extracted):
                 self._checkpoint(cancel, pause)
                 info = decision.info
                 faults.reached("extracted")
@@ -422,7 +424,16 @@ class IngestService:
                     self._failed(info, outcome.kind, str(outcome), before, pending, report, on_file)
                 else:
                     self._embed_one(
-                        decision, outcome, before, pending, report, tracker, cancel, pause, on_file
+                        decision,
+                        outcome,
+                        cut,
+                        before,
+                        pending,
+                        report,
+                        tracker,
+                        cancel,
+                        pause,
+                        on_file,
                     )
                 tracker.files_done += 1
                 tracker.bytes_done += info.size
@@ -509,10 +520,40 @@ class IngestService:
         finally:
             box.close()
 
+    def _chunks_of(self, decision: Decision, extracted: Extracted) -> list[Chunk]:
+        """A read file's chunks: its pages laid out (sections, navigation pages) and cut."""
+        info = decision.info
+        layouts = layout_pages(extracted.pages, extracted.outline) if self.params.sections else None
+        chunks = chunk_pages(
+            doc_id_for(info.path), info.path, extracted.pages, self.tokenizer, self.params, layouts
+        )
+        return ocr_pages.with_boxes(chunks, extracted.pages)
+
+    def _chunked_ahead(
+        self, extracted: Iterator[tuple[Decision, sandbox.Outcome]]
+    ) -> Iterator[tuple[Decision, sandbox.Outcome, Future[list[Chunk]] | None]]:
+        """Each file as the reader gives it, with its chunks cut on a thread of their own while
+        the file before it embeds: laying out and cutting pages is Python work on one core,
+        which the embedder's sessions, running on every core, would otherwise wait for."""
+        with ThreadPoolExecutor(1, thread_name_prefix="chunk") as pool:
+            held: tuple[Decision, sandbox.Outcome, Future[list[Chunk]] | None] | None = None
+            for decision, outcome in extracted:
+                cut = (
+                    None
+                    if isinstance(outcome, ExtractError)
+                    else pool.submit(self._chunks_of, decision, outcome)
+                )
+                if held is not None:
+                    yield held
+                held = decision, outcome, cut
+            if held is not None:
+                yield held
+
     def _embed_one(
         self,
         decision: Decision,
         extracted: Extracted,
+        cut: Future[list[Chunk]] | None,
         before: DocumentRecord | None,
         pending: _Pending,
         report: IndexReport,
@@ -530,11 +571,7 @@ class IngestService:
         forced = (before is not None and before.ocr) or info.path in self._ocr_new
         if on_file is not None:
             on_file(FileEvent(info.path, Status.INDEXING, pages=len(extracted.pages)))
-        layouts = layout_pages(extracted.pages, extracted.outline) if self.params.sections else None
-        chunks = chunk_pages(
-            doc_id, info.path, extracted.pages, self.tokenizer, self.params, layouts
-        )
-        chunks = ocr_pages.with_boxes(chunks, extracted.pages)
+        chunks = cut.result() if cut is not None else self._chunks_of(decision, extracted)
         ocr_done = sum(bool(p.boxes) for p in extracted.pages)
         if not chunks:
             self._failed(

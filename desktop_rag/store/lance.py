@@ -72,6 +72,8 @@ class IndexMeta:
     chunking: dict[str, int]
 
     def differences(self, other: IndexMeta) -> list[str]:
+        """What keeps an index built with `other` from being used with this one; none when its
+        chunking differs only in MIXABLE_CHUNKING."""
         out = []
         if self.schema_version != other.schema_version:
             out.append(f"index format {other.schema_version} → {self.schema_version}")
@@ -79,13 +81,25 @@ class IndexMeta:
             out.append(
                 f"embedder {other.embedder_id} ({other.dim}d) → {self.embedder_id} ({self.dim}d)"
             )
-        if self.chunking != other.chunking:
-            sizes = {k: v for k, v in self.chunking.items() if k != "sections"}
-            if sizes == {k: v for k, v in other.chunking.items() if k != "sections"}:
+        mine, theirs = _unmixable(self.chunking), _unmixable(other.chunking)
+        if mine != theirs:
+            sizes = {k: v for k, v in mine.items() if k != "sections"}
+            if sizes == {k: v for k, v in theirs.items() if k != "sections"}:
                 out.append("chunks without section headings → chunks that know their section")
             else:
                 out.append(f"chunking {other.chunking} → {self.chunking}")
         return out
+
+
+# Chunking parameters whose vectors mix with the others' in one index: an index made before
+# one of them keeps its chunks, and files indexed since are embedded the new way, with no
+# rebuild asked for. nav_headings: a navigation page's vector of its text or of its heading
+# alone are both matched, and demoted, alike (ingest/chunk.py).
+MIXABLE_CHUNKING = frozenset({"nav_headings"})
+
+
+def _unmixable(chunking: dict[str, int]) -> dict[str, int]:
+    return {k: v for k, v in chunking.items() if k not in MIXABLE_CHUNKING}
 
 
 def documents_schema() -> pa.Schema:
@@ -201,8 +215,8 @@ class LanceStore:
         has_tables = any((self.path / f"{t}.lance").exists() for t in (DOCUMENTS, CHUNKS))
         if on_disk is None and has_tables:
             raise IndexDamagedError(f"The index in {self.path} has lost its metadata file.")
-        if on_disk is not None and on_disk != self.meta:
-            changes = "; ".join(self.meta.differences(on_disk))
+        changes = "; ".join(self.meta.differences(on_disk)) if on_disk is not None else ""
+        if changes:
             raise IndexMismatchError(
                 f"The index in {self.path} was built differently ({changes}), so it must be "
                 "rebuilt from your documents: run `desktop-rag index --rebuild PATH...` or "

@@ -115,6 +115,29 @@ def test_the_embedded_text_carries_title_and_section() -> None:
     assert embedded_text(chunk, ChunkParams(sections=0)) == "Charge the pack."
 
 
+def test_a_navigation_page_is_embedded_by_its_title_and_heading_alone() -> None:
+    contents = "Contents\n" + "\n".join(
+        f"{n} {title} . . . . . . . . . . {n * 7}"
+        for n, title in enumerate(
+            ["Setup", "Battery care", "Charging", "Cleaning", "Storage", "Faults", "Spares"], 1
+        )
+    )
+    pages = [Page(1, contents), Page(2, "Charge the pack before the first use.")]
+    layouts = layout_pages(pages)
+    assert [bool(lay.nav) for lay in layouts] == [True, False]
+    chunks = chunk_pages("d", "/x/Handy_Vac-3000.pdf", pages, WordTokenizer(), None, layouts)
+    nav = [c for c in chunks if c.nav]
+    text = [c for c in chunks if not c.nav]
+    assert nav and text
+    context = "Handy Vac-3000"
+    assert all(embedded_text(c, ChunkParams()) == context for c in nav)
+    assert all(embedded_text(c, ChunkParams()).endswith(c.text) for c in text)
+    # As indexes made before it embedded them: with their text.
+    old = ChunkParams(nav_headings=0)
+    assert all(embedded_text(c, old) == f"{context}\n{c.text}" for c in nav)
+    assert ChunkParams().to_json()["nav_headings"] == 1 and "nav_headings" not in old.to_json()
+
+
 def test_section_aware_chunking_is_part_of_the_index_metadata() -> None:
     # An index made before it has {"max_tokens", "overlap"} only: it must read as a mismatch.
     assert ChunkParams(sections=0).to_json() == {"max_tokens": 128, "overlap": 24}
@@ -146,4 +169,10 @@ def test_bounded_chunks_never_span_two_sections() -> None:
     covered = {i for c in chunks for i in range(c.start, c.end)}
     assert all(i in covered for i, ch in enumerate(text) if not ch.isspace())
     assert sum(c.section == "4.2 Cleaning" for c in chunks) >= 2
-    assert params.to_json() == {"max_tokens": 40, "overlap": 8, "sections": 1, "bounded": 1}
+    assert params.to_json() == {
+        "max_tokens": 40,
+        "overlap": 8,
+        "sections": 1,
+        "bounded": 1,
+        "nav_headings": 1,
+    }

@@ -192,3 +192,40 @@ def test_a_file_is_said_indexed_only_once_its_chunks_are_committed(tmp_path, ani
 
     app.ingest.index([str(animal_pdfs)], on_file=on_file)
     assert sorted(said) == sorted(str(p) for p in animal_pdfs.glob("*.pdf"))
+
+
+def test_the_next_file_is_cut_into_chunks_while_one_embeds(tmp_path, animal_pdfs):
+    cut = threading.Semaphore(0)
+
+    class CountingTokenizer(WordTokenizer):
+        def offsets(self, texts):
+            out = super().offsets(texts)
+            cut.release()  # one file's pages cut
+            return out
+
+    class WaitingEmbedder(HashEmbedder):
+        def __init__(self):
+            super().__init__()
+            self.overlapped: list[bool] = []
+
+        def embed(self, texts):
+            if not self.overlapped:
+                # The first file's chunks are here: the second file's are cut meanwhile.
+                self.overlapped.append(cut.acquire(timeout=5) and cut.acquire(timeout=5))
+            return super().embed(texts)
+
+    emb = WaitingEmbedder()
+    app = build_app(
+        Settings(data_dir=str(tmp_path / "data")),
+        embedder=emb,
+        tokenizer=CountingTokenizer,
+        params=ChunkParams(60, 10),
+        isolate=False,
+    )
+    report = app.ingest.index([str(animal_pdfs)])
+    assert (report.indexed, report.failed) == (3, [])
+    assert emb.overlapped == [True]
+    # Each file keeps its own chunks.
+    for name in ("octopus", "penguin", "zebra"):
+        hits = app.retriever.search(name, k=1, mode=Mode.TEXT)
+        assert hits[0].path.endswith(f"{name}.pdf")

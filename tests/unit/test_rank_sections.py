@@ -72,3 +72,26 @@ def test_the_contents_page_stays_findable(app: App) -> None:
     assert CONTENTS_PAGE in [h.page for h in hits]
     shown = next(h for h in hits if h.page == CONTENTS_PAGE)
     assert shown.why is not None and "navigation page" in shown.why.demoted
+
+
+def test_the_contents_page_is_embedded_by_its_heading_and_found_by_its_words(
+    tmp_path: Path,
+) -> None:
+    seen: list[str] = []
+
+    class Recording(HashEmbedder):
+        def embed(self, texts):  # type: ignore[no-untyped-def]
+            seen.extend(texts)
+            return super().embed(texts)
+
+    app = build_app(
+        Settings(data_dir=str(tmp_path / "data")),
+        embedder=Recording(),
+        tokenizer=WordTokenizer,
+        isolate=False,
+    )
+    app.ingest.index([str(manual(tmp_path))])
+    assert any("Unpack the vacuum cleaner" in t for t in seen)
+    assert not any(". . . ." in t for t in seen), "the contents lines were embedded"
+    hits = app.retriever.search("Contents getting started battery care", k=10)
+    assert CONTENTS_PAGE in [h.page for h in hits]

@@ -83,6 +83,25 @@ def test_outdated_index_answers_until_rebuilt(tmp_path, animal_pdfs):
     assert not (data / "index.next").exists()
 
 
+def test_an_index_that_embedded_navigation_text_is_kept_and_takes_new_files(tmp_path, animal_pdfs):
+    data = tmp_path / "data"
+    before = _app(data, params=ChunkParams(60, 10, nav_headings=0))
+    assert before.index([str(animal_pdfs)]).indexed == 3
+    # A navigation page's vector changes, not what a chunk is: no rebuild.
+    app = _app(data)
+    assert app.stale is None
+    extra = tmp_path / "more"
+    extra.mkdir()
+    shutil.copy(animal_pdfs / "octopus.pdf", extra / "squid.pdf")
+    (extra / "squid.pdf").write_bytes((extra / "squid.pdf").read_bytes() + b"\n% another file")
+    report = app.index([str(animal_pdfs), str(extra)])
+    assert report.indexed == 1 and report.unchanged == 3
+    hit = app.retriever.search("octopus blood", k=1)[0]
+    assert hit.path.endswith(("octopus.pdf", "squid.pdf"))
+    # Any other change of chunking still asks for a rebuild.
+    assert _app(data, params=ChunkParams(80, 10)).stale is not None
+
+
 def test_outdated_embedder_answers_by_text_alone(tmp_path, animal_pdfs):
     data = tmp_path / "data"
     _app(data).index([str(animal_pdfs)])
