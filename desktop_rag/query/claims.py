@@ -63,12 +63,15 @@ class Claims:
     cited sources hold (1.0 when it has none to check); `unsupported` the names, terms and
     figures they lack, in the answer's order (figures first); `adds_nothing` when every word
     of it is the question's (nothing to check); `refuse` when the answer is not from its
-    sources at all, or adds nothing to its question."""
+    sources at all, or adds nothing to its question; `words_lacking` the weighted share of
+    what the answer adds that is words (not figures) its cited sources lack: "the yen" over
+    a page that names Japan and currency scores 1.0, a figure of the model's own 0."""
 
     support: float
     unsupported: tuple[str, ...]
     refuse: bool
     adds_nothing: bool = False
+    words_lacking: float = 0.0
 
 
 def stem(word: str) -> str:
@@ -132,6 +135,7 @@ def check(
     question = stems_of(asked)
     weighed = 0.0
     found = 0.0
+    lacking = 0.0
     missing_words: list[str] = []
     for word in claim_words(answer):
         idf = max(0.0, rarity(word.text.lower()))
@@ -140,6 +144,8 @@ def check(
             weighed += weight
             if word.stem in held:
                 found += weight
+            else:
+                lacking += weight
         if word.stem not in held and (word.named or idf >= RARE_IDF):
             missing_words.append(word.text)
     missing_figures = unsupported_numbers(answer, [*sources, *also_read])
@@ -157,4 +163,5 @@ def check(
         unsupported=(*missing_figures, *missing_words),
         refuse=adds_nothing or (weighed > 0 and support < refuse_below),
         adds_nothing=adds_nothing,
+        words_lacking=lacking / weighed if weighed > 0 else 0.0,
     )
