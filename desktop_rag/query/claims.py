@@ -52,7 +52,9 @@ FIGURE_WEIGHT = 1.0 + RARE_IDF
 # What every answer says about its sources, not about the subject.
 _FRAMING_TEXT = """according source sources document documents page pages passage passages answer
     question text say says said state states stated mention mentions mentioned"""
-_FRAMING = frozenset(_FRAMING_TEXT.split())
+# A verdict on the question's own words ("the answer is yes"): no name or term of its own.
+_VERDICTS = frozenset({"yes", "no"})
+_FRAMING = frozenset(_FRAMING_TEXT.split()) | _VERDICTS
 _WORD = re.compile(r"[^\W\d_][\w]*(?:['’][st])?", re.UNICODE)
 _LEAD = re.compile(r"^\s*According to\s*", re.I)
 

@@ -166,3 +166,21 @@ def test_the_share_of_what_an_answer_adds_in_words_its_sources_lack() -> None:
         check("According to [1], Japan.", [CURRENCY], no_rarity, asked=[question]).words_lacking
         == 0.0
     )
+
+
+def test_a_yes_or_no_claims_no_word_of_its_own() -> None:
+    # financebench's "Was American Express able to retain card members during 2022?" answered
+    # "the answer is yes" over near sources: the verdict is on the question's own words, which
+    # the sources are judged by; "yes" is no name or term the model could have made up, so
+    # such an answer adds nothing to check and is never withheld as words of the model's own.
+    question = "Did sales in Japan stay flat?"
+    for verdict in ("yes", "Yes", "“yes.”", "no"):
+        result = check(
+            f"According to [1], the answer is {verdict}.", [CURRENCY], no_rarity, asked=[question]
+        )
+        assert result.words_lacking == 0.0 and result.unsupported == (), verdict
+    assert [w.text for w in claim_words("Yes, sales in Japan were flat.")] == [
+        "sales",
+        "Japan",
+        "flat",
+    ]
