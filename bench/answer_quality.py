@@ -29,11 +29,14 @@ Generate once, score offline: every answer is kept with its hits and sources in
 bench/data/quality/answers-SET.json (git-ignored; written after each answer, so a run stopped
 early keeps what it has), generated with the cosine gate and the claim check's refusal off
 (`--reuse FILE...` takes an earlier run's answer where the prompt is the same); `--rescore FILE...`
-scores cached runs (files of one set merged) without the model, in seconds. Two rules are
-scored: "before" (the claim check over all of an answer's words, no word gate) and "after"
+scores cached runs (files of one set merged) without the model, in seconds. Three rules are
+scored: "before" (the claim check over all of an answer's words, no word gate), "after"
 (over the words the question does not give; withheld only from sources weaker than a cosine
-WEAK_MATCH; a word gate measured too); each rule's thresholds are chosen on the tune halves
-(on-topic and off-topic: `score`), and "before_as_shipped" is main's constant 0.25.
+WEAK_MATCH; a word gate measured too) and "now" (the service's: the word gate before the
+model, and an unbacked answer withheld from near sources too when what it adds is words no
+source it read holds, OWN_WORDS); each rule's thresholds are chosen on the tune halves
+(on-topic and off-topic: `score`); "*_as_shipped*" apply fixed constants: main's of earlier
+rounds, and this tree's (`now_as_shipped`).
 An off-topic follow-up that does not refer back has, in today's service, the prompt of the
 question asked alone: at temperature 0 its answer is that one's, replayed (`Replay`).
 
@@ -606,6 +609,9 @@ RESCUES = [0.5, 0.6, 0.7, 0.8, 0.9, OFF]
 # Rule "now": a question with this share of its weight on plain words no passage of the
 # library holds is refused before the model, whatever its cosine (query/answer.py).
 UNKNOWN_GATES = [0.5, 0.6, 0.7, 0.8, 0.9, OFF]
+# Rule "now": an unbacked answer from near sources is withheld too when this share of what it
+# adds is words no source it read holds (the rest being figures, or words a source holds).
+OWN_WORDS = [0.5, 0.6, 0.7, 0.8, 0.9, 1.0, OFF]
 
 
 def features(row: dict[str, Any], service: Any) -> dict[str, Any]:
@@ -650,11 +656,22 @@ def features(row: dict[str, Any], service: Any) -> dict[str, Any]:
         also_read=read,
         asked=answer_mod.asked_words(row["question"], now),
     )
+    # Over every source the model read: an on-topic answer often cites [1] for what it took
+    # from [2]; an answer of the model's own has words none of them holds.
+    read_all = claims.check(
+        row["answer"],
+        [s["text"] for s in row["sources"]],
+        service.rarity,
+        also_read=read,
+        asked=answer_mod.asked_words(row["question"], now),
+    )
     feat.update(
         support_before=round(old.support, 4),
         support_after=round(new.support, 4),
         unsupported=list(new.unsupported),
         adds_nothing=new.adds_nothing,
+        words_lacking=round(new.words_lacking, 4),
+        own_words=round(read_all.words_lacking, 4),
     )
     return feat
 
@@ -667,6 +684,9 @@ class Thresholds:
     unknown: float = OFF  # now: ... unless this share of the question is on unknown words
     rescue: float = OFF  # now: below the cosine gate, let through from this word share
     unknown_gate: float = OFF  # now: refused before the model from this share on unknown words
+    # now: from near sources too, an unbacked answer is withheld when at least this share of
+    # what it adds is words (not figures) that no source it read holds
+    own_words: float = OFF
 
 
 def status(feat: dict[str, Any], rule: str, th: Thresholds) -> str:
@@ -687,6 +707,8 @@ def status(feat: dict[str, Any], rule: str, th: Thresholds) -> str:
     if feat["empty"]:
         return "answered"
     near = feat["similarity"] >= th.weak and feat["unknown_share"] < th.unknown
+    if rule == "now" and feat.get("own_words", 0.0) >= th.own_words:
+        near = False  # what it adds is words none of its sources holds: the model's own
     if rule != "before" and near:
         return "answered"  # sources this near the question: flagged, never withheld
     support = feat["support_before" if rule == "before" else "support_after"]
@@ -703,7 +725,12 @@ def shipped() -> Thresholds:
     from desktop_rag.query import claims
     from desktop_rag.query.answer import UNKNOWN_GATE
 
-    return Thresholds(claims=claims.REFUSE_BELOW, weak=claims.WEAK_MATCH, unknown_gate=UNKNOWN_GATE)
+    return Thresholds(
+        claims=claims.REFUSE_BELOW,
+        weak=claims.WEAK_MATCH,
+        unknown_gate=UNKNOWN_GATE,
+        own_words=claims.OWN_WORDS,
+    )
 
 
 def grid(rule: str, asked_all: bool) -> list[Thresholds]:
@@ -717,18 +744,25 @@ def grid(rule: str, asked_all: bool) -> list[Thresholds]:
             for m in WEAK_MATCHES
         ]
     return [
-        Thresholds(claims=t, weak=m, unknown=u, rescue=r, unknown_gate=g)
+        Thresholds(claims=t, weak=m, unknown=u, rescue=r, unknown_gate=g, own_words=x)
         for t in THRESHOLDS
         for m in WEAK_MATCHES
         for u in UNKNOWN_SHARES
         for r in (RESCUES if asked_all else [OFF])
         for g in UNKNOWN_GATES
+        for x in OWN_WORDS
     ]
 
 
 def leniency(th: Thresholds) -> tuple[float, ...]:
     """Ties broken towards the rule that refuses least, each new gate off where it can be."""
-    return (th.words + th.claims + th.weak, -th.unknown, -th.unknown_gate, -th.rescue)
+    return (
+        th.words + th.claims + th.weak,
+        -th.unknown,
+        -th.unknown_gate,
+        -th.own_words,
+        -th.rescue,
+    )
 
 
 def score(name: str, run: dict[str, Any], service: Any, rule: str) -> dict[str, Any]:
@@ -1140,6 +1174,10 @@ def main() -> int:
             # main before the word gate: REFUSE_BELOW 0.5 below WEAK_MATCH 0.4
             "now_0.5_as_shipped_before": summarise(
                 name, run, "now", Thresholds(claims=0.5, weak=0.4)
+            ),
+            # main before an unbacked answer's own words withheld it from near sources too
+            "now_0.55_as_shipped_before": summarise(
+                name, run, "now", dataclasses.replace(shipped(), own_words=OFF)
             ),
             # this tree's constants (query/claims.py), whatever this run's halves would choose
             "now_as_shipped": summarise(name, run, "now", shipped()),

@@ -106,6 +106,7 @@ class AnswerService:
         self.refuse_below = claims.REFUSE_BELOW
         self.refuse_below_words_only = claims.REFUSE_BELOW_WORDS_ONLY
         self.weak_match = claims.WEAK_MATCH
+        self.own_words = claims.OWN_WORDS
         self.unknown_gate = UNKNOWN_GATE
         self.unknown_gate_passages = UNKNOWN_GATE_PASSAGES
         self._idf: dict[str, float] = {}
@@ -286,19 +287,22 @@ class AnswerService:
             s.text for s in fitted.sources
         ]
         read = [question] + [part for turn in history for part in (turn.question, turn.answer)]
+        asked = asked_words(question, history)
+        refuse_below = self.refuse_below_words_only if text_only else self.refuse_below
         found = claims.check(
-            answer,
-            cited_texts,
-            self.rarity,
-            also_read=read,
-            asked=asked_words(question, history),
-            refuse_below=self.refuse_below_words_only if text_only else self.refuse_below,
+            answer, cited_texts, self.rarity, also_read=read, asked=asked, refuse_below=refuse_below
         )
         # Sources this near the question are about it: an answer they do not back is flagged
-        # (a wrong figure, a name from elsewhere), not withheld; from sources only somewhat
-        # near it, such an answer is the model's own knowledge under a citation.
+        # (a wrong figure, a word of the source next to the one cited), not withheld; from
+        # sources only somewhat near it, such an answer is the model's own knowledge under a
+        # citation, and so is one whose new words none of the sources it read holds.
         best = max((h.similarity for h in hits), default=0.0)
-        if found.refuse and (best < self.weak_match or text_only):
+        withhold = found.refuse and (best < self.weak_match or text_only)
+        if found.refuse and not withhold:
+            every = [s.text for s in fitted.sources]
+            own = claims.check(answer, every, self.rarity, also_read=read, asked=asked)
+            withhold = own.words_lacking >= self.own_words
+        if withhold:
             log.info("answer withheld: %.2f of its words are in its sources", found.support)
             yield DoneEvent(
                 NOTHING_RELEVANT,

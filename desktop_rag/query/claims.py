@@ -34,6 +34,13 @@ RARE_IDF = 3.0
 # and above, most above 0.5). So an answer must be more than half backed.
 REFUSE_BELOW = 0.55
 WEAK_MATCH = 0.4
+# ... and from near sources too when at least this share of what the answer adds is words
+# that none of the sources the model read holds: in a library of 80,000 passages an everyday
+# question finds passages as near as that ("the currency of Japan is the yen [1]" over a 3M
+# page naming Japan and currency, cosine 0.5), and the answer is the model's own. An on-topic
+# answer with little support from its cited source took its words from another source (the
+# model cites [1] for what it read in [2]) or added a figure of its own: neither counts here.
+OWN_WORDS = 0.9
 # Searching by words only (an index of another embedder) there is no cosine to tell near
 # sources from weak ones, so every unbacked answer counts as from weak ones, and the bar is
 # lower: an on-topic answer citing the wrong page of the right document ("blue because of
@@ -45,7 +52,9 @@ FIGURE_WEIGHT = 1.0 + RARE_IDF
 # What every answer says about its sources, not about the subject.
 _FRAMING_TEXT = """according source sources document documents page pages passage passages answer
     question text say says said state states stated mention mentions mentioned"""
-_FRAMING = frozenset(_FRAMING_TEXT.split())
+# A verdict on the question's own words ("the answer is yes"): no name or term of its own.
+_VERDICTS = frozenset({"yes", "no"})
+_FRAMING = frozenset(_FRAMING_TEXT.split()) | _VERDICTS
 _WORD = re.compile(r"[^\W\d_][\w]*(?:['’][st])?", re.UNICODE)
 _LEAD = re.compile(r"^\s*According to\s*", re.I)
 
@@ -63,12 +72,15 @@ class Claims:
     cited sources hold (1.0 when it has none to check); `unsupported` the names, terms and
     figures they lack, in the answer's order (figures first); `adds_nothing` when every word
     of it is the question's (nothing to check); `refuse` when the answer is not from its
-    sources at all, or adds nothing to its question."""
+    sources at all, or adds nothing to its question; `words_lacking` the weighted share of
+    what the answer adds that is words (not figures) its cited sources lack: "the yen" over
+    a page that names Japan and currency scores 1.0, a figure of the model's own 0."""
 
     support: float
     unsupported: tuple[str, ...]
     refuse: bool
     adds_nothing: bool = False
+    words_lacking: float = 0.0
 
 
 def stem(word: str) -> str:
@@ -132,6 +144,7 @@ def check(
     question = stems_of(asked)
     weighed = 0.0
     found = 0.0
+    lacking = 0.0
     missing_words: list[str] = []
     for word in claim_words(answer):
         idf = max(0.0, rarity(word.text.lower()))
@@ -140,6 +153,8 @@ def check(
             weighed += weight
             if word.stem in held:
                 found += weight
+            else:
+                lacking += weight
         if word.stem not in held and (word.named or idf >= RARE_IDF):
             missing_words.append(word.text)
     missing_figures = unsupported_numbers(answer, [*sources, *also_read])
@@ -157,4 +172,5 @@ def check(
         unsupported=(*missing_figures, *missing_words),
         refuse=adds_nothing or (weighed > 0 and support < refuse_below),
         adds_nothing=adds_nothing,
+        words_lacking=lacking / weighed if weighed > 0 else 0.0,
     )

@@ -338,9 +338,10 @@ def test_searching_by_words_only_an_answer_with_some_support_is_kept(tmp_path, a
 def test_an_unbacked_answer_from_near_sources_is_flagged_not_withheld(
     tmp_path, animal_pdfs
 ) -> None:
-    # Sources near the question are about it: an answer they do not back (a figure of the
-    # model's own, a name from elsewhere) is shown with its words named, not withheld.
-    llm = FakeLlm("1], the capital of France is Paris.")
+    # Sources near the question are about it: an answer they do not back with a figure of the
+    # model's own ("12 hearts" over pages that say three) is shown with the figure named, not
+    # withheld.
+    llm = FakeLlm("1], 12 hearts pump octopus blood.")
     app = make_app(tmp_path, llm)
     app.ingest.index([str(animal_pdfs)])
     question = "How many hearts pump octopus blood?"
@@ -349,7 +350,51 @@ def test_an_unbacked_answer_from_near_sources_is_flagged_not_withheld(
     *_, done = app.answer.ask(question)
     assert isinstance(done, DoneEvent)
     assert not done.refused and done.cited == (1,) and done.support == 0.0
-    assert {"France", "Paris"} <= set(done.unsupported)
+    assert done.unsupported == ("12",)
+
+
+CURRENCY_PAGE = (
+    "In the Asia Pacific area, total sales decreased 3 percent, driven by foreign currency "
+    "translation impacts. In Japan, total sales and organic local-currency sales were flat."
+)
+
+
+def test_an_answer_in_words_no_source_holds_is_withheld_from_near_sources(
+    tmp_path, animal_pdfs
+) -> None:
+    # financebench's "the currency of Japan is the yen [1]" over a 3M page that names Japan
+    # and currency but not the yen: near the question by cosine, so its unbacked answer was
+    # only flagged. What it adds is a word none of its sources holds: the model's own.
+    make_pdf(animal_pdfs / "sales.pdf", [CURRENCY_PAGE])
+    llm = FakeLlm("1], the currency of Japan is the yen.")
+    app = make_app(tmp_path, llm)
+    app.ingest.index([str(animal_pdfs)])
+    app.answer.weak_match = 0.0  # every source counts as near here
+    events = list(app.answer.ask("What is the currency of Japan?"))
+    sources, done = events[0], events[-1]
+    assert isinstance(sources, SourcesEvent) and isinstance(done, DoneEvent)
+    assert llm.prompts, "the gate refused it: this test is of the claim check"
+    assert not any("yen" in s.text for s in sources.sources)
+    assert done.withheld == "According to [1], the currency of Japan is the yen."
+    assert done.refused and done.answer == NOTHING_RELEVANT and done.cited == ()
+
+
+def test_an_answer_citing_one_source_for_the_words_of_another_is_flagged_not_withheld(
+    tmp_path, animal_pdfs
+) -> None:
+    # The 270M model cites [1] almost always, also for what it read in [2]: covid-qa's
+    # on-topic answers with no support from their cited source mostly hold words of another
+    # source. Its words are from its sources, only the number is wrong: flagged.
+    llm = FakeLlm("1], octopus skin changes colour with chromatophores.")
+    app = make_app(tmp_path, llm)
+    app.ingest.index([str(animal_pdfs)])
+    app.answer.weak_match = 0.0  # every source counts as near here
+    events = list(app.answer.ask("Why is octopus blood blue?"))
+    sources, done = events[0], events[-1]
+    assert isinstance(sources, SourcesEvent) and isinstance(done, DoneEvent)
+    assert "chromatophores" not in sources.sources[0].text
+    assert any("chromatophores" in s.text for s in sources.sources[1:])
+    assert not done.refused and done.cited == (1,) and done.support == 0.0
 
 
 def test_a_name_missing_from_the_cited_source_flags_the_answer(tmp_path, animal_pdfs) -> None:

@@ -126,3 +126,61 @@ def test_a_figure_the_question_gives_is_not_the_answers_claim() -> None:
     assert result.support == 1.0
     wrong = check(answer.replace("Beijing", "London"), [BEIJING], library_rarity, asked=[question])
     assert wrong.support == 0.0 and wrong.refuse
+
+
+CURRENCY = (
+    "In the Asia Pacific area, total sales decreased 3 percent, driven by foreign currency "
+    "translation impacts. In Japan, total sales and organic local-currency sales were flat."
+)
+
+
+def test_the_share_of_what_an_answer_adds_in_words_its_sources_lack() -> None:
+    # What tells an answer of the model's own ("the yen", a word) from an on-topic answer with
+    # a figure of its own: both are unbacked, but only one lacks words.
+    question = "What is the currency of Japan?"
+    yen = check(
+        "According to [1], the currency of Japan is the yen.",
+        [CURRENCY],
+        no_rarity,
+        asked=[question],
+    )
+    assert yen.support == 0.0 and yen.words_lacking == 1.0
+    figure = check(
+        "According to [1], sales decreased 17 percent in Japan.",
+        [CURRENCY],
+        no_rarity,
+        asked=["How much did sales decrease in Japan?"],
+    )
+    assert figure.support < 0.55 and figure.unsupported == ("17",)
+    assert figure.words_lacking == 0.0
+    # Half a word of its own, half backed: a half.
+    half = check(
+        "According to [1], the currency of Japan is the yen, flat.",
+        [CURRENCY],
+        no_rarity,
+        asked=[question],
+    )
+    assert half.words_lacking == 0.5 and half.support == 0.5
+    # Nothing added: nothing lacking.
+    assert (
+        check("According to [1], Japan.", [CURRENCY], no_rarity, asked=[question]).words_lacking
+        == 0.0
+    )
+
+
+def test_a_yes_or_no_claims_no_word_of_its_own() -> None:
+    # financebench's "Was American Express able to retain card members during 2022?" answered
+    # "the answer is yes" over near sources: the verdict is on the question's own words, which
+    # the sources are judged by; "yes" is no name or term the model could have made up, so
+    # such an answer adds nothing to check and is never withheld as words of the model's own.
+    question = "Did sales in Japan stay flat?"
+    for verdict in ("yes", "Yes", "“yes.”", "no"):
+        result = check(
+            f"According to [1], the answer is {verdict}.", [CURRENCY], no_rarity, asked=[question]
+        )
+        assert result.words_lacking == 0.0 and result.unsupported == (), verdict
+    assert [w.text for w in claim_words("Yes, sales in Japan were flat.")] == [
+        "sales",
+        "Japan",
+        "flat",
+    ]
