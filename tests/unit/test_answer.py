@@ -270,6 +270,22 @@ WILDLIFE_PAGE = (
 SCOTLAND = "What is the national animal of Scotland?"
 
 
+def ask_claim_check(
+    tmp_path: Path, library: Path, reply: str, question: str, weak_match: float
+) -> tuple[App, SourcesEvent, DoneEvent]:
+    """The library indexed and the question asked of a model that writes `reply`, with sources
+    from this cosine on counting as near; the claim check, not the gate, decides."""
+    llm = FakeLlm(reply)
+    app = make_app(tmp_path, llm)
+    app.ingest.index([str(library)])
+    app.answer.weak_match = weak_match
+    events = list(app.answer.ask(question))
+    sources, done = events[0], events[-1]
+    assert isinstance(sources, SourcesEvent) and isinstance(done, DoneEvent)
+    assert llm.prompts, "the gate refused it: this test is of the claim check"
+    return app, sources, done
+
+
 def test_an_answer_that_borrows_a_word_of_its_weak_source_is_withheld(
     tmp_path, animal_pdfs
 ) -> None:
@@ -277,14 +293,15 @@ def test_an_answer_that_borrows_a_word_of_its_weak_source_is_withheld(
     # of the page it cites, which lent it a third of its support; searching by meaning, a
     # third from a source only weakly near the question is an answer of the model's own.
     make_pdf(animal_pdfs / "wildlife.pdf", [WILDLIFE_PAGE])
-    llm = FakeLlm("1], the national animal of Scotland is the wild cat.")
-    app = make_app(tmp_path, llm)
-    app.ingest.index([str(animal_pdfs)])
-    app.answer.weak_match = 1.01  # the hash embedder's cosines are not MiniLM's: a weak match
+    # The hash embedder's cosines are not MiniLM's: every source a weak match here.
+    app, _, done = ask_claim_check(
+        tmp_path,
+        animal_pdfs,
+        "1], the national animal of Scotland is the wild cat.",
+        SCOTLAND,
+        1.01,
+    )
     assert not app.retriever.text_only
-    *_, done = app.answer.ask(SCOTLAND)
-    assert isinstance(done, DoneEvent)
-    assert llm.prompts, "the gate refused it: this test is of the claim check"
     assert done.withheld == "According to [1], the national animal of Scotland is the wild cat."
     assert done.refused and done.answer == NOTHING_RELEVANT and done.cited == ()
     assert app.answer.refuse_below_words_only < done.support < app.answer.refuse_below
@@ -357,6 +374,7 @@ CURRENCY_PAGE = (
     "In the Asia Pacific area, total sales decreased 3 percent, driven by foreign currency "
     "translation impacts. In Japan, total sales and organic local-currency sales were flat."
 )
+JAPAN = "What is the currency of Japan?"
 
 
 def test_an_answer_in_words_no_source_holds_is_withheld_from_near_sources(
@@ -366,14 +384,9 @@ def test_an_answer_in_words_no_source_holds_is_withheld_from_near_sources(
     # and currency but not the yen: near the question by cosine, so its unbacked answer was
     # only flagged. What it adds is a word none of its sources holds: the model's own.
     make_pdf(animal_pdfs / "sales.pdf", [CURRENCY_PAGE])
-    llm = FakeLlm("1], the currency of Japan is the yen.")
-    app = make_app(tmp_path, llm)
-    app.ingest.index([str(animal_pdfs)])
-    app.answer.weak_match = 0.0  # every source counts as near here
-    events = list(app.answer.ask("What is the currency of Japan?"))
-    sources, done = events[0], events[-1]
-    assert isinstance(sources, SourcesEvent) and isinstance(done, DoneEvent)
-    assert llm.prompts, "the gate refused it: this test is of the claim check"
+    _, sources, done = ask_claim_check(  # every source counts as near here
+        tmp_path, animal_pdfs, "1], the currency of Japan is the yen.", JAPAN, 0.0
+    )
     assert not any("yen" in s.text for s in sources.sources)
     assert done.withheld == "According to [1], the currency of Japan is the yen."
     assert done.refused and done.answer == NOTHING_RELEVANT and done.cited == ()
@@ -384,14 +397,14 @@ def test_an_answer_citing_one_source_for_the_words_of_another_is_flagged_not_wit
 ) -> None:
     # The 270M model cites [1] almost always, also for what it read in [2]: covid-qa's
     # on-topic answers with no support from their cited source mostly hold words of another
-    # source. Its words are from its sources, only the number is wrong: flagged.
-    llm = FakeLlm("1], octopus skin changes colour with chromatophores.")
-    app = make_app(tmp_path, llm)
-    app.ingest.index([str(animal_pdfs)])
-    app.answer.weak_match = 0.0  # every source counts as near here
-    events = list(app.answer.ask("Why is octopus blood blue?"))
-    sources, done = events[0], events[-1]
-    assert isinstance(sources, SourcesEvent) and isinstance(done, DoneEvent)
+    # source. Its words are from its sources, only its citation is wrong: flagged.
+    _, sources, done = ask_claim_check(  # every source counts as near here
+        tmp_path,
+        animal_pdfs,
+        "1], octopus skin changes colour with chromatophores.",
+        "Why is octopus blood blue?",
+        0.0,
+    )
     assert "chromatophores" not in sources.sources[0].text
     assert any("chromatophores" in s.text for s in sources.sources[1:])
     assert not done.refused and done.cited == (1,) and done.support == 0.0
