@@ -9,12 +9,9 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from desktop_rag.app import build_app
-from desktop_rag.config import Settings
-from desktop_rag.query import claims
 from desktop_rag.query.prompt import NOTHING_RELEVANT
 from desktop_rag.types import DoneEvent, SourcesEvent
-from tests.fakes import FakeLlm
+from tests.claims_case import near_but_unbacked
 
 pytestmark = pytest.mark.slow
 
@@ -32,14 +29,9 @@ def test_the_yen_over_a_page_naming_japan_and_currency_is_withheld(
     (tmp_path / "library").mkdir()
     with (tmp_path / "library" / "3M_2018_10K-p23.pdf").open("wb") as out:
         page.write(out)
-    llm = FakeLlm("1], the currency of Japan is the yen.")
-    app = build_app(Settings(data_dir=str(tmp_path / "data"), n_threads=2), llm=llm)
-    assert app.ingest.index([str(tmp_path / "library")]).indexed == 1
-    hits = app.retriever.search(JAPAN, app.answer.k)
-    best = max(h.similarity for h in hits)
-    # The case the rule is for: past the cosine gate and near enough that the claim check
-    # alone would only flag the answer.
-    assert best >= app.answer.threshold and best >= claims.WEAK_MATCH, best
+    app, llm = near_but_unbacked(
+        tmp_path / "library", tmp_path / "data", "1], the currency of Japan is the yen.", JAPAN
+    )
     events = list(app.answer.ask(JAPAN))
     sources, done = events[0], events[-1]
     assert isinstance(sources, SourcesEvent) and isinstance(done, DoneEvent)

@@ -10,13 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag.app import build_app
-from desktop_rag.config import Settings
-from desktop_rag.query import claims
 from desktop_rag.query.answer import unknown_share
 from desktop_rag.query.prompt import NOTHING_RELEVANT
 from desktop_rag.types import DoneEvent
-from tests.fakes import FakeLlm
+from tests.claims_case import near_but_unbacked
 
 pytestmark = pytest.mark.slow
 
@@ -29,14 +26,12 @@ def test_guacamole_near_a_carrageenan_page_by_cosine_is_refused_by_its_words(
     article = corpus / "covid-qa" / "pdf" / "1629.pdf"  # carrageenan nasal sprays
     (tmp_path / "library").mkdir()
     shutil.copy(article, tmp_path / "library" / article.name)
-    llm = FakeLlm("1], the main ingredient of guacamole is avocado.")
-    app = build_app(Settings(data_dir=str(tmp_path / "data"), n_threads=2), llm=llm)
-    assert app.ingest.index([str(tmp_path / "library")]).indexed == 1
-    hits = app.retriever.search(GUACAMOLE, app.answer.k)
-    best = max(h.similarity for h in hits)
-    # The case the rule is for: past the cosine gate, and near enough that the claim check
-    # would only flag the answer.
-    assert best >= app.answer.threshold and best >= claims.WEAK_MATCH, best
+    app, llm = near_but_unbacked(
+        tmp_path / "library",
+        tmp_path / "data",
+        "1], the main ingredient of guacamole is avocado.",
+        GUACAMOLE,
+    )
     assert unknown_share(app.store, GUACAMOLE) >= app.answer.unknown_gate
     # One article stands for the whole library (98 articles, 6,080 passages), where the
     # gate applies.
