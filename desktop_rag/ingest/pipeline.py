@@ -423,6 +423,7 @@ class IngestService:
                 if isinstance(outcome, ExtractError):
                     self._failed(info, outcome.kind, str(outcome), before, pending, report, on_file)
                 else:
+                    assert cut is not None  # every file read without error is being cut
                     self._embed_one(
                         decision,
                         outcome,
@@ -553,7 +554,7 @@ class IngestService:
         self,
         decision: Decision,
         extracted: Extracted,
-        cut: Future[list[Chunk]] | None,
+        cut: Future[list[Chunk]],
         before: DocumentRecord | None,
         pending: _Pending,
         report: IndexReport,
@@ -571,7 +572,7 @@ class IngestService:
         forced = (before is not None and before.ocr) or info.path in self._ocr_new
         if on_file is not None:
             on_file(FileEvent(info.path, Status.INDEXING, pages=len(extracted.pages)))
-        chunks = cut.result() if cut is not None else self._chunks_of(decision, extracted)
+        chunks = cut.result()
         ocr_done = sum(bool(p.boxes) for p in extracted.pages)
         if not chunks:
             self._failed(
