@@ -155,6 +155,9 @@ def blend(
     """retrieve.blend, with BM25 as a share of what a passage holding every question word could
     score (`coverage`: 0 the app's share of the best, 1 wholly of that sum) and its credit
     scaled by the passage's scaled cosine to the power `gate` (absent: not scaled)."""
+    share = float(v.get("share", retrieve.TEXT_SHARE))
+    if not v.get("coverage") and "gate" not in v:
+        return retrieve.blend(vector, text, share)  # the app's own
     best, bm25 = retrieve.candidates(vector, text)
     if not best:
         return []
@@ -164,7 +167,6 @@ def blend(
         denom = top * (max(r.word_best(library, q.text), top) / top) ** float(v["coverage"])
     sims = [h.similarity for h in best.values()]
     lo, span = min(sims), max(sims) - min(sims)
-    share = float(v.get("share", retrieve.TEXT_SHARE))
     out = []
     for cid, hit in best.items():
         lexical = bm25.get(cid, 0.0) / denom if denom > 0 else 0.0
