@@ -39,16 +39,20 @@ def manual(tmp_path: Path) -> Path:
     return make_pdf(tmp_path / "handyvac.pdf", pages)
 
 
-@pytest.fixture
-def app(tmp_path: Path) -> App:
+def indexed_manual(tmp_path: Path, embedder: HashEmbedder) -> App:
     app = build_app(
         Settings(data_dir=str(tmp_path / "data")),
-        embedder=HashEmbedder(),
+        embedder=embedder,
         tokenizer=WordTokenizer,
         isolate=False,
     )
     app.ingest.index([str(manual(tmp_path))])
     return app
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> App:
+    return indexed_manual(tmp_path, HashEmbedder())
 
 
 @pytest.mark.parametrize(
@@ -84,13 +88,7 @@ def test_the_contents_page_is_embedded_by_its_heading_and_found_by_its_words(
             seen.extend(texts)
             return super().embed(texts)
 
-    app = build_app(
-        Settings(data_dir=str(tmp_path / "data")),
-        embedder=Recording(),
-        tokenizer=WordTokenizer,
-        isolate=False,
-    )
-    app.ingest.index([str(manual(tmp_path))])
+    app = indexed_manual(tmp_path, Recording())
     assert any("Unpack the vacuum cleaner" in t for t in seen)
     assert not any(". . . ." in t for t in seen), "the contents lines were embedded"
     hits = app.retriever.search("Contents getting started battery care", k=10)
