@@ -65,13 +65,11 @@ def _variants(fp32: Path, folder: Path) -> dict[str, Path]:
 
 
 CALIBRATION_TEXTS = 160
-CALIBRATION_PIECES = 160  # every calibration batch one shape (the calibrator stacks them)
 
 
 def _static(fp32: Path, target: Path) -> Path:
     """The fp32 graph quantised with activation scales measured on covid-qa passages."""
     import onnx
-    import pypdfium2 as pdfium
     from onnxruntime.quantization import (
         CalibrationDataReader,
         QuantFormat,
@@ -79,27 +77,21 @@ def _static(fp32: Path, target: Path) -> Path:
         quantize_static,
     )
 
+    from desktop_rag.engines.onnx_embed import padded_feed
+    from desktop_rag.ingest.extract import extract
+
     texts: list[str] = []
     for pdf in sorted((CORPUS / "covid-qa" / "pdf").glob("*.pdf")):
-        doc = pdfium.PdfDocument(str(pdf))
-        for page in doc:
-            words = page.get_textpage().get_text_range().split()
+        for page in extract(str(pdf)).pages:
+            words = page.text.split()
             texts += [" ".join(words[i : i + 100]) for i in range(0, len(words), 100)]
-        doc.close()
         if len(texts) >= CALIBRATION_TEXTS:
             break
     tok = model_tokenizer()
     names = {i.name for i in onnx.load(str(fp32)).graph.input}
     batches = []
-    for start in range(0, CALIBRATION_TEXTS - 3, 4):
-        encodings = tok.encode_batch(texts[start : start + 4])
-        ids = np.zeros((len(encodings), CALIBRATION_PIECES), dtype=np.int64)
-        mask = np.zeros_like(ids)
-        for row, enc in enumerate(encodings):
-            n = min(len(enc.ids), CALIBRATION_PIECES)
-            ids[row, :n] = enc.ids[:n]
-            mask[row, :n] = 1
-        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+    for start in range(0, CALIBRATION_TEXTS, 4):
+        feed = padded_feed(tok.encode_batch(texts[start : start + 4]))
         batches.append({k: v for k, v in feed.items() if k in names})
 
     class Batches(CalibrationDataReader):
