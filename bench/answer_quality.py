@@ -17,7 +17,9 @@ follow-up of question i comes after question i and its answer, as `ask -` would)
 
 Measures, per half:
 - citation accuracy: of the answers that cite a source, the share whose cited sources include
-  a gold page; and the gold page among the sources at all (retrieval);
+  a gold page, as the model cited and as the service cites (`_recited`: the source holding
+  the answer's words when the cited ones lack them); and the gold page among the sources at
+  all (retrieval);
 - correctness: financebench, a number of the answer within 1% of the gold figure (questions
   with a figure); covid-qa, the gold answer contained in the answer, and separately in the top
   quote (the sentence shown before the model writes); token F1 (SQuAD style) for both;
@@ -665,7 +667,19 @@ def features(row: dict[str, Any], service: Any) -> dict[str, Any]:
         also_read=read,
         asked=answer_mod.asked_words(row["question"], now),
     )
+    # What the service cites: the source holding the answer's words when the cited ones lack
+    # them (query/claims.py backing_source), with what the answer then lacks.
+    backed = claims.backing_source(
+        row["answer"],
+        row["cited"],
+        {s["n"]: s["text"] for s in row["sources"]},
+        service.rarity,
+        also_read=read,
+        asked=answer_mod.asked_words(row["question"], now),
+    )
     feat.update(
+        recited_to=backed[0] if backed else None,
+        unsupported_recited=list(backed[1].unsupported) if backed else list(new.unsupported),
         support_before=round(old.support, 4),
         support_after=round(new.support, 4),
         unsupported=list(new.unsupported),
@@ -787,6 +801,9 @@ def score(name: str, run: dict[str, Any], service: Any, rule: str) -> dict[str, 
         ]
         row["gold_retrieved"] = any(p in gold_pages for p in row["source_pages"])
         row["gold_cited"] = any(p in gold_pages for p in row["cited_pages"])
+        to = row["features"].get("recited_to")
+        recited = [(s["path"], s["page"]) for s in row["sources"] if s["n"] == to]
+        row["gold_cited_recited"] = any(p in gold_pages for p in recited or row["cited_pages"])
         said = content(row["answer"])
         row["f1"] = round(max(f1(said, g) for g in row["golds"]), 4)
         if name == "finance":
@@ -857,6 +874,8 @@ def summarise(name: str, run: dict[str, Any], rule: str, th: Thresholds) -> dict
     for row in on + alone + follow:
         row["status"] = status(row["features"], rule, th)
         row["unsupported"] = row["features"].get("unsupported", [])
+        row["unsupported_recited"] = row["features"].get("unsupported_recited", [])
+        row["recited"] = row["features"].get("recited_to") is not None
     out: dict[str, Any] = {"questions": len(on)}
     for part in ("report", "tune"):
         out[part] = _figures(name, [r for r in on if r["half"] == part])
@@ -897,10 +916,14 @@ def _figures(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
         "on_topic_refused_by": dict(collections.Counter(r["status"] for r in rows)),
         "citation_accuracy": _share(citing, lambda r: r["gold_cited"]),
         "answers_citing": len(citing),
+        # As the service cites since answers are cited to the source holding their words:
+        "citation_accuracy_recited": _share(citing, lambda r: r["gold_cited_recited"]),
+        "answers_recited": sum(r["recited"] for r in citing),
         "gold_page_among_sources": _share(
             rows, lambda r: r["gold_retrieved"] and r["status"] != "gate"
         ),
         "flagged_check_this_answer": _share(answered, lambda r: bool(r["unsupported"])),
+        "flagged_after_reciting": _share(answered, lambda r: bool(r["unsupported_recited"])),
         # A refused answer scores 0: the measure is of what the user is given.
         "token_f1": _mean([r["f1"] if r in answered else 0.0 for r in rows]),
         "median_ttft_s": _median([r["ttft_s"] for r in rows]),

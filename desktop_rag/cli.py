@@ -426,6 +426,7 @@ def _ask_one(
     app: App, question: str, history: Sequence[Turn], args: argparse.Namespace, out: TextIO
 ) -> DoneEvent:
     """Sources and quotes first, then the answer as it streams; or one JSON line at the end."""
+    from desktop_rag.query.claims import recited_note
     from desktop_rag.query.figures import unsupported_note
 
     sources: tuple[Source, ...] = ()
@@ -491,6 +492,8 @@ def _ask_one(
                 "unsupported": list(done.unsupported),
                 "check": unsupported_note(done.unsupported) if done.unsupported else "",
                 **({"notice": notice} if notice else {}),
+                # cited to the source holding its words: what the model had cited
+                **({"recited_from": list(done.recited_from)} if done.recited_from else {}),
                 "timings": {
                     "retrieval_ms": round(t.retrieval_ms, 1),
                     "ttft_s": round(t.ttft_s, 3),
@@ -507,6 +510,8 @@ def _ask_one(
     if done.withheld:
         # What streamed was the model's; none of it is in its sources, so it is taken back.
         print(f"\n(That answer is not in its sources.) {done.answer}", file=out)
+    if done.recited_from and done.cited:
+        print(f"\n{recited_note(done.cited[0], done.recited_from)}", file=out)
     if done.unsupported:
         print(f"\n{unsupported_note(done.unsupported)}", file=out)
     out.flush()

@@ -42,6 +42,8 @@ class Exchange:
     error: str = ""
     unsupported: list[str] = field(default_factory=list)  # figures not in the sources
     quotes: list[Quote] = field(default_factory=list)  # the sources' own words, shown first
+    # What the model cited when the answer was cited to the source holding its words instead.
+    recited_from: list[int] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -62,6 +64,7 @@ class Exchange:
             self.refused = event.refused
             self.stopped = event.cancelled
             self.unsupported = list(event.unsupported)
+            self.recited_from = list(event.recited_from)
 
     def fail(self, message: str) -> None:
         """The answer could not be finished; what streamed before stays."""
@@ -87,7 +90,11 @@ class Conversation:
             self,
             exchanges=[
                 replace(
-                    e, sources=list(e.sources), cited=list(e.cited), unsupported=list(e.unsupported)
+                    e,
+                    sources=list(e.sources),
+                    cited=list(e.cited),
+                    unsupported=list(e.unsupported),
+                    recited_from=list(e.recited_from),
                 )
                 for e in self.exchanges
             ],
@@ -142,6 +149,7 @@ def _from_json(raw: dict[str, Any]) -> Conversation:
                 error=str(e.get("error", "")),
                 unsupported=[str(n) for n in e.get("unsupported", [])],
                 quotes=[Quote(**q) for q in e.get("quotes", [])],
+                recited_from=[int(n) for n in e.get("recited_from", [])],
             )
         )
     return Conversation(

@@ -336,7 +336,9 @@ class DoneEvent:
     when the user stopped it; `unsupported` lists the names, terms and figures of the answer
     that the sources it cites lack, and `support` is the weighted share of its words they hold
     (query/claims.py). When nothing of the model's answer came from its sources, `answer` is
-    the refusal and `withheld` what the model wrote.
+    the refusal and `withheld` what the model wrote. When the sources the model cited lack
+    the answer's words and another holds them all, `cited` is that one, the answer's marks
+    say so, and `recited_from` what the model had cited.
     """
 
     answer: str
@@ -347,6 +349,8 @@ class DoneEvent:
     unsupported: tuple[str, ...] = ()
     support: float = 1.0
     withheld: str = ""
+    # What the model cited when the answer's words are in another source, cited instead.
+    recited_from: tuple[int, ...] = ()
 
 
 AnswerEvent = SourcesEvent | QuotesEvent | TokenEvent | DoneEvent

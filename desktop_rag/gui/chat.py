@@ -41,6 +41,7 @@ from desktop_rag.gui.icons import icon, set_icon, tool_button
 from desktop_rag.gui.models import ConversationsModel
 from desktop_rag.library import GUIDE_QUESTION
 from desktop_rag.locations import cite, place
+from desktop_rag.query.claims import recited_note
 from desktop_rag.query.figures import unsupported_note
 
 _CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
@@ -394,6 +395,9 @@ class ChatPane(QWidget):
             notes.append(f"<span class='warn'>{_text_html(e.error)}</span>")
         if e.stopped:
             notes.append("<span class='muted'>Stopped.</span>")
+        if e.recited_from and e.cited and not (last and self._busy):
+            note = recited_note(e.cited[0], e.recited_from)
+            notes.append(f"<span class='muted'>{html.escape(note)}</span>")
         if e.unsupported and not (last and self._busy):
             note = unsupported_note(tuple(e.unsupported))
             notes.append(f"<span class='warn'>{html.escape(note)}</span>")

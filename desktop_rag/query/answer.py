@@ -313,8 +313,28 @@ class AnswerService:
                 withheld=answer,
             )
             return
+        unsupported, support, recited_from = found.unsupported, found.support, ()
+        # The model cites [1] for what it read in another source: cite the one holding it.
+        backed = claims.backing_source(
+            answer,
+            cited,
+            {s.n: s.text for s in fitted.sources},
+            self.rarity,
+            also_read=read,
+            asked=asked,
+        )
+        if backed is not None:
+            n, by = backed
+            log.info("answer cited %s, its words are in [%d]: cited to it", list(cited), n)
+            answer, recited_from, cited = claims.recite(answer, n), cited, (n,)
+            unsupported, support = by.unsupported, by.support
         yield DoneEvent(
-            answer, cited, timings, unsupported=found.unsupported, support=found.support
+            answer,
+            cited,
+            timings,
+            unsupported=unsupported,
+            support=support,
+            recited_from=recited_from,
         )
 
     def rarity(self, word: str) -> float:

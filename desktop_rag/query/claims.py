@@ -12,7 +12,7 @@ missing, nothing in the answer comes from its sources and the service refuses in
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from desktop_rag.query.figures import numbers as figures_in
@@ -174,3 +174,58 @@ def check(
         adds_nothing=adds_nothing,
         words_lacking=lacking / weighed if weighed > 0 else 0.0,
     )
+
+
+def backing_source(
+    answer: str,
+    cited: Sequence[int],
+    sources: Mapping[int, str],
+    rarity: Callable[[str], float],
+    *,
+    also_read: Sequence[str] = (),
+    asked: Sequence[str] = (),
+) -> tuple[int, Claims] | None:
+    """The source that holds what an answer claims when the sources it cites do not.
+
+    The bundled model cites [1] for what it read in [3] ("the currency of Japan is the Japanese
+    yen [1]" over a 10-K whose page [3] names the yen), so the page a reader opens says nothing
+    of it. When the cited sources do not back the answer (they hold less than REFUSE_BELOW of
+    what it adds, each word weighted by its rarity as `check` weighs them) and another source
+    does (at least that share), holding every name, term and figure of it that the cited ones
+    hold, that source's number comes back with its check: the answer is then cited to it
+    (and still flagged for what that source lacks too). None when the cited sources back it,
+    it cites nothing, or no other source does. The source holding the most wins; ties go to
+    the one ranked higher (the lower number).
+
+    Only a source that backs the answer takes its citation: on financebench, where most of the
+    model's answers are its own figures and words, citing each to the source sharing the most
+    of them moved citations off the gold page (bench/answer_quality.py).
+    """
+    if not cited:
+        return None
+    texts = [sources[n] for n in cited if n in sources]
+    own = check(answer, texts, rarity, also_read=also_read, asked=asked)
+    if own.support >= REFUSE_BELOW:
+        return None  # the cited sources back it: their citation stands
+    best: tuple[int, Claims] | None = None
+    for n in sorted(sources):
+        if n in cited:
+            continue
+        other = check(answer, [sources[n]], rarity, also_read=also_read, asked=asked)
+        if other.support < REFUSE_BELOW or not set(other.unsupported) <= set(own.unsupported):
+            continue
+        if best is None or other.support > best[1].support:
+            best = (n, other)
+    return best
+
+
+def recite(answer: str, n: int) -> str:
+    """The answer with each of its citation marks made [n] (a run of them, one)."""
+    marked = CITATION.sub(f"[{n}]", answer)
+    return re.sub(rf"\[{n}\](?:\s*(?:and|,)?\s*\[{n}\])+", f"[{n}]", marked)
+
+
+def recited_note(n: int, was: Sequence[int]) -> str:
+    """What the reader is told when an answer is cited to another source than the model's."""
+    model = ", ".join(f"[{m}]" for m in was)
+    return f"Cited [{n}]: its words are there, not in {model} as the model wrote."

@@ -87,6 +87,20 @@ class FakeAnswerService:
         if found.refuse:
             yield DoneEvent(NOTHING_RELEVANT, (), Timings(), refused=True, withheld=text)
             return
+        # ... and cites the source holding the answer's words when [1] does not, as it does.
+        backed = claims.backing_source(
+            text, (1,), {s.n: s.text for s in sources}, lambda word: 0.0, also_read=[question]
+        )
+        if backed is not None:
+            n, by = backed
+            yield DoneEvent(
+                claims.recite(text, n),
+                (n,),
+                Timings(total_s=0.1),
+                unsupported=by.unsupported,
+                recited_from=(1,),
+            )
+            return
         yield DoneEvent(text, (1,), Timings(total_s=0.1), unsupported=found.unsupported)
 
 

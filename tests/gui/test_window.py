@@ -144,6 +144,22 @@ def test_an_answer_naming_what_its_source_lacks_says_so(open_window, animal_pdfs
     assert "Check this answer: Paris does not appear in its sources." in text
 
 
+def test_an_answer_citing_the_wrong_source_is_cited_to_the_right_one(
+    open_window, animal_pdfs, qtbot
+):
+    wrong = "According to [1], octopuses change the colour of their skin using chromatophores."
+    window = open_window(answer_factory=lambda app: FakeAnswerService(app, answer=wrong))
+    window.session.add_folder(str(animal_pdfs))
+    _wait_indexed(window, qtbot, 4, WAIT_MS)
+    _ask(window, qtbot, "Why is octopus blood blue? hemocyanin")
+    exchange = window.current.exchanges[0]
+    holder = next(s.n for s in exchange.sources if "chromatophores" in s.text)
+    assert holder != 1 and exchange.cited == [holder] and exchange.recited_from == [1]
+    text = window.chat.view.toPlainText()
+    assert f"According to [{holder}], octopuses change" in text
+    assert f"Cited [{holder}]: its words are there, not in [1] as the model wrote." in text
+
+
 def test_an_answer_none_of_its_source_holds_is_replaced_by_the_refusal(
     open_window, animal_pdfs, qtbot
 ):

@@ -179,6 +179,26 @@ def test_ask_json_carries_the_check_of_an_answer_its_sources_do_not_hold(data_di
     assert doc["check"] == "Check this answer: Paris does not appear in its sources."
 
 
+def test_ask_cites_the_source_holding_the_answers_words_and_says_so(
+    data_dir, capsys, monkeypatch
+) -> None:
+    # The model cites [1] for words of another source; every source counts as near here.
+    monkeypatch.setattr(claims, "WEAK_MATCH", 0.0)
+    llm = FakeLlm("1], octopus skin changes colour with chromatophores.")
+    argv = ["ask", "Why is octopus blood blue?", "--json"]
+    code, cap = run_ask(argv, data_dir, capsys, llm)
+    assert code == 0
+    doc = json.loads(cap.out)
+    holder = next(s["n"] for s in doc["sources"] if "chromatophores" in s["text"])
+    assert holder != 1 and doc["cited"] == [holder] and doc["recited_from"] == [1]
+    assert doc["answer"].startswith(f"According to [{holder}], octopus skin")
+    assert doc["unsupported"] == [] and doc["check"] == ""
+    code, cap = run_ask(argv[:-1], data_dir, capsys, llm)
+    assert code == 0
+    note = f"Cited [{holder}]: its words are there, not in [1] as the model wrote."
+    assert cap.out.rstrip().endswith(note)
+
+
 def test_ask_replaces_an_answer_none_of_its_sources_holds(data_dir, capsys, monkeypatch) -> None:
     # The hash embedder's cosines are not MiniLM's: count every source as a weak match.
     monkeypatch.setattr(claims, "WEAK_MATCH", 1.01)

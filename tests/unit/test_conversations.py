@@ -61,11 +61,13 @@ def test_a_refusal_round_trips_and_old_saves_still_load(tmp_path: Path) -> None:
     store = ConversationStore(tmp_path / "conv")
     conv = Conversation()
     conv.add("Where?").apply(DoneEvent("Not in your documents.", (), Timings(), refused=True))
-    conv.add("What?").apply(DoneEvent("Blue [1].", (1,), Timings()))
+    conv.add("What?").apply(DoneEvent("Blue [2].", (2,), Timings(), recited_from=(1,)))
     store.save(conv)
     saved = json.loads((tmp_path / "conv" / f"{conv.id}.json").read_text())
     assert [e["refused"] for e in saved["exchanges"]] == [True, False]
-    assert [e.refused for e in store.load_all()[0].exchanges] == [True, False]
+    loaded = store.load_all()[0].exchanges
+    assert [e.refused for e in loaded] == [True, False]
+    assert loaded[1].cited == [2] and loaded[1].recited_from == [1]
 
     # Saved before `grounded` was renamed: False meant a refusal; no key meant an answer.
     old = {
