@@ -313,7 +313,8 @@ class AnswerService:
                 withheld=answer,
             )
             return
-        unsupported, support, recited_from = found.unsupported, found.support, ()
+        unsupported, support = found.unsupported, found.support
+        recited_from: tuple[int, ...] = ()
         # The model cites [1] for what it read in another source: cite the one holding it.
         backed = claims.backing_source(
             answer,
