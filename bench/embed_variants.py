@@ -10,7 +10,11 @@ beforehand, MinMax, on 160 passages of covid-qa articles, not the manuals; 7-bit
 spares the run-time quantisation of every activation. Each runs in the app's passage session
 (one thread) on bench/embed_streams.py's chunks, batched as the app batches (4), in two rounds
 that alternate the variants. Reported: word pieces per CPU second of this process, and the
-mean and lowest cosine of the vectors to the app's fp32 export.
+mean and lowest cosine of the vectors to the app's fp32 export. With onnx_ir importable, also
+MatMul weights in blocks of 8 or 4 bits multiplied in int8 (MatMulNBits, accuracy_level 4);
+onnx_ir is not a dependency of the app: install it beside the checkout,
+    python -m pip install --no-deps --target /tmp/nbpkg onnx_ir
+and run with PYTHONPATH=/tmp/nbpkg.
 
     python bench/embed_variants.py [--chunks 480]
 """
@@ -61,6 +65,29 @@ def _variants(fp32: Path, folder: Path) -> dict[str, Path]:
         )
         out[name] = target
     out["int8-static-7bit"] = _static(fp32, folder / "int8-static-7bit.onnx")
+    out.update(_nbits(fp32, folder))
+    return out
+
+
+def _nbits(fp32: Path, folder: Path) -> dict[str, Path]:
+    """MatMul weights in blocks of 8 or 4 bits (MatMulNBits), multiplied in int8
+    (accuracy_level 4): ONNX Runtime's weight-only path for language models."""
+    import onnx
+
+    try:
+        from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
+    except ImportError as exc:  # it needs onnx_ir, which the app does not install
+        say(f"no MatMulNBits variants ({exc}): see the docstring")
+        return {}
+    out = {}
+    for bits, block in ((8, 32), (8, 128), (4, 32)):
+        target = folder / f"nbits{bits}-block{block}.onnx"
+        quantizer = MatMulNBitsQuantizer(
+            onnx.load(str(fp32)), bits=bits, block_size=block, is_symmetric=True, accuracy_level=4
+        )
+        quantizer.process()
+        quantizer.model.save_model_to_file(str(target), use_external_data_format=False)
+        out[target.stem] = target
     return out
 
 
