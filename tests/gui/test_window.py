@@ -134,12 +134,18 @@ def test_asking_shows_sources_first_then_streams_the_answer(open_window, animal_
     assert k == window.session.settings.top_k
 
 
-def test_an_answer_naming_what_its_source_lacks_says_so(open_window, animal_pdfs, qtbot):
-    made_up = "According to [1], octopus blood is blue because of hemocyanin, in Paris."
-    window = open_window(answer_factory=lambda app: FakeAnswerService(app, answer=made_up))
-    window.session.add_folder(str(animal_pdfs))
+def _answered(open_window, library, qtbot, answer: str):
+    """A window over the library whose model answers `answer` to the octopus question."""
+    window = open_window(answer_factory=lambda app: FakeAnswerService(app, answer=answer))
+    window.session.add_folder(str(library))
     _wait_indexed(window, qtbot, 4, WAIT_MS)
     _ask(window, qtbot, "Why is octopus blood blue? hemocyanin")
+    return window
+
+
+def test_an_answer_naming_what_its_source_lacks_says_so(open_window, animal_pdfs, qtbot):
+    made_up = "According to [1], octopus blood is blue because of hemocyanin, in Paris."
+    window = _answered(open_window, animal_pdfs, qtbot, made_up)
     text = window.chat.view.toPlainText()
     assert "Check this answer: Paris does not appear in its sources." in text
 
@@ -148,10 +154,7 @@ def test_an_answer_citing_the_wrong_source_is_cited_to_the_right_one(
     open_window, animal_pdfs, qtbot
 ):
     wrong = "According to [1], octopuses change the colour of their skin using chromatophores."
-    window = open_window(answer_factory=lambda app: FakeAnswerService(app, answer=wrong))
-    window.session.add_folder(str(animal_pdfs))
-    _wait_indexed(window, qtbot, 4, WAIT_MS)
-    _ask(window, qtbot, "Why is octopus blood blue? hemocyanin")
+    window = _answered(open_window, animal_pdfs, qtbot, wrong)
     exchange = window.current.exchanges[0]
     holder = next(s.n for s in exchange.sources if "chromatophores" in s.text)
     assert holder != 1 and exchange.cited == [holder] and exchange.recited_from == [1]
@@ -164,10 +167,7 @@ def test_an_answer_none_of_its_source_holds_is_replaced_by_the_refusal(
     open_window, animal_pdfs, qtbot
 ):
     made_up = "According to [1], the capital of France is Paris."
-    window = open_window(answer_factory=lambda app: FakeAnswerService(app, answer=made_up))
-    window.session.add_folder(str(animal_pdfs))
-    _wait_indexed(window, qtbot, 4, WAIT_MS)
-    _ask(window, qtbot, "Why is octopus blood blue? hemocyanin")
+    window = _answered(open_window, animal_pdfs, qtbot, made_up)
     exchange = window.current.exchanges[0]
     assert exchange.answer == NOTHING_RELEVANT and exchange.refused and not exchange.cited
     text = window.chat.view.toPlainText()
