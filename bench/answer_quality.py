@@ -667,11 +667,12 @@ def features(row: dict[str, Any], service: Any) -> dict[str, Any]:
         also_read=read,
         asked=answer_mod.asked_words(row["question"], now),
     )
-    # What the service cites: the source holding the answer's words when the cited ones lack
-    # them (query/claims.py backing_source), with what the answer then lacks.
+    # What the service cites: the source backing the answer when the cited ones do not
+    # (query/claims.py backing_source), with what the answer then lacks.
     backed = claims.backing_source(
         row["answer"],
         row["cited"],
+        new,
         {s["n"]: s["text"] for s in row["sources"]},
         service.rarity,
         also_read=read,

@@ -336,9 +336,9 @@ class DoneEvent:
     when the user stopped it; `unsupported` lists the names, terms and figures of the answer
     that the sources it cites lack, and `support` is the weighted share of its words they hold
     (query/claims.py). When nothing of the model's answer came from its sources, `answer` is
-    the refusal and `withheld` what the model wrote. When the sources the model cited lack
-    the answer's words and another holds them all, `cited` is that one, the answer's marks
-    say so, and `recited_from` what the model had cited.
+    the refusal and `withheld` what the model wrote. When the sources the model cited do not
+    back the answer and another does (claims.backing_source), `cited` is that one, the
+    answer's marks say so, and `recited_from` is what the model had cited.
     """
 
     answer: str

@@ -319,6 +319,7 @@ class AnswerService:
         backed = claims.backing_source(
             answer,
             cited,
+            found,
             {s.n: s.text for s in fitted.sources},
             self.rarity,
             also_read=read,

@@ -179,6 +179,7 @@ def check(
 def backing_source(
     answer: str,
     cited: Sequence[int],
+    own: Claims,
     sources: Mapping[int, str],
     rarity: Callable[[str], float],
     *,
@@ -189,7 +190,8 @@ def backing_source(
 
     The bundled model cites [1] for what it read in [3] ("the currency of Japan is the Japanese
     yen [1]" over a 10-K whose page [3] names the yen), so the page a reader opens says nothing
-    of it. When the cited sources do not back the answer (they hold less than REFUSE_BELOW of
+    of it. `own` is the answer's check against the sources it cites (`check`, with the same
+    `also_read` and `asked`). When they do not back it (they hold less than REFUSE_BELOW of
     what it adds, each word weighted by its rarity as `check` weighs them) and another source
     does (at least that share), holding every name, term and figure of it that the cited ones
     hold, that source's number comes back with its check: the answer is then cited to it
@@ -201,12 +203,8 @@ def backing_source(
     model's answers are its own figures and words, citing each to the source sharing the most
     of them moved citations off the gold page (bench/answer_quality.py).
     """
-    if not cited:
-        return None
-    texts = [sources[n] for n in cited if n in sources]
-    own = check(answer, texts, rarity, also_read=also_read, asked=asked)
-    if own.support >= REFUSE_BELOW:
-        return None  # the cited sources back it: their citation stands
+    if not cited or own.support >= REFUSE_BELOW:
+        return None  # nothing cited, or the cited sources back it: their citation stands
     best: tuple[int, Claims] | None = None
     for n in sorted(sources):
         if n in cited:

@@ -89,7 +89,12 @@ class FakeAnswerService:
             return
         # ... and cites the source holding the answer's words when [1] does not, as it does.
         backed = claims.backing_source(
-            text, (1,), {s.n: s.text for s in sources}, lambda word: 0.0, also_read=[question]
+            text,
+            (1,),
+            found,
+            {s.n: s.text for s in sources},
+            lambda word: 0.0,
+            also_read=[question],
         )
         if backed is not None:
             n, by = backed

@@ -186,6 +186,12 @@ def test_a_yes_or_no_claims_no_word_of_its_own() -> None:
     ]
 
 
+def _backing(answer, cited, sources, rarity=no_rarity, **kwargs):
+    """backing_source with the answer's check against its cited sources, as the service has."""
+    own = check(answer, [sources[n] for n in cited], rarity, **kwargs)
+    return backing_source(answer, cited, own, sources, rarity, **kwargs)
+
+
 YEN = "Sales in Japan are denominated in the Japanese yen, so results move with that currency."
 
 
@@ -193,9 +199,7 @@ def test_an_answer_whose_words_are_in_another_source_is_cited_to_it() -> None:
     # The benchmark's case: "the Japanese yen [1]" with the yen on source [3] of a 10-K.
     answer = "According to [1], the currency of Japan is the Japanese yen."
     sources = {1: MANUAL, 2: OCTOPUS, 3: YEN}
-    found = backing_source(
-        answer, [1], sources, no_rarity, asked=["What is the currency of Japan?"]
-    )
+    found = _backing(answer, [1], sources, asked=["What is the currency of Japan?"])
     assert found is not None
     n, claims = found
     assert n == 3 and claims.unsupported == () and claims.support == 1.0
@@ -205,13 +209,13 @@ def test_an_answer_whose_words_are_in_another_source_is_cited_to_it() -> None:
 def test_an_answer_its_cited_source_backs_keeps_its_citation() -> None:
     answer = "According to [2], octopus blood is blue because of hemocyanin."
     sources = {1: MANUAL, 2: OCTOPUS, 3: OCTOPUS + " " + YEN}
-    assert backing_source(answer, [2], sources, no_rarity) is None
+    assert _backing(answer, [2], sources) is None
 
 
 def test_a_source_holding_more_takes_the_citation_and_the_rest_stays_flagged() -> None:
     # No source holds "Darwin"; [3] holds the rest, [1] none of it: cited to [3], flagged.
     answer = "According to [1], octopus blood is blue, as Darwin found."
-    found = backing_source(answer, [1], {1: MANUAL, 2: YEN, 3: OCTOPUS}, no_rarity)
+    found = _backing(answer, [1], {1: MANUAL, 2: YEN, 3: OCTOPUS})
     assert found is not None and found[0] == 3 and found[1].unsupported == ("Darwin",)
 
 
@@ -220,17 +224,17 @@ def test_no_source_lacking_a_name_the_cited_one_holds_takes_its_citation() -> No
     answer = "According to [1], octopus blood is blue in Japanese waters."
     japanese = "Japanese waters are cold."
     sources = {1: japanese, 2: OCTOPUS}
-    assert backing_source(answer, [1], sources, no_rarity) is None
+    assert _backing(answer, [1], sources) is None
 
 
 def test_an_answer_citing_nothing_is_left_alone() -> None:
-    assert backing_source("Octopus blood is blue.", [], {1: MANUAL, 2: OCTOPUS}, no_rarity) is None
+    assert _backing("Octopus blood is blue.", [], {1: MANUAL, 2: OCTOPUS}) is None
 
 
 def test_the_source_holding_most_of_the_answer_wins_and_ties_go_to_the_higher_ranked() -> None:
     answer = "According to [1], octopus blood is blue because of hemocyanin."
     partial = "Octopus blood is blue."  # lacks hemocyanin: holds less of the answer
-    found = backing_source(answer, [1], {1: MANUAL, 2: partial, 3: OCTOPUS, 4: OCTOPUS}, no_rarity)
+    found = _backing(answer, [1], {1: MANUAL, 2: partial, 3: OCTOPUS, 4: OCTOPUS})
     assert found is not None and found[0] == 3
 
 
