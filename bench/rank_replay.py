@@ -303,7 +303,8 @@ def rank(r: Replay, library: str, row: rank_sweep.Row, v: Variant) -> list[Hit]:
     ranked = blend(r, library, q, vector[:n], texts[float(v.get("boost", 1.0))][:n], v)
     ranked = bonus(r, library, q, ranked, v)
     ranked = retrieve.demote(ranked, retrieve.NAV_FACTOR)
-    ranked = retrieve.distinct_pages_first(ranked, bench.K)
+    top = int(v.get("top", retrieve.RERANK_TOP))
+    ranked = retrieve.distinct_pages_first(ranked, max(bench.K, top))
     return rerank(r, q, ranked, v)[: bench.K]
 
 
@@ -331,6 +332,11 @@ VARIANTS: dict[str, Variant] = {
     "rerank-cosine-only": {"vw": 1.0},
     **{f"rerank-per{p}": {"per": p} for p in (2, 3)},
     **{f"rerank-whole-vw{vw}": {"whole": True, "vw": vw} for vw in (0.5, 0.6)},
+    **{
+        f"rerank-top{t}-w{w}": {"top": t, "w": w}
+        for t in (3, 8, 10, 15, 20)
+        for w in (0.2, 0.3, 0.4)
+    },
 }
 
 
