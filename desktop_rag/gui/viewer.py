@@ -296,7 +296,10 @@ class SourcePane(QWidget):
         self.list = QListView()
         self.list.setModel(model)
         self.list.setAccessibleName("Sources of the answer")
-        self.list.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        # A long line is cut at its end, the section's, keeping the file and page in sight (the
+        # tooltip has it whole): a sideways scroll bar would hide them and take a row's room.
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.clicked.connect(self._on_list_clicked)
         self.list.activated.connect(self._on_list_clicked)
 
