@@ -6,7 +6,8 @@ import os
 from collections.abc import Callable
 from dataclasses import replace
 
-from PySide6.QtCore import Qt, QThreadPool
+from PySide6.QtCore import Qt, QThreadPool, QTimer
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QMessageBox,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QTreeWidget,
     QTreeWidgetItem,
@@ -44,6 +46,15 @@ OCR_HINT = (
 PATH_ROLE = Qt.ItemDataRole.UserRole
 # A search still running when its dialog closes keeps its job alive until it ends.
 _running: set[Job] = set()
+
+
+def full_width(label: QLabel) -> None:
+    """A wrapped line as wide as the form's fields: left at its hint's width (a nested layout in
+    a QFormLayout does not grow) it wraps into more lines than the dialog gave it room for."""
+    label.setWordWrap(True)
+    policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+    policy.setHeightForWidth(True)
+    label.setSizePolicy(policy)
 
 
 class SettingsDialog(QDialog):
@@ -109,7 +120,7 @@ class SettingsDialog(QDialog):
         self.found.itemSelectionChanged.connect(self._on_found_itemSelectionChanged)
         self.found.hide()
         self.found_status = QLabel("Looking for models of LM Studio, Ollama, GPT4All, Jan…")
-        self.found_status.setWordWrap(True)
+        full_width(self.found_status)
         self.found_status.setEnabled(False)
         self._find_job = Job(lambda job: find(), "find models")
         self._find_job.signals.returned.connect(self._on_find_job_returned)
@@ -142,7 +153,7 @@ class SettingsDialog(QDialog):
         self.ocr.setAccessibleName("Read scanned pages with OCR")
         self.ocr.setToolTip(OCR_HINT)
         ocr_hint = QLabel(OCR_HINT)
-        ocr_hint.setWordWrap(True)
+        full_width(ocr_hint)
         ocr_hint.setEnabled(False)
         ocr_box = QVBoxLayout()
         ocr_box.setContentsMargins(0, 0, 0, 0)
@@ -202,12 +213,37 @@ class SettingsDialog(QDialog):
         if path:
             self.model.setText(path)
 
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._refit()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_height()
+
+    def _refit(self) -> None:
+        """Fit the height once the layout has taken in a change (a new text, a shown list)."""
+        QTimer.singleShot(0, self, self._fit_height)
+
+    def _fit_height(self) -> None:
+        """At least the height the wrapped lines need at this width: a dialog sized by its
+        hint gives a long line ("No models found ...", what OCR reads) one line's height, and
+        the lines are drawn over each other."""
+        layout = self.layout()
+        if layout is None or not layout.hasHeightForWidth():
+            return
+        need = layout.totalHeightForWidth(self.width())
+        self.setMinimumHeight(need)
+        if self.height() < need:
+            self.resize(self.width(), need)
+
     def _on_find_job_returned(self, models: object) -> None:
         assert isinstance(models, list)
         self.show_found(models)
 
     def _on_find_job_errored(self, exc: object) -> None:
         self.found_status.setText(f"Could not look for other apps' models: {exc}")
+        self._refit()
 
     def show_found(self, models: list[FoundModel]) -> None:
         self.found.clear()
@@ -216,6 +252,7 @@ class SettingsDialog(QDialog):
                 "No models found in the folders of LM Studio, Ollama, GPT4All, Jan or llama.cpp. "
                 "Choose a .gguf file instead."
             )
+            self._refit()
             return
         self.found_status.setText("Downloaded by other apps; choose one to use it.")
         current = self.model.text().strip()
@@ -241,6 +278,7 @@ class SettingsDialog(QDialog):
         for column in range(5):
             self.found.resizeColumnToContents(column)
         self.found.show()
+        self._refit()
 
     def _on_found_itemSelectionChanged(self) -> None:
         items = self.found.selectedItems()
@@ -275,6 +313,7 @@ class SettingsDialog(QDialog):
         if problem:
             self.error.setText(problem)
             self.error.show()
+            self._refit()
             return
         self.removed_folders = [f for f in self._original.folders if f not in self.folder_list()]
         if self.removed_folders and not self._confirm_removal():

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QLabel, QWidget
 
 from desktop_rag.config import Settings
 from desktop_rag.engines import discover
@@ -70,3 +72,38 @@ def test_ocr_can_be_turned_off_and_says_what_it_reads_well(qtbot, home):
     assert "accented letters" in dialog.ocr.toolTip()
     dialog.ocr.setChecked(False)
     assert dialog.result_settings().ocr is False
+
+
+@pytest.mark.parametrize("found", [False, True])
+def test_every_line_of_the_dialog_has_its_room(qtbot, home, tmp_path, found):
+    """Word-wrapped lines (no models found, what OCR reads, the note below, an error) get the
+    height their text needs at the dialog's width: none drawn over the next."""
+    if found:
+        write_gguf(home / ".lmstudio/models/pub/repo/tiny-Q4_K_M.gguf", name="Tiny LM")
+    dialog = SettingsDialog(Settings())
+    qtbot.addWidget(dialog)
+    dialog.show()  # as the window opens it: the search for models ends after it is shown
+    qtbot.waitExposed(dialog)
+    qtbot.waitUntil(lambda: "Looking" not in dialog.found_status.text(), timeout=10_000)
+    qtbot.wait(50)
+    _assert_room(dialog)
+    dialog.model.setText(str(tmp_path / "missing.gguf"))
+    dialog.accept()  # refused: the file does not exist, and the dialog says so
+    qtbot.waitUntil(dialog.error.isVisible)
+    qtbot.wait(50)
+    _assert_room(dialog)
+
+
+def _assert_room(dialog: SettingsDialog) -> None:
+    labels = [w for w in dialog.findChildren(QLabel) if w.wordWrap() and w.isVisible()]
+    assert len(labels) >= 2
+    for label in labels:
+        need = label.heightForWidth(label.width())
+        assert label.height() >= need, f"{label.text()[:40]!r}: {label.height()} < {need}"
+    shown = sorted(
+        (w for w in dialog.findChildren(QWidget) if w.isVisible() and w.parent() is dialog),
+        key=lambda w: w.y(),
+    )
+    for upper, lower in pairwise(shown):
+        if upper.x() + upper.width() > lower.x() and lower.x() + lower.width() > upper.x():
+            assert upper.geometry().bottom() < lower.y(), f"{upper!r} overlaps {lower!r}"
