@@ -6,8 +6,8 @@ import os
 from collections.abc import Callable
 from dataclasses import replace
 
-from PySide6.QtCore import Qt, QThreadPool, QTimer
-from PySide6.QtGui import QResizeEvent, QShowEvent
+from PySide6.QtCore import QEvent, Qt, QThreadPool
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -213,17 +213,17 @@ class SettingsDialog(QDialog):
         if path:
             self.model.setText(path)
 
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        self._refit()
+    def event(self, event: QEvent) -> bool:
+        handled = super().event(event)
+        # Any line changed (the model search's message, the list of models, an error) asks
+        # for a new layout: once the layout has taken it in, the height is fitted to it.
+        if event.type() == QEvent.Type.LayoutRequest:
+            self._fit_height()
+        return handled
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit_height()
-
-    def _refit(self) -> None:
-        """Fit the height once the layout has taken in a change (a new text, a shown list)."""
-        QTimer.singleShot(0, self, self._fit_height)
 
     def _fit_height(self) -> None:
         """At least the height the wrapped lines need at this width: a dialog sized by its
@@ -243,7 +243,6 @@ class SettingsDialog(QDialog):
 
     def _on_find_job_errored(self, exc: object) -> None:
         self.found_status.setText(f"Could not look for other apps' models: {exc}")
-        self._refit()
 
     def show_found(self, models: list[FoundModel]) -> None:
         self.found.clear()
@@ -252,7 +251,6 @@ class SettingsDialog(QDialog):
                 "No models found in the folders of LM Studio, Ollama, GPT4All, Jan or llama.cpp. "
                 "Choose a .gguf file instead."
             )
-            self._refit()
             return
         self.found_status.setText("Downloaded by other apps; choose one to use it.")
         current = self.model.text().strip()
@@ -278,7 +276,6 @@ class SettingsDialog(QDialog):
         for column in range(5):
             self.found.resizeColumnToContents(column)
         self.found.show()
-        self._refit()
 
     def _on_found_itemSelectionChanged(self) -> None:
         items = self.found.selectedItems()
@@ -313,7 +310,6 @@ class SettingsDialog(QDialog):
         if problem:
             self.error.setText(problem)
             self.error.show()
-            self._refit()
             return
         self.removed_folders = [f for f in self._original.folders if f not in self.folder_list()]
         if self.removed_folders and not self._confirm_removal():
