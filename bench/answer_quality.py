@@ -651,12 +651,13 @@ def features(row: dict[str, Any], service: Any) -> dict[str, Any]:
     # after: a question that does not refer back is answered without the conversation
     now = history if follow_up.refers_back(row["question"]) else []
     read = [row["question"]] + [p for t in now for p in (t.question, t.answer)]
+    asked = answer_mod.asked_words(row["question"], now)
     new = claims.check(
         row["answer"],
         texts,
         service.rarity,
         also_read=read,
-        asked=answer_mod.asked_words(row["question"], now),
+        asked=asked,
     )
     # Over every source the model read: an on-topic answer often cites [1] for what it took
     # from [2]; an answer of the model's own has words none of them holds.
@@ -665,7 +666,7 @@ def features(row: dict[str, Any], service: Any) -> dict[str, Any]:
         [s["text"] for s in row["sources"]],
         service.rarity,
         also_read=read,
-        asked=answer_mod.asked_words(row["question"], now),
+        asked=asked,
     )
     # What the service cites: the source backing the answer when the cited ones do not
     # (query/claims.py backing_source), with what the answer then lacks.
@@ -676,7 +677,7 @@ def features(row: dict[str, Any], service: Any) -> dict[str, Any]:
         {s["n"]: s["text"] for s in row["sources"]},
         service.rarity,
         also_read=read,
-        asked=answer_mod.asked_words(row["question"], now),
+        asked=asked,
     )
     feat.update(
         recited_to=backed[0] if backed else None,
