@@ -126,6 +126,13 @@ def build_parser() -> argparse.ArgumentParser:
         "Gemma 3 270M)",
     )
     p.add_argument(
+        "--answers",
+        choices=("auto", "composed", "written"),
+        default="auto",
+        help="who writes the answer: auto (the model when it is measured able to, else the "
+        "sources' own sentences), composed (the sources' own sentences) or written (the model)",
+    )
+    p.add_argument(
         "-k", type=int, default=None, metavar="N", help="passages to retrieve (default 6)"
     )
 
@@ -404,6 +411,7 @@ def _cmd_ask(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> in
     follow-up of the ones before, as in the window."""
     if args.k is not None and args.k <= 0:
         raise UsageError("-k must be a positive number.")
+    _choose_mode(app, args, err)
     if args.question != "-":
         _ask_one(app, args.question, (), args, out)
         return EXIT_OK
@@ -422,6 +430,25 @@ def _cmd_ask(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> in
     return EXIT_OK
 
 
+def _choose_mode(app: App, args: argparse.Namespace, err: TextIO) -> None:
+    """The answer mode asked for, or the model's measured one (measured now, once per model,
+    when the user brought a model not measured yet)."""
+    service = app.answer
+    if args.answers != "auto":
+        service.mode = args.answers
+        return
+    if service.verdict() is None and getattr(service.llm, "chosen_file", None) is not None:
+        print(
+            f"desktop-rag: measuring whether {service.llm.name} writes answers true to their "
+            "sources (once per model)…",
+            file=err,
+            flush=True,
+        )
+        service.decide()
+    if not args.json:
+        print(f"desktop-rag: {service.describe_mode()}.", file=err, flush=True)
+
+
 def _ask_one(
     app: App, question: str, history: Sequence[Turn], args: argparse.Namespace, out: TextIO
 ) -> DoneEvent:
@@ -433,6 +460,7 @@ def _ask_one(
     quotes: tuple[Quote, ...] = ()
     done: DoneEvent | None = None
     notice = ""
+    answering = False
     for event in app.answer.ask(question, history, k=args.k):
         if isinstance(event, SourcesEvent):
             sources, notice = event.sources, event.notice
@@ -444,8 +472,11 @@ def _ask_one(
                     print(f"[{s.n}] {s.path}, {place(s.path, s.page, s.section)}", file=out)
                 out.flush()
         elif isinstance(event, QuotesEvent):
+            if answering:  # a written answer replaced by these: printed with the note
+                quotes = event.quotes
+                continue
             quotes = event.quotes
-            if quotes and not args.json:
+            if quotes and not args.json and app.answer.answer_mode() != "composed":
                 print("\nIn the sources' own words:", file=out)
                 by_n = {s.n: s for s in sources}
                 for q in quotes:
@@ -455,6 +486,7 @@ def _ask_one(
             if sources and not args.json:
                 print("\nAnswer:", file=out, flush=True)
         elif isinstance(event, TokenEvent):
+            answering = True
             if not args.json:
                 out.write(event.text)
                 out.flush()
@@ -488,10 +520,15 @@ def _ask_one(
                     for q in quotes
                 ],
                 "cited": list(done.cited),
+                "mode": done.mode,
                 "refused": done.refused,
                 "unsupported": list(done.unsupported),
-                "check": unsupported_note(done.unsupported) if done.unsupported else "",
+                "check": unsupported_note(done.unsupported)
+                if done.unsupported and not done.note
+                else "",
                 **({"notice": notice} if notice else {}),
+                # a written answer replaced by the sources' sentences: why, and what it said
+                **({"note": done.note, "withheld": done.withheld} if done.note else {}),
                 # cited to the source holding its words: what the model had cited
                 **({"recited_from": list(done.recited_from)} if done.recited_from else {}),
                 "timings": {
@@ -507,12 +544,14 @@ def _ask_one(
         out.flush()
         return done
     out.write("\n")
-    if done.withheld:
+    if done.note:
+        print(f"\n{done.note}\n{done.answer}", file=out)
+    elif done.withheld:
         # What streamed was the model's; none of it is in its sources, so it is taken back.
         print(f"\n(That answer is not in its sources.) {done.answer}", file=out)
     if done.recited_from and done.cited:
         print(f"\n{recited_note(done.cited[0], done.recited_from)}", file=out)
-    if done.unsupported:
+    if done.unsupported and not done.note:
         print(f"\n{unsupported_note(done.unsupported)}", file=out)
     out.flush()
     return done

@@ -44,6 +44,12 @@ class Exchange:
     quotes: list[Quote] = field(default_factory=list)  # the sources' own words, shown first
     # What the model cited when the answer was cited to the source holding its words instead.
     recited_from: list[int] = field(default_factory=list)
+    # Who wrote the answer ("composed" from the sources' sentences, or "written" by the
+    # model; "" for a refusal or an answer saved before modes), and why a written one was
+    # replaced by the sources' sentences.
+    mode: str = ""
+    note: str = ""
+    model: str = ""
 
     @property
     def complete(self) -> bool:
@@ -65,6 +71,9 @@ class Exchange:
             self.stopped = event.cancelled
             self.unsupported = list(event.unsupported)
             self.recited_from = list(event.recited_from)
+            self.mode = "" if event.refused else event.mode
+            self.note = event.note
+            self.model = event.model
 
     def fail(self, message: str) -> None:
         """The answer could not be finished; what streamed before stays."""
@@ -150,6 +159,9 @@ def _from_json(raw: dict[str, Any]) -> Conversation:
                 unsupported=[str(n) for n in e.get("unsupported", [])],
                 quotes=[Quote(**q) for q in e.get("quotes", [])],
                 recited_from=[int(n) for n in e.get("recited_from", [])],
+                mode=str(e.get("mode", "")),
+                note=str(e.get("note", "")),
+                model=str(e.get("model", "")),
             )
         )
     return Conversation(

@@ -41,6 +41,7 @@ from desktop_rag.gui.icons import icon, set_icon, tool_button
 from desktop_rag.gui.models import ConversationsModel
 from desktop_rag.library import GUIDE_QUESTION
 from desktop_rag.locations import cite, place
+from desktop_rag.query.ability import describe
 from desktop_rag.query.claims import recited_note
 from desktop_rag.query.figures import unsupported_note
 
@@ -378,9 +379,13 @@ class ChatPane(QWidget):
         ]
         if e.sources:
             parts.append(self._sources_html(i, e))
-        if e.quotes:
+        if e.quotes and e.mode != "composed":
+            # A composed answer is made of these sentences: shown once, as the answer.
             parts.append(self._quotes_html(i, e))
         answer = answer_html(i, e.answer if drawn is None else e.answer[:drawn])
+        if e.mode and e.answer and not e.refused:
+            label = html.escape(describe(e.mode, e.model))
+            answer = f"<span class='muted'>{label}</span><br>{answer}"
         last = self.conversation is not None and i == len(self.conversation.exchanges) - 1
         if (
             not (e.answer if drawn is None else e.answer[:drawn])
@@ -398,7 +403,9 @@ class ChatPane(QWidget):
         if e.recited_from and e.cited and not (last and self._busy):
             note = recited_note(e.cited[0], e.recited_from)
             notes.append(f"<span class='muted'>{html.escape(note)}</span>")
-        if e.unsupported and not (last and self._busy):
+        if e.note and not (last and self._busy):
+            notes.append(f"<span class='muted'>{html.escape(e.note)}</span>")
+        if e.unsupported and not e.note and not (last and self._busy):
             note = unsupported_note(tuple(e.unsupported))
             notes.append(f"<span class='warn'>{html.escape(note)}</span>")
         if e.answer and not (last and self._busy):

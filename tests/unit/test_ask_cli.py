@@ -19,8 +19,16 @@ from desktop_rag.query.prompt import NOTHING_RELEVANT
 from tests.fakes import FakeLlm, HashEmbedder, WordTokenizer
 
 
-def run_ask(argv: list[str], data_dir: Path, capsys: pytest.CaptureFixture[str], llm: FakeLlm):
-    args = cli.build_parser().parse_args(argv)
+def run_ask(
+    argv: list[str],
+    data_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+    llm: FakeLlm,
+    answers: str = "written",
+):
+    """`ask` over the fake model, its answers written by it unless `answers` says otherwise
+    (these tests check how a written answer is printed and guarded)."""
+    args = cli.build_parser().parse_args([*argv, "--answers", answers])
     for name, default in (("data_dir", None), ("json", False), ("verbose", False)):
         if not hasattr(args, name):
             setattr(args, name, default)
@@ -58,11 +66,13 @@ def test_ask_json_is_exactly_the_contract(data_dir, capsys) -> None:
         "sources",
         "quotes",
         "cited",
+        "mode",
         "refused",
         "unsupported",
         "check",
         "timings",
     }
+    assert doc["mode"] == "written"
     assert doc["answer"].startswith("According to [1]")
     assert doc["refused"] is False and doc["unsupported"] == [] and doc["check"] == ""
     assert doc["cited"] == [1]
@@ -160,23 +170,31 @@ def test_ask_dash_in_text_shows_each_question(data_dir, capsys, monkeypatch) -> 
     assert cap.out.count("» ") == 2 and cap.out.count("Sources:") == 2
 
 
-def test_ask_says_which_figures_its_sources_do_not_hold(data_dir, capsys) -> None:
+def test_ask_replaces_a_written_answer_with_a_figure_its_sources_do_not_hold(
+    data_dir, capsys
+) -> None:
     llm = FakeLlm("1], an octopus has 12 hearts.")
     code, cap = run_ask(["ask", "How many hearts has an octopus?"], data_dir, capsys, llm)
     assert code == 0
-    assert cap.out.rstrip().endswith("Check this answer: 12 does not appear in its sources.")
+    streamed, _, after = cap.out.partition("The model's answer said 12, which its sources do not")
+    assert "12 hearts" in streamed and after, "the note names what the sources lack"
+    # ... then the sources' own sentence, cited; and no "check this answer" of it.
+    assert "three hearts" in after and "[1]" in after and "Check this answer" not in cap.out
 
 
-def test_ask_json_carries_the_check_of_an_answer_its_sources_do_not_hold(data_dir, capsys) -> None:
-    # Mostly from its source, one name of its own: flagged, not withheld.
-    llm = FakeLlm(
-        "1], octopus blood is blue because of hemocyanin, a copper-rich protein, in Paris."
+def test_ask_json_of_a_replaced_answer_says_what_the_model_wrote_and_why(data_dir, capsys) -> None:
+    # Mostly from its source, one name of its own: not shown as an answer.
+    written = "1], octopus blood is blue because of hemocyanin, a copper-rich protein, in Paris."
+    code, cap = run_ask(
+        ["ask", "Why is octopus blood blue?", "--json"], data_dir, capsys, FakeLlm(written)
     )
-    code, cap = run_ask(["ask", "Why is octopus blood blue?", "--json"], data_dir, capsys, llm)
     assert code == 0
     doc = json.loads(cap.out)
     assert doc["unsupported"] == ["Paris"] and doc["refused"] is False
-    assert doc["check"] == "Check this answer: Paris does not appear in its sources."
+    assert doc["mode"] == "composed" and doc["check"] == ""
+    assert "Paris" in doc["note"] and doc["withheld"] == "According to [" + written
+    assert "Paris" not in doc["answer"] and "hemocyanin" in doc["answer"]
+    assert doc["cited"] and all(f"[{n}]" in doc["answer"] for n in doc["cited"])
 
 
 def test_ask_cites_the_source_holding_the_answers_words_and_says_so(
@@ -276,3 +294,41 @@ def _write(path: Path, data: bytes) -> Path:
     path.write_bytes(data)
     os.chmod(path, 0o644)
     return path
+
+
+def test_ask_json_of_a_composed_answer_keeps_the_contract(data_dir, capsys) -> None:
+    llm = FakeLlm()
+    argv = ["ask", "Why is octopus blood blue?", "--json", "-k", "3"]
+    code, cap = run_ask(argv, data_dir, capsys, llm, answers="auto")
+    assert code == 0
+    doc = json.loads(cap.out)
+    assert set(doc) == {
+        "answer",
+        "sources",
+        "quotes",
+        "cited",
+        "mode",
+        "refused",
+        "unsupported",
+        "check",
+        "timings",
+    }
+    # The bundled-like fake model was never measured: the answer is the sources' sentences,
+    # and the model is not even loaded for it.
+    assert doc["mode"] == "composed" and not llm.loaded and llm.prompts == []
+    assert "Octopus blood is blue because it uses hemocyanin" in doc["answer"]
+    assert doc["cited"] == [1] and doc["answer"].endswith("[1]")
+    assert [q["text"] for q in doc["quotes"]] and all(
+        q["text"] in doc["answer"] for q in doc["quotes"]
+    )
+
+
+def test_ask_in_text_says_the_answer_is_made_of_the_sources_sentences(data_dir, capsys) -> None:
+    code, cap = run_ask(
+        ["ask", "Why is octopus blood blue?"], data_dir, capsys, FakeLlm(), answers="auto"
+    )
+    assert code == 0
+    assert "From your documents' own sentences" in cap.err
+    # The answer is the quotes: printed once, as the answer.
+    assert "In the sources' own words" not in cap.out
+    assert "hemocyanin" in cap.out.partition("Answer:")[2]

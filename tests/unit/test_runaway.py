@@ -79,7 +79,9 @@ def test_the_service_streams_a_list_and_stops_at_a_runaway(
     events = list(app.answer.ask("How many hearts does an octopus have?"))
     done = events[-1]
     assert isinstance(done, DoneEvent)
-    assert done.answer == "According to [" + LIST
+    # What the model wrote, as the guard cut it (shown, or replaced by the sources' sentences
+    # when they do not back every word of it: test_answer.py tests that).
+    assert (done.withheld or done.answer) == "According to [" + LIST
     streamed = "".join(e.text for e in events if isinstance(e, TokenEvent))
     assert "Question" not in streamed and "eight" not in streamed
 
@@ -119,13 +121,13 @@ def test_a_list_cut_before_its_first_item_is_started_for_the_model(
     done = events[-1]
     assert isinstance(done, DoneEvent)
     assert (
-        done.answer == "According to [1], octopus hearts are:\n- two gill hearts\n- one body heart"
-    )
+        done.withheld or done.answer
+    ) == "According to [1], octopus hearts are:\n- two gill hearts\n- one body heart"
     first, second = llm.prompts
     assert second.text == first.text + "1], octopus hearts are:\n- "  # the cached prompt, continued
     assert "\n\n" in second.stop
     streamed = "".join(e.text for e in events if isinstance(e, TokenEvent))
-    assert streamed.startswith(done.answer)
+    assert streamed.startswith(done.withheld or done.answer)
 
 
 def test_a_list_is_started_once_only(tmp_path: Path, animal_pdfs: Path) -> None:
