@@ -123,7 +123,8 @@ def open_library(name: str, paths: list[str]) -> Any:
     from desktop_rag.app import build_app
     from desktop_rag.config import Settings
 
-    app = build_app(Settings(data_dir=str(DATA / name)))
+    # Indexing at normal priority: the app's background priority starves it on a busy machine.
+    app = build_app(Settings(data_dir=str(DATA / name), index_low_priority=False))
     t0 = time.perf_counter()
     report = app.ingest.index(paths)
     print(
@@ -262,6 +263,15 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "keep-0.9": {"keep_ratio": 0.9},
     "top-2": {"TOP_SOURCES": 2},
     "top-6": {"TOP_SOURCES": 6},
+    "one-per-source": {"PER_SOURCE": 1},
+    "one-per-source-keep-0.6": {"PER_SOURCE": 1, "keep_ratio": 0.6},
+    "one-per-source-keep-0.5-b80": {"PER_SOURCE": 1, "keep_ratio": 0.5, "WORD_BUDGET": 80},
+    "one-per-source-top6-keep-0.6": {"PER_SOURCE": 1, "keep_ratio": 0.6, "TOP_SOURCES": 6},
+    "keep-0.6-b80": {"keep_ratio": 0.6, "WORD_BUDGET": 80},
+    "cue-0.1-one-per-source-keep-0.6": {"PER_SOURCE": 1, "keep_ratio": 0.6, "cue": 0.1},
+    "cue-0.05": {"cue": 0.05},
+    "cue-0.1": {"cue": 0.1},
+    "cue-0.2": {"cue": 0.2},
 }
 
 
@@ -286,6 +296,7 @@ def replay(files: list[str], names: list[str]) -> dict[str, Any]:
                 "weights", (compose.VECTOR_WEIGHT, compose.TERM_WEIGHT, compose.RANK_WEIGHT)
             )
             keep = params.pop("keep_ratio", compose.KEEP_RATIO)
+            cue_w = params.pop("cue", None)
             saved = {k: getattr(compose, k) for k in params}
             for k, v in params.items():
                 setattr(compose, k, v)
@@ -301,7 +312,7 @@ def replay(files: list[str], names: list[str]) -> dict[str, Any]:
                             for s in r["sources"]
                         ]
                         found = compose.candidates(sources, compose.TOP_SOURCES)
-                        scores = compose.score(r["question"], found, embedder, weights)
+                        scores = compose.score(r["question"], found, embedder, weights, cue_w)
                         made = compose.render(
                             compose.choose(r["question"], found, scores, keep_ratio=keep),
                             sources,

@@ -33,6 +33,9 @@ MAX_CANDIDATES = 48
 VECTOR_WEIGHT = 0.5
 TERM_WEIGHT = 0.3
 RANK_WEIGHT = 0.2
+# A sentence holding what the question asks for (a figure for "how many", a reason for
+# "why", a command or a name of code for "how do I" and "which") gains this much.
+CUE_WEIGHT = 0.0
 # At most this many sentences and about this many words: a fact, not a pasted passage.
 MAX_SENTENCES = 3
 WORD_BUDGET = 60
@@ -42,6 +45,8 @@ LIST_SENTENCES = 5
 LIST_WORD_BUDGET = 110
 # A further sentence is added only when it scores at least this share of the best one.
 KEEP_RATIO = 0.75
+# At most this many sentences chosen from one source (their neighbours come along apart).
+PER_SOURCE = 3
 
 # A sentence that announces what follows, or one that continues the one before it.
 _ANNOUNCES = re.compile(r"(?::|\bas follows\.?|\bfollowing\.?)\s*$", re.I)
@@ -55,6 +60,37 @@ _ASKS_LIST = re.compile(
     r"steps)|how do i (?:set ?up|install|configure))\b",
     re.I,
 )
+
+
+_ASKS_NUMBER = re.compile(
+    r"\b(?:how (?:many|much|long|large|big|often|far|old)|what (?:size|percentage|number)|"
+    r"maximum|minimum|limit|at most|at least)\b",
+    re.I,
+)
+_ASKS_REASON = re.compile(r"\bwhy\b|\bwhat causes\b|\bhow come\b", re.I)
+_ASKS_CODE = re.compile(
+    r"\b(?:how (?:do|can|should) (?:i|you|we)|which|what (?:command|option|argument|package|"
+    r"file|function|setting|variable)|command|option)\b",
+    re.I,
+)
+_NUMBER = re.compile(r"\d")
+_REASON = re.compile(r"\b(?:because|since|due to|so that|therefore|caused by|as a result)\b", re.I)
+# A name of code: a command line, an option, a variable, a path or a call.
+_CODE = re.compile(
+    r"(?:\b[a-z]+[_.][a-z_.]+\b|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|--?[a-z]|\\[a-z]+|"
+    r"\w\(|/\w+/|\b\w+=|\bR CMD\b)"
+)
+
+
+def cue(question: str, text: str) -> float:
+    """1 when the sentence holds the kind of thing the question asks for, else 0."""
+    if _ASKS_NUMBER.search(question):
+        return float(bool(_NUMBER.search(text)))
+    if _ASKS_REASON.search(question):
+        return float(bool(_REASON.search(text)))
+    if _ASKS_CODE.search(question):
+        return float(bool(_CODE.search(text)))
+    return 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,17 +126,23 @@ def score(
     found: Sequence[Candidate],
     embedder: Embedder,
     weights: tuple[float, float, float] = (VECTOR_WEIGHT, TERM_WEIGHT, RANK_WEIGHT),
+    cue_weight: float | None = None,
 ) -> list[float]:
-    """Each candidate's score: meaning, the question's words and its source's rank."""
+    """Each candidate's score: meaning, the question's words, its source's rank and whether
+    it holds what the question asks for."""
     if not found:
         return []
     vector_w, term_w, rank_w = weights
+    cue_w = CUE_WEIGHT if cue_weight is None else cue_weight
     terms = term_scores(question, [c.text for c in found])
     q = np.asarray(embedder.embed_query(question), dtype=np.float32).reshape(-1)
     vectors = np.asarray(embedder.embed([c.text for c in found]), dtype=np.float32)
     cosine = vectors @ q
     return [
-        vector_w * max(0.0, float(cos)) + term_w * t + rank_w / (1 + c.rank)
+        vector_w * max(0.0, float(cos))
+        + term_w * t
+        + rank_w / (1 + c.rank)
+        + (cue_w * cue(question, c.text) if cue_w else 0.0)
         for c, cos, t in zip(found, cosine, terms, strict=True)
     ]
 
@@ -128,6 +170,7 @@ def choose(
     best = scores[order[0]]
     chosen: list[int] = []
     used = 0
+    picked: dict[int, int] = {}  # sentences chosen per source
 
     def take(i: int, limit: int) -> bool:
         nonlocal used
@@ -140,10 +183,13 @@ def choose(
     for rank, i in enumerate(order):
         if rank and scores[i] < keep_ratio * best:
             break
+        c = found[i]
+        if picked.get(c.n, 0) >= PER_SOURCE:
+            continue
         # The first sentence is taken whatever its length (split_sentences caps it).
         if not take(i, WORD_LIMIT if not chosen else budget):
             continue
-        c = found[i]
+        picked[c.n] = picked.get(c.n, 0) + 1
         before = where.get((c.n, c.index - 1))
         after = where.get((c.n, c.index + 1))
         if after is not None and (_ANNOUNCES.search(c.text) or _CONTINUES.match(found[after].text)):

@@ -9,12 +9,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from PySide6.QtCore import QUrl
 
 from desktop_rag.config import Settings
-from desktop_rag.library import GUIDE_NAME
+from desktop_rag.library import GUIDE_NAME, GUIDE_QUESTION
 from tests.gui.conftest import FakeAnswerService
 from tests.gui.test_window import _ask, _names, _wait_indexed
 from tests.pdfgen import make_pdf
@@ -124,9 +125,12 @@ def test_the_real_model_streams_an_answer_with_its_sources(open_window, animal_p
     events = _ask(window, qtbot, "Why is octopus blood blue?", timeout=REAL_MS)
     kinds = [type(e).__name__ for e in events]
     assert kinds[0] == "SourcesEvent" and kinds[-1] == "DoneEvent", kinds
-    assert kinds.count("TokenEvent") >= 2, "the answer streamed"
+    # The bundled model's answers are the sources' own sentences, on screen at once.
+    assert kinds.count("TokenEvent") == 1, kinds
     exchange = window.current.exchanges[0]
     assert exchange.answer and not exchange.error
+    assert exchange.mode == "composed" and "hemocyanin" in exchange.answer
+    assert "From your documents' own sentences" in window.chat.view.toPlainText()
     octopus = [s for s in exchange.sources if s.path.endswith("octopus.pdf") and s.page == 2]
     assert octopus, exchange.sources
     shown = " ".join(window.chat.view.toPlainText().split())
@@ -134,6 +138,14 @@ def test_the_real_model_streams_an_answer_with_its_sources(open_window, animal_p
     window.chat.view.anchorClicked.emit(QUrl(f"src:0:{octopus[0].n}"))
     qtbot.waitUntil(lambda: window.sources.current_page == 2, timeout=10_000)
     assert window.sources.matched
+
+    # The welcome's own question, asked by its link, is answered from the guide.
+    window.new_conversation()
+    with qtbot.waitSignal(window.session.answer_finished, timeout=REAL_MS):
+        window.chat.view.anchorClicked.emit(QUrl(f"ask:{quote(GUIDE_QUESTION)}"))
+    guide = window.current.exchanges[0]
+    assert guide.question == GUIDE_QUESTION and guide.mode == "composed"
+    assert "drag" in guide.answer.lower() and "power button" not in guide.answer.lower()
 
 
 def test_window_starts_offline_and_a_second_one_is_refused(tmp_path):
