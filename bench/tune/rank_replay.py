@@ -1,6 +1,6 @@
 """Ranking variants replayed through the app's whole ranking on the tuning halves' lists.
 
-bench/rank_sweep.py's candidate lists (each tuning question searched once, kept in a pickle; with
+bench/tune/rank_sweep.py's candidate lists (each tuning question searched once, kept in a pickle;
 --bounded --tag bounded for bounded chunks) go through what Retriever.search does after its two
 searches: the blend, the navigation demotion, distinct pages first and the re-ranking by best
 sentence, with one step changed per variant. The sentence vectors are embedded once per call and
@@ -10,7 +10,7 @@ question word's best BM25 score, the mean vectors of sections and documents, eac
 first line) are read from the libraries under --tag. Nothing here reads a held-out question.
 Prints one JSON document: per variant, recall@1 / recall@5 / MRR@10 per set, tuning halves only.
 
-    python bench/rank_replay.py --lists LISTS.pickle --vectors V.pickle --variants app,coverage
+    python -m bench.tune.rank_replay --lists LISTS.pickle --vectors V.pickle --variants app,coverage
 """
 
 from __future__ import annotations
@@ -29,10 +29,8 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import rank_sweep
-import retrieval as bench
-
+from bench import retrieval as bench
+from bench.tune import rank_sweep
 from desktop_rag.query import quote, retrieve
 from desktop_rag.store import lance
 from desktop_rag.types import Hit

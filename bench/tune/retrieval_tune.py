@@ -4,8 +4,8 @@ Searches the indexes bench/retrieval.py built (this tree's, tag app) with every 
 a small grid and prints, per combination, recall@1 / recall@5 / MRR@10 on the tuning questions
 of each set given. Nothing here reads a held-out question.
 
-    python bench/retrieval_tune.py --sets manuals-titles,manuals-paraphrases,financebench
-    python bench/retrieval_tune.py --sets manuals-paraphrases,financebench,covid-qa \
+    python -m bench.tune.retrieval_tune --sets manuals-titles,manuals-paraphrases,financebench
+    python -m bench.tune.retrieval_tune --sets manuals-paraphrases,financebench,covid-qa \
         --blend 0.3,0.4,0.5,0.6 --nav 0.35 --section 1     # the score blend's text share
 """
 
@@ -18,9 +18,7 @@ import os
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import retrieval as bench
-
+from bench import retrieval as bench
 from desktop_rag.query import retrieve
 from desktop_rag.types import Hit
 

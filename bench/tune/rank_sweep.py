@@ -8,7 +8,7 @@ text and heading or text alone, and a document's title matched against the quest
 here reads a held-out question. Prints one JSON document: per variant, recall@1 / recall@5 /
 MRR@10 per set, tuning halves only.
 
-    python bench/rank_sweep.py --sets manuals-paraphrases,manuals-titles,financebench,covid-qa
+    python -m bench.tune.rank_sweep --sets manuals-paraphrases,manuals-titles,financebench,covid-qa
 """
 
 from __future__ import annotations
@@ -23,9 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import retrieval as bench
-
+from bench import retrieval as bench
 from desktop_rag.query import retrieve
 from desktop_rag.types import Hit
 

@@ -5,7 +5,7 @@ covid-qa questions about them (on topic) and for questions they cannot answer: f
 questions and everyday questions (off topic). Prints the distributions, and for each candidate
 threshold the share of on-topic questions kept and of off-topic ones refused.
 
-Usage: python bench/relevance.py [--data-dir DIR] [--docs 10]
+Usage: python -m bench.tune.relevance [--data-dir DIR] [--docs 10]
 Prints one JSON document.
 """
 
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
 
 EVERYDAY = [
     "How do I bake sourdough bread?",

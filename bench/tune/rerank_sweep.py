@@ -1,6 +1,6 @@
 """The first few sources re-ranked by their best sentence, replayed on the tuning halves' lists.
 
-bench/rank_sweep.py's candidate lists (each tuning question searched once, kept in a pickle)
+bench/tune/rank_sweep.py's candidate lists (each tuning question searched once, kept in a pickle)
 are ranked as the app ranks them (blend, navigation pages demoted, distinct pages first); then
 the first `top` sources are re-ordered by blended score + weight × their best sentence's score,
 a sentence scored as desktop_rag/query/quote.py scores it (the embedder's cosine to the
@@ -9,7 +9,7 @@ cannot change recall@5. Every sentence of the first five sources is embedded onc
 (--vectors); nothing here reads a held-out question. Prints one JSON document: per variant,
 recall@1 / recall@5 / MRR@10 per set, tuning halves only.
 
-    python bench/rerank_sweep.py --lists LISTS.pickle --vectors SENTENCES.pickle
+    python -m bench.tune.rerank_sweep --lists LISTS.pickle --vectors SENTENCES.pickle
 """
 
 from __future__ import annotations
@@ -24,10 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import rank_sweep
-import retrieval as bench
-
+from bench import retrieval as bench
+from bench.tune import rank_sweep
 from desktop_rag.query import quote, retrieve
 from desktop_rag.types import Hit
 
@@ -140,7 +138,7 @@ def score(
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lists", required=True, help="bench/rank_sweep.py's pickle")
+    parser.add_argument("--lists", required=True, help="bench/tune/rank_sweep.py's pickle")
     parser.add_argument("--vectors", required=True, help="the sentence vectors (made if missing)")
     parser.add_argument("--grid", default="", help="a JSON list of variants")
     args = parser.parse_args()
