@@ -7,7 +7,7 @@ RAPIDOCR := 1.4.4
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: venv run test lint unit bench clean package package-test install-desktop uninstall-desktop
+.PHONY: venv run test check readme lint unit bench clean package package-test install-desktop uninstall-desktop
 
 venv: $(STAMP)
 
@@ -30,13 +30,24 @@ lint: venv
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+# Everything: lint, types, the README's command block, and every test, the slow ones too.
 test: venv lint
+	$(BIN)/python tools/readme_cli.py --check
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+
+# The edit-test loop: every test but those marked slow (real models, corpus-wide runs, the
+# real window); under 3 minutes on two cores.
+check: venv
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -m "not slow" -q
+
+# Rewrite the README's command-line block from the parser (make test fails when it is stale).
+readme: venv
+	$(BIN)/python tools/readme_cli.py
 
 unit: venv
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest tests/unit
 
-# Every benchmark whose figure the README quotes (bench/README.md says what each
+# Every benchmark whose figure docs/performance.md quotes (bench/README.md says what each
 # measures). Each prints one JSON document, kept in bench/out/. Speeds are ratios measured in
 # the same run (shared machines are noisy). About an hour and a half on two idle cores before
 # formats and OCR were added (not timed since); formats needs pandoc and pdfroff.
