@@ -11,7 +11,7 @@ from desktop_rag.gui.viewer import SourcePane
 from desktop_rag.ingest.extract import extract
 from desktop_rag.types import Page, Source
 from tests.docgen import make_docx
-from tests.gui.test_window import WAIT_MS, _ask, _wait_indexed
+from tests.helpers.window import WAIT_MS, ask, wait_indexed
 
 MANUAL = [
     (1, "1 Introduction", ["This manual explains how the office printer is installed."]),
@@ -69,8 +69,8 @@ def test_a_docx_citation_opens_its_text_in_the_window(open_window, qtbot, tmp_pa
     make_docx(folder / "printer.docx", MANUAL)
     window = open_window()
     window.session.add_folder(str(folder))
-    _wait_indexed(window, qtbot, 2, WAIT_MS)  # the guide and the manual
-    _ask(window, qtbot, "Which printer should I choose? PostScript over USB")
+    wait_indexed(window, qtbot, 2, WAIT_MS)  # the guide and the manual
+    ask(window, qtbot, "Which printer should I choose? PostScript over USB")
     source = next(s for s in window.current.exchanges[0].sources if s.path.endswith(".docx"))
     assert source.section == "3 Setup › 3.4 Choosing a printer"
     assert "§&nbsp;3.4" in window.chat.view.toHtml() or "§ 3.4" in window.chat.view.toPlainText()

@@ -55,11 +55,11 @@ def test_quotes_are_kept_with_the_conversation(tmp_path: Path) -> None:
 
 def test_the_window_shows_the_quote_as_soon_as_it_arrives(open_window, animal_pdfs, qtbot):
     from desktop_rag.types import QuotesEvent, TokenEvent
-    from tests.gui.test_window import _ask, _wait_indexed
+    from tests.helpers.window import ask, wait_indexed
 
     window = open_window()
     window.session.add_folder(str(animal_pdfs))
-    _wait_indexed(window, qtbot, 4)
+    wait_indexed(window, qtbot, 4)
     shown_at_first_token: list[str] = []
 
     def on_event(event: object) -> None:
@@ -67,7 +67,7 @@ def test_the_window_shows_the_quote_as_soon_as_it_arrives(open_window, animal_pd
             shown_at_first_token.append(window.chat.view.toPlainText())
 
     window.session.answer_event.connect(on_event)
-    events = _ask(window, qtbot, "Why is octopus blood blue?")
+    events = ask(window, qtbot, "Why is octopus blood blue?")
     (quotes,) = [e for e in events if isinstance(e, QuotesEvent)]
     best = quotes.quotes[0].text
     assert best.startswith("Octopus blood is blue because it uses hemocyanin")

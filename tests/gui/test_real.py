@@ -16,7 +16,7 @@ from PySide6.QtCore import QUrl
 from desktop_rag.config import Settings
 from desktop_rag.library import GUIDE_NAME
 from tests.gui.conftest import FakeAnswerService
-from tests.gui.test_window import _ask, _names, _wait_indexed
+from tests.helpers.window import ask, names, wait_indexed
 from tests.pdfgen import make_pdf
 
 pytestmark = pytest.mark.slow
@@ -40,18 +40,18 @@ def test_first_start_and_a_folder_of_real_pdfs_with_the_real_embedder(
     open_window, animal_pdfs, qtbot
 ):
     window = open_window(app_factory=None, answer_factory=FakeAnswerService, wait=False)
-    qtbot.waitUntil(lambda: _names(window, "indexed") == {GUIDE_NAME}, timeout=REAL_MS)
+    qtbot.waitUntil(lambda: names(window, "indexed") == {GUIDE_NAME}, timeout=REAL_MS)
     qtbot.waitUntil(lambda: window.embedder_label.text() == "Search: ready", timeout=REAL_MS)
     embedder = window.session.app.embedder
     assert type(embedder).__name__ == "AutoEmbedder"
     assert embedder.backend == "onnx-int8"  # exported and loaded in the background at start
 
     window.session.add_folder(str(animal_pdfs))
-    _wait_indexed(window, qtbot, 4, REAL_MS)
+    wait_indexed(window, qtbot, 4, REAL_MS)
     octopus = window.documents_model.row_for(str(animal_pdfs / "octopus.pdf"))
     assert octopus is not None and octopus.pages == 3 and octopus.chunks >= 1
 
-    _ask(window, qtbot, "Why is octopus blood blue?")
+    ask(window, qtbot, "Why is octopus blood blue?")
     first = window.current.exchanges[0].sources[0]
     assert first.path.endswith("octopus.pdf") and first.page == 2
     window.chat.view.anchorClicked.emit(QUrl("cite:0:1"))
@@ -117,11 +117,11 @@ def test_the_real_model_streams_an_answer_with_its_sources(open_window, animal_p
     qtbot.waitUntil(lambda: window.session.app is not None, timeout=REAL_MS)
     assert window.session.answer is not None, "the app has an answer service"
     window.session.add_folder(str(animal_pdfs))
-    _wait_indexed(window, qtbot, 4, REAL_MS)
+    wait_indexed(window, qtbot, 4, REAL_MS)
     qtbot.waitUntil(lambda: window.model_label.text() == "Answers: ready", timeout=REAL_MS)
 
     # The real model on a loaded two-core machine takes minutes, not the fakes' seconds.
-    events = _ask(window, qtbot, "Why is octopus blood blue?", timeout=REAL_MS)
+    events = ask(window, qtbot, "Why is octopus blood blue?", timeout=REAL_MS)
     kinds = [type(e).__name__ for e in events]
     assert kinds[0] == "SourcesEvent" and kinds[-1] == "DoneEvent", kinds
     assert kinds.count("TokenEvent") >= 2, "the answer streamed"

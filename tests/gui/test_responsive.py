@@ -14,7 +14,7 @@ from desktop_rag.gui.chat import ChatPane
 from desktop_rag.gui.session import ModelState
 from desktop_rag.types import Source
 from tests.gui.conftest import FakeAnswerService
-from tests.gui.test_window import WAIT_MS, _ask, _wait_indexed
+from tests.helpers.window import WAIT_MS, ask, wait_indexed
 from tests.pdfgen import make_pdf
 
 TURNS = 50
@@ -110,7 +110,7 @@ def test_an_answer_in_a_long_conversation_touches_only_its_own_end(open_window, 
         )
     )
     window.session.add_folder(str(animal_pdfs))
-    _wait_indexed(window, qtbot, 4)
+    wait_indexed(window, qtbot, 4)
     conv = long_conversation()
     window.show_conversation(conv)
     doc = window.chat.view.document()
@@ -118,7 +118,7 @@ def test_an_answer_in_a_long_conversation_touches_only_its_own_end(open_window, 
     changes: list[tuple[int, int, int]] = []
     doc.contentsChange.connect(lambda pos, removed, added: changes.append((pos, removed, added)))
 
-    _ask(window, qtbot, "Why is octopus blood blue?")
+    ask(window, qtbot, "Why is octopus blood blue?")
 
     assert len(changes) >= 3  # sources, the streamed tokens and the end were all drawn
     earliest = min(pos for pos, _, _ in changes)

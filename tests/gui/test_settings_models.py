@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 from desktop_rag.config import Settings
 from desktop_rag.engines import discover
 from desktop_rag.gui.settings_dialog import PATH_ROLE, SettingsDialog
-from tests.unit.test_discover import write_gguf
+from tests.helpers.gguf import write_gguf
 
 pytest.importorskip("gguf")
 

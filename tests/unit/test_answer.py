@@ -10,25 +10,11 @@ import pytest
 from desktop_rag.app import App, build_app
 from desktop_rag.config import Settings
 from desktop_rag.errors import EmptyLibraryError
-from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.query.prompt import NOTHING_RELEVANT
 from desktop_rag.types import DoneEvent, QuotesEvent, SourcesEvent, TokenEvent, Turn
 from tests.fakes import FakeLlm, HashEmbedder, WordTokenizer
+from tests.helpers.apps import make_app
 from tests.pdfgen import make_pdf
-
-
-def make_app(tmp_path: Path, llm: FakeLlm) -> App:
-    # Without the file names section-aware chunks embed: the hash embedder counts "octopus" of
-    # octopus.pdf as a word of every passage, which ties the pages these tests name. Ranking
-    # itself is tested in test_rank_sections.py and measured by bench/retrieval.py.
-    return build_app(
-        Settings(data_dir=str(tmp_path / "data")),
-        embedder=HashEmbedder(),
-        tokenizer=WordTokenizer,
-        params=ChunkParams(sections=0),
-        isolate=False,
-        llm=llm,
-    )
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.store import lance
 from desktop_rag.types import Chunk
 from tests.fakes import HashEmbedder, WordTokenizer
-from tests.unit.test_rank_sections import BROAD, manual
+from tests.helpers.manual import BROAD, manual
 
 
 def _app(data: Path, params: ChunkParams | None = None) -> App:

@@ -37,7 +37,9 @@ def test_the_replay_agrees_on_real_pages() -> None:
     import pypdfium2 as pdfium
 
     guide = Path(__file__).resolve().parents[2] / "resources" / "guide"
-    for pdf_path in sorted(guide.glob("*.pdf")):
+    pdfs = sorted(guide.glob("*.pdf"))
+    assert pdfs, f"no PDF in {guide}"
+    for pdf_path in pdfs:
         pdf = pdfium.PdfDocument(str(pdf_path))
         try:
             for page in pdf:

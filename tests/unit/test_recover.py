@@ -33,6 +33,7 @@ def _damage_data_file(index):
 
 def _damage_manifest(index):
     versions = sorted((index / "documents.lance" / "_versions").glob("*.manifest"))
+    assert versions
     for v in versions:
         v.write_bytes(b"\x00" * 64)
 

@@ -8,7 +8,7 @@ from desktop_rag.query.prompt import COMPLETION_STOP
 from desktop_rag.query.runaway import Runaway
 from desktop_rag.types import DoneEvent, TokenEvent
 from tests.fakes import FakeLlm
-from tests.unit.test_answer import make_app
+from tests.helpers.apps import make_app
 
 LIST = (
     "1], there are three hearts:\n- two pump blood through the gills;\n- one pumps it to the body."
