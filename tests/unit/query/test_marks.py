@@ -36,7 +36,7 @@ def test_the_replay_gives_clean_texts_text_and_a_map_into_raw(raw: str) -> None:
 def test_the_replay_agrees_on_real_pages() -> None:
     import pypdfium2 as pdfium
 
-    guide = Path(__file__).resolve().parents[2] / "resources" / "guide"
+    guide = Path(__file__).resolve().parents[3] / "resources" / "guide"
     pdfs = sorted(guide.glob("*.pdf"))
     assert pdfs, f"no PDF in {guide}"
     for pdf_path in pdfs:
