@@ -8,8 +8,9 @@ Sets (bench/questions.py writes the manuals' questions and every split):
 
 Systems:
 - app: this tree's code (build_app + Retriever.search);
-- baseline: the same script run on an export of another commit (--baseline-commit), so
-  "before" is measured by the code as it was, in the same run;
+- baseline: this script run again on an export of another commit's desktop_rag
+  (--baseline-commit; BENCH_CODE puts it first on sys.path), so "before" is measured by the
+  code as it was, in the same run and with the same questions;
 - prototype: LanceDB's default hybrid search (RRF, k=60) over plain 180-word chunks.
 
 Each library is indexed once per system and cached under bench/data/retrieval/ (delete a folder
