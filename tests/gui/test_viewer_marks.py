@@ -38,7 +38,11 @@ CITED = [
     (FINANCE / "MGMRESORTS_2023Q2_10Q.pdf", (30, 60, 61, 62)),
 ]
 
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not here")
+# Slow: each case lays out and renders real filings of the corpus (about two minutes each).
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not here"),
+]
 
 
 # shiboken6 6.12 returns None from void calls without a new reference (as if None were

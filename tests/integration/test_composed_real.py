@@ -57,9 +57,7 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def app(library: Path) -> App:
     llm = LlamaCppLlm(threads=2, n_ctx=2048)
-    application = build_app(
-        Settings(data_dir=str(library.parent / "data"), n_threads=2), llm=llm
-    )
+    application = build_app(Settings(data_dir=str(library.parent / "data"), n_threads=2), llm=llm)
     application.answer.answer_tokens = 96
     assert application.ingest.index([str(library)]).indexed == len(ARTICLES) + 1
     return application
