@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag.ingest.extract import clean_text
+from desktop_rag.cleaning import clean_text
 from desktop_rag.ingest.nav import nav_reason
 
 pytestmark = pytest.mark.slow  # every gold page of the financebench filings
