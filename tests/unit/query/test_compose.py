@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from desktop_rag.query import compose
 from desktop_rag.types import Source
 from tests.fakes import HashEmbedder
@@ -84,3 +86,20 @@ def test_reading_order_within_a_source() -> None:
 def test_no_sentences_no_answer() -> None:
     assert compose.compose("anything", (), HashEmbedder()).text == ""
     assert compose.compose("  ", _sources("Some words here to read."), HashEmbedder()).text == ""
+
+
+def test_a_sentence_holding_what_the_question_asks_for_gains() -> None:
+    assert compose.cue("How many days does it take?", "It takes 5 days.") == 1.0
+    assert compose.cue("How many days does it take?", "It takes a while.") == 0.0
+    assert compose.cue("Why does my bread come out flat?", "Because it rose too long.") == 1.0
+    assert compose.cue("Which option turns it off?", "Set R_DEFAULT_PACKAGES=NULL first.") == 1.0
+    assert compose.cue("What is a zebra?", "Zebras have 3 species.") == 0.0
+    sentences = (
+        "The limit of the upload is generous and the upload is quick for files.",
+        "Each upload may be up to 25 MB.",
+    )
+    found = [compose.Candidate(1, 0, i, t) for i, t in enumerate(sentences)]
+    question = "How large can an upload be?"
+    plain = compose.score(question, found, HashEmbedder(), cue_weight=0.0)
+    cued = compose.score(question, found, HashEmbedder())
+    assert cued[1] - cued[0] == pytest.approx(plain[1] - plain[0] + compose.CUE_WEIGHT)
