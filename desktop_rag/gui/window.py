@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from desktop_rag import __version__
 from desktop_rag.config import config_dir
-from desktop_rag.conversations import Conversation, Exchange
+from desktop_rag.conversations import ChatState, Conversation, Exchange
 from desktop_rag.gui.chat import ChatPane, ConversationsPane
 from desktop_rag.gui.documents import DocumentsPane
 from desktop_rag.gui.icons import icon, refresh, set_icon
@@ -79,10 +79,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.setMinimumSize(760, 480)
 
-        self.current: Conversation | None = None
-        self.asking: Exchange | None = None
-        self._asking_conv: Conversation | None = None
-        self._deleted: set[str] = set()  # never saved again, even by an answer finishing
+        self.state = ChatState()  # what is shown and answered; what is never saved again
         self._closing = False
         self._closed = False
         self.clean_exit = True
@@ -120,6 +117,20 @@ class MainWindow(QMainWindow):
         self._connect()
         self._restore_layout()
         self.documents.set_folders(session.folders)
+
+    @property
+    def current(self) -> Conversation | None:
+        """The conversation shown (None: a new one, not asked in yet)."""
+        return self.state.current
+
+    @current.setter
+    def current(self, conv: Conversation | None) -> None:
+        self.state.current = conv
+
+    @property
+    def asking(self) -> Exchange | None:
+        """The exchange whose answer is being written, if any."""
+        return self.state.exchange
 
     # -- construction --------------------------------------------------------------------------
 
@@ -495,9 +506,8 @@ class MainWindow(QMainWindow):
             self.show_conversation(conv)
 
     def _on_conversations_delete_requested(self, conv_id: str) -> None:
-        if self._asking_conv is not None and self._asking_conv.id == conv_id:
+        if self.state.delete(conv_id):
             self.session.stop_answer()
-        self._deleted.add(conv_id)
         self.conversations_model.remove(conv_id)
         self.session.delete_conversation(conv_id)
         if self.current is not None and self.current.id == conv_id:
@@ -509,14 +519,12 @@ class MainWindow(QMainWindow):
         self.ask(question)
 
     def ask(self, question: str) -> None:
-        if self.asking is not None:
+        history = self.state.ask(question)
+        if history is None:
             self.statusBar().showMessage("Wait for the answer to finish, or stop it (Esc).", 5000)
             return
-        conv = self.current or Conversation()
-        self.current = conv
-        history = conv.history()
-        self.asking = conv.add(question)
-        self._asking_conv = conv
+        conv = self.state.current
+        assert conv is not None  # asking shows the conversation asked in
         self.conversations_model.upsert(conv)
         self.conversations.select(conv.id)
         self.sources_model.set_sources([])
@@ -528,10 +536,10 @@ class MainWindow(QMainWindow):
             self._finish_answer()
 
     def _on_session_answer_event(self, event: AnswerEvent) -> None:
-        exchange = self.asking
+        exchange = self.state.exchange
         if exchange is None:
             return
-        shown = self._asking_conv is self.current
+        shown = self.state.shown
         first_words = isinstance(event, TokenEvent) and not exchange.answer
         exchange.apply(event)
         if isinstance(event, SourcesEvent):
@@ -555,24 +563,23 @@ class MainWindow(QMainWindow):
             self.sources_model.set_sources(exchange.sources, exchange.cited)
 
     def _on_session_answer_failed(self, message: str) -> None:
-        if self.asking is not None:
-            self.asking.fail(message)
+        exchange = self.state.exchange
+        if exchange is not None:
+            exchange.fail(message)
 
     def _on_session_answer_finished(self) -> None:
         self._finish_answer()
 
     def _finish_answer(self) -> None:
-        conv = self._asking_conv
-        self.asking = None
-        self._asking_conv = None
+        conv = self.state.finish()
         self.stop_action.setEnabled(False)
         self.chat.set_busy(False)
-        if conv is not None and conv.id not in self._deleted:
+        if conv is not None:
             self.session.save_conversation(conv)
         self.chat.refresh()
 
     def _redraw_if_shown(self) -> None:
-        if self._asking_conv is self.current:
+        if self.state.shown:
             self.chat.refresh()
 
     def _on_chat_source_clicked(self, exchange_index: int, n: int) -> None:
@@ -676,8 +683,8 @@ class MainWindow(QMainWindow):
             return
         self._closing = True
         self.save_layout()
-        conv = self._asking_conv
-        if conv is not None and conv.id not in self._deleted:
+        conv = self.state.at_close()
+        if conv is not None:
             self.session.save_conversation(conv)  # the partial answer, at least
         self.hide()
         self.session.shutdown()
