@@ -27,6 +27,13 @@ QUOTE_PEN = QColor(214, 120, 0)
 TOP_SHARE = 0.15
 # QPdfView names as current the page under a line at this share of the view's height.
 _CURRENT_LINE = 0.4
+# The smallest zoom a page opens at: 10 pt text about 11 pixels high on a 96 dpi screen.
+# Fitting a page's width into a narrow pane drew it at 4 to 5 pixels, too small to read.
+READABLE_ZOOM = 0.8
+# With a passage marked, its lines are made at least this many pixels high (a paper's small
+# print needs more than READABLE_ZOOM), zooming in no further than MAX_OPEN_ZOOM to get there.
+READABLE_LINE_PX = 11.0
+MAX_OPEN_ZOOM = 1.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +57,63 @@ class PageView(QPdfView):
         super().__init__()
         self.marks: Marks | None = None
         self._anchored = False  # keep the passage in view as the layout settles
+        self._fitting = True  # the zoom is the default one (`fit`), not one the user chose
+
+    def fit_zoom(self) -> float:
+        """The zoom at which the current page's width fills the view."""
+        document = self.document()
+        if document is None or document.pageCount() == 0:
+            return 1.0
+        points = document.pagePointSize(self.pageNavigator().currentPage())
+        width = points.width() * self.logicalDpiX() / 72
+        margins = self.documentMargins()
+        usable = self.viewport().width() - margins.left() - margins.right()
+        return usable / width if width > 0 else 1.0
+
+    def effective_zoom(self) -> float:
+        """The zoom the page is drawn at, whatever the mode."""
+        if self.zoomMode() == QPdfView.ZoomMode.FitToWidth:
+            return self.fit_zoom()
+        return self.zoomFactor()
+
+    def fit(self) -> None:
+        """The default zoom, from the left edge: the page's width, unless its text would then
+        be too small to read; then the smallest readable zoom, scrolled sideways as needed.
+        It follows the view's width until the user zooms (`zoom`)."""
+        self._fitting = True
+        self._fit()
+        self.horizontalScrollBar().setValue(0)
+
+    def readable_zoom(self) -> float:
+        """The smallest zoom at which the text is comfortably read: the marked passage's lines
+        READABLE_LINE_PX high, else READABLE_ZOOM."""
+        document, marks = self.document(), self.marks
+        if document is None or marks is None or not marks.passage:
+            return READABLE_ZOOM
+        points = document.pagePointSize(marks.page)
+        page_px = points.height() * self.logicalDpiY() / 72  # at zoom 1
+        heights = sorted(b.y1 - b.y0 for b in marks.passage)
+        line = heights[len(heights) // 2] * page_px
+        if line <= 0:
+            return READABLE_ZOOM
+        return min(MAX_OPEN_ZOOM, max(READABLE_ZOOM, READABLE_LINE_PX / line))
+
+    def _fit(self) -> None:
+        readable = self.readable_zoom()
+        if self.fit_zoom() >= readable:
+            self.setZoomMode(QPdfView.ZoomMode.FitToWidth)
+        else:
+            self.setZoomMode(QPdfView.ZoomMode.Custom)
+            self.setZoomFactor(readable)
+
+    def zoom(self, factor: float) -> None:
+        """Zoom by a factor, from what is drawn now; the passage stays in view."""
+        zoom = self.effective_zoom() * factor
+        self._fitting = False
+        self.setZoomMode(QPdfView.ZoomMode.Custom)
+        self.setZoomFactor(min(8.0, max(0.25, zoom)))
+        if self.marks is not None:
+            self.reveal()
 
     def set_marks(self, marks: Marks | None) -> None:
         self.marks = marks
@@ -133,7 +197,12 @@ class PageView(QPdfView):
                 x = area.left() - (width - area.width()) / 2
                 h.setValue(int(min(max(x, h.minimum()), h.maximum())))
         else:
-            h.setValue(int(min(max(first.left() - 8, h.minimum()), h.maximum())))
+            # Wider than the view: from the passage's left edge, so its lines are read from
+            # their start, unless that leaves its first word out of sight.
+            x = area.left() - 8
+            if first.left() + 16 > x + width:
+                x = first.left() - 8
+            h.setValue(int(min(max(x, h.minimum()), h.maximum())))
 
     def release(self) -> None:
         """The reader moves on: stop bringing the passage back into view."""
@@ -157,6 +226,8 @@ class PageView(QPdfView):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        if self._fitting:
+            self._fit()
         if self._anchored:
             self.reveal()  # the layout changed under the passage: bring it back
 

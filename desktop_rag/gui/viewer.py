@@ -52,6 +52,7 @@ class SourcePane(QWidget):
     source_selected = Signal(object)  # Source
     opened = Signal(str)  # path, shown at the requested page
     open_failed = Signal(str, str)  # path, why
+    notice = Signal(str)  # a short message for the status bar
 
     def __init__(self, model: SourcesModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -92,6 +93,7 @@ class SourcePane(QWidget):
         font.setBold(True)
         self.heading.setFont(font)
         self.heading.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.heading.setWordWrap(True)  # a narrow pane shows the page and its label too
         self.prev_button = tool_button("previous", "Previous page", "Previous page")
         self.next_button = tool_button("next", "Next page", "Next page")
         self.zoom_out_button = tool_button("zoom-out", "Zoom out", "Zoom out")
@@ -270,15 +272,19 @@ class SourcePane(QWidget):
         self.pdf.set_marks(None)
         self.pdf.setDocument(document)
         old.deleteLater()
-        self._show(request, loaded.marks)
+        self._show(request, loaded.marks, new_document=True)
 
-    def _show(self, request: Request, marks: Marks | None) -> None:
+    def _show(self, request: Request, marks: Marks | None, new_document: bool = False) -> None:
         page = min(max(request.page, 1), self.document.pageCount()) - 1
         if marks is not None and marks.page != page:
             marks = None
         marked = request.source is not None and marks is not None and bool(marks.passage)
         self.matched = request.source.text if request.source is not None and marked else ""
         self.pdf.set_marks(marks)
+        if new_document:
+            # Each document opens at the default zoom, from its left edge: the zoom and the
+            # sideways scroll chosen for the last one hid the start of this one's passage.
+            self.pdf.fit()
         self.pdf.release()
         self.pdf.pageNavigator().jump(page, QPointF(0, 0), 0)
         self.pdf.reveal()
@@ -353,6 +359,9 @@ class SourcePane(QWidget):
         n = f"[{self.source.n}] " if self.source else ""
         total = self.document.pageCount()
         text = f"{n}{os.path.basename(path)} — page {self.current_page} of {total}"
+        label = self.document.pageLabel(self.current_page - 1)
+        if label and label != str(self.current_page):  # the number printed on the page
+            text += f" (printed {label})"
         self.heading.setText(text)
         self.heading.setToolTip(path)
         self._update_buttons()
@@ -404,31 +413,18 @@ class SourcePane(QWidget):
         last = self.document.pageCount() - 1
         nav.jump(min(last, nav.currentPage() + 1), QPointF(0, 0), 0)
 
-    def _effective_zoom(self) -> float:
-        if self.pdf.zoomMode() == QPdfView.ZoomMode.Custom or self.document.pageCount() == 0:
-            return self.pdf.zoomFactor()
-        points = self.document.pagePointSize(self.pdf.pageNavigator().currentPage())
-        width = points.width() * self.pdf.logicalDpiX() / 72
-        margins = self.pdf.documentMargins()
-        usable = self.pdf.viewport().width() - margins.left() - margins.right()
-        return usable / width if width > 0 else 1.0
-
-    def _zoom(self, factor: float) -> None:
-        zoom = self._effective_zoom() * factor
-        self.pdf.setZoomMode(QPdfView.ZoomMode.Custom)
-        self.pdf.setZoomFactor(min(8.0, max(0.25, zoom)))
-        if self.pdf.marks is not None:
-            self.pdf.reveal()  # zooming keeps the passage in view
-
     def _on_zoom_in_button_clicked(self) -> None:
-        self._zoom(1.25)
+        self.pdf.zoom(1.25)
 
     def _on_zoom_out_button_clicked(self) -> None:
-        self._zoom(0.8)
+        self.pdf.zoom(0.8)
 
     def _on_open_button_clicked(self) -> None:
         path = self._text_path or str(
             self.document.property("path") or (self.source.path if self.source else "")
         )
-        if path:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(path))
+        if path and not QDesktopServices.openUrl(QUrl.fromLocalFile(path)):
+            self.notice.emit(
+                f"No program on this computer is set up to open {os.path.basename(path)}; "
+                f"the file is {path}."
+            )

@@ -255,6 +255,7 @@ class MainWindow(QMainWindow):
         self.chat.source_clicked.connect(self._on_chat_source_clicked)
         self.chat.copied.connect(self._on_chat_copied)
         self.sources.open_failed.connect(self._on_sources_open_failed)
+        self.sources.notice.connect(self._on_session_notice)
 
     def start(self) -> None:
         """Open the library and the conversations in the background."""
