@@ -48,6 +48,7 @@ from desktop_rag.types import (
     Progress,
     QuotesEvent,
     SourcesEvent,
+    Status,
     TokenEvent,
 )
 
@@ -441,6 +442,21 @@ class MainWindow(QMainWindow):
             self.session.set_password(path, password)
 
     def _on_documents_reindex_requested(self, path: str) -> None:
+        """Index again, or include again: the row says so at once, the log and the status bar
+        too, and the run that reads it again follows (after the one in progress)."""
+        name = os.path.basename(path)
+        if self.session.app is None:
+            self.statusBar().showMessage(
+                f"The library is still opening; ask again for {name} in a moment.", 8000
+            )
+            return
+        log.info("indexing %s again, as asked", path)
+        self.documents_model.apply(FileEvent(path, Status.QUEUED))
+        if self.session.needs_rebuilding:
+            self.session.reindex([path])  # it says why it waits
+            return
+        waits = " after the indexing in progress" if self.session.indexing else ""
+        self.statusBar().showMessage(f"{name} is queued to be indexed again{waits}.", 8000)
         self.session.reindex([path])
 
     # -- models --------------------------------------------------------------------------------
