@@ -118,6 +118,7 @@ class MainWindow(QMainWindow):
         self._connect()
         self._restore_layout()
         self.documents.set_folders(session.folders)
+        self.documents.set_opening(True)  # not "no documents yet" while the index opens
 
     @property
     def current(self) -> Conversation | None:
@@ -300,10 +301,12 @@ class MainWindow(QMainWindow):
 
     def _on_session_opened(self, records: list) -> None:
         self.documents_model.set_records(records)
+        self.documents.set_opening(False)
         self.documents.set_idle()
         self._update_library_label()
 
     def _on_session_open_failed(self, message: str) -> None:
+        self.documents.set_opening(False)
         self.library_label.setText("Library: cannot be opened")
         self.statusBar().showMessage(message)
         QMessageBox.warning(self, "The library cannot be opened", message)
@@ -374,10 +377,12 @@ class MainWindow(QMainWindow):
         if not self.session.indexing:
             self.documents.set_idle(report)
         self._update_library_label()
-        if report.failed and not report.cancelled:
-            n = len(report.failed)
+        failed = self.documents_model.counts().get(Status.FAILED, 0)
+        if report.failed and not report.cancelled and failed:
+            # The pane's count, which holds the failures of earlier runs too: the two agree.
             self.statusBar().showMessage(
-                f"{n} file{'s' if n != 1 else ''} could not be indexed; see Documents.", 10000
+                f"{failed} file{'s' if failed != 1 else ''} could not be read; see Documents.",
+                10000,
             )
 
     def _on_session_index_failed(self, message: str) -> None:
@@ -395,6 +400,7 @@ class MainWindow(QMainWindow):
         counts = self.documents_model.counts()
         done = counts.get("indexed", 0)
         pages, _ = self.documents_model.totals()
+        self.chat.set_documents(done)
         text = f"Library: {done} document{'s' if done != 1 else ''}, {pages} pages"
         if self.session.indexing:
             text += " (indexing)"
@@ -403,13 +409,18 @@ class MainWindow(QMainWindow):
         self.library_label.setText(text)
 
     def _on_add_folder_action_triggered(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Add a folder of documents to watch")
+        folder = QFileDialog.getExistingDirectory(
+            self, "Add a folder of documents to watch", os.path.expanduser("~")
+        )
         if folder:
             self.session.add_folder(folder)
 
     def _on_add_files_action_triggered(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(
-            self, "Add documents (they are copied into your library)", "", DOCUMENT_FILTER
+            self,
+            "Add documents (they are copied into your library)",
+            os.path.expanduser("~"),
+            DOCUMENT_FILTER,
         )
         if paths:
             self.session.import_files(paths)
