@@ -34,13 +34,17 @@ from desktop_rag.gui.icons import set_icon
 from desktop_rag.gui.workers import Job
 from desktop_rag.library import is_gguf
 
-# What the bundled OCR models read well, measured (README, "Scanned PDFs").
+# What the bundled OCR reads well, measured (README, "Scanned PDFs"), in a reader's words.
 OCR_HINT = (
-    "Pages without text (scans, photographed pages) are read from their image, on this "
-    "computer: a dense page takes about half a minute of one processor core. The models are "
-    "trained on English and Chinese print: accented letters often come out plain (French "
-    "kept 5 of 9 in a test, German none of its ä, ü), so such scans are found less well by "
-    "words spelt with accents. Handwriting is not read."
+    "Pages that are only pictures (scans, photos of pages) are read on this computer, about "
+    "half a minute a page. Printed English reads well; accented letters (é, ü) often lose "
+    "their accents, so a search for such words may miss those pages. Handwriting is not read."
+)
+# How the built-in model answers (query/answer.py composes from the sources' own sentences).
+BUILTIN_HINT = (
+    "The built-in model is small: it answers from your documents' own sentences, put "
+    "together loosely, so check the cited pages. A larger model (a GGUF file) writes fuller "
+    "answers in its own words, more slowly."
 )
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
@@ -110,6 +114,13 @@ class SettingsDialog(QDialog):
         model_row.addWidget(self.model, 1)
         model_row.addWidget(browse)
         model_row.addWidget(builtin)
+        builtin_hint = QLabel(BUILTIN_HINT)
+        full_width(builtin_hint)
+        builtin_hint.setEnabled(False)
+        model_box = QVBoxLayout()
+        model_box.setContentsMargins(0, 0, 0, 0)
+        model_box.addLayout(model_row)
+        model_box.addWidget(builtin_hint)
 
         # The models other apps already downloaded; choosing one fills in the file above.
         self.found = QTreeWidget()
@@ -168,7 +179,7 @@ class SettingsDialog(QDialog):
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         form.addRow("Watched folders:", folder_row)
-        form.addRow("Language model (GGUF):", model_row)
+        form.addRow("Language model (GGUF):", model_box)
         found_box = QVBoxLayout()
         found_box.setContentsMargins(0, 0, 0, 0)
         found_box.addWidget(self.found_status)

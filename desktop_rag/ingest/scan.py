@@ -166,7 +166,8 @@ def plan(
 ) -> Plan:
     """Compare size and mtime with the documents table; no file is read here.
 
-    A file the user removed stays out, unless it is among `named` (given by its own path).
+    A file the user removed stays out, unless it is among `named` (given by its own path); a
+    file that failed is read again when it is named, even unchanged.
     """
     by_path = {d.path: d for d in known}
     named = set(named)
@@ -181,6 +182,9 @@ def plan(
                 out.candidates.append(info)
             else:
                 out.excluded.append(doc)
+            continue
+        if doc is not None and doc.status == Status.FAILED and path in named:
+            out.candidates.append(info)  # "Index again": the user asks, whatever failed before
             continue
         if doc is not None and (doc.size, doc.mtime_ns) == (info.size, info.mtime_ns):
             failed_for_good = doc.status == Status.FAILED and doc.error_kind not in RETRY_KINDS

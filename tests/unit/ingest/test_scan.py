@@ -44,6 +44,19 @@ def test_failed_files_are_retried_only_when_it_may_help():
     assert [f.path for f in p.candidates] == ["/lib/locked.pdf"]
 
 
+def test_a_failed_file_named_by_the_user_is_read_again_even_unchanged():
+    # "Index again" in the Documents pane names the file: before, an unchanged file that had
+    # failed for good (or too often) was left as it was, and the click did nothing.
+    known = [
+        _doc("/lib/broken.pdf", status="failed", kind="corrupt"),
+        _doc("/lib/other.pdf", status="failed", kind="corrupt"),
+    ]
+    files = {p: FileInfo(p, 10, 1) for p in ("/lib/broken.pdf", "/lib/other.pdf")}
+    p = plan(files, ["/lib"], known, named=["/lib/broken.pdf"])
+    assert [f.path for f in p.candidates] == ["/lib/broken.pdf"]
+    assert [d.path for d in p.unchanged] == ["/lib/other.pdf"]
+
+
 def test_rename_is_recognised_by_hash():
     old = _doc("/lib/old name.pdf", sha="abc")
     known = [old]

@@ -88,6 +88,7 @@ def test_figures_the_sources_do_not_hold_are_flagged(tmp_path, animal_pdfs) -> N
     assert isinstance(done, DoneEvent)
     # "litres" and "lives" are in no page either: words are checked as figures are.
     assert done.unsupported[:2] == ("12", "3.5") and "litres" in done.unsupported
+    assert done.mode == "composed" and done.withheld.endswith("lives 65 days.")
 
 
 def test_an_answer_true_to_its_sources_flags_nothing(indexed) -> None:
@@ -340,12 +341,12 @@ def test_searching_by_words_only_an_answer_with_some_support_is_kept(tmp_path, a
     assert app.answer.refuse_below_words_only < done.support < app.answer.refuse_below
 
 
-def test_an_unbacked_answer_from_near_sources_is_flagged_not_withheld(
+def test_an_unbacked_answer_from_near_sources_is_replaced_not_refused(
     tmp_path, animal_pdfs
 ) -> None:
     # Sources near the question are about it: an answer they do not back with a figure of the
-    # model's own ("12 hearts" over pages that say three) is shown with the figure named, not
-    # withheld.
+    # model's own ("12 hearts" over pages that say three) is not refused; the sources' own
+    # sentences are shown instead, with the figure named.
     llm = FakeLlm("1], 12 hearts pump octopus blood.")
     app = make_app(tmp_path, llm)
     app.ingest.index([str(animal_pdfs)])
@@ -356,6 +357,7 @@ def test_an_unbacked_answer_from_near_sources_is_flagged_not_withheld(
     assert isinstance(done, DoneEvent)
     assert not done.refused and done.cited == (1,) and done.support == 0.0
     assert done.unsupported == ("12",)
+    assert done.mode == "composed" and "12" in done.note and "three hearts" in done.answer
 
 
 CURRENCY_PAGE = (
@@ -583,16 +585,17 @@ def test_names_and_codes_the_library_lacks_are_not_words_it_lacks(indexed) -> No
     assert unknown_share(app.store, "Guacamole: what is its main ingredient?") > 0.5
 
 
-def test_an_unbacked_answer_to_a_question_with_unknown_codes_is_flagged_not_withheld(
+def test_an_unbacked_answer_to_a_question_with_unknown_codes_is_replaced_not_refused(
     tmp_path, animal_pdfs
 ) -> None:
     # Near sources, a question whose only unknown words are a code and a name: the answer
-    # they do not back is flagged, as before.
+    # they do not back is not refused; it is replaced by the sources' own sentences, and
+    # what it lacked is named.
     llm = FakeLlm("1], octopus blood pumped 12 litres in FY2021 at Octoco.")
     app = make_app(tmp_path, llm)
     app.ingest.index([str(animal_pdfs)])
     app.answer.weak_match = 0.0
     *_, done = app.answer.ask("How much blood did the hearts of Octoco's octopus pump in FY2021?")
     assert isinstance(done, DoneEvent)
-    assert not done.refused and done.cited == (1,)
-    assert "12" in done.unsupported
+    assert not done.refused and done.mode == "composed" and 1 in done.cited
+    assert "12" in done.unsupported and "12" in done.note
