@@ -28,23 +28,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_rag.config import Settings, default_threads
+from desktop_rag.config import Settings, cache_dir, default_threads
 from desktop_rag.engines.discover import FoundModel, find_models, human_size
 from desktop_rag.gui.icons import set_icon
 from desktop_rag.gui.workers import Job
 from desktop_rag.library import is_gguf
+from desktop_rag.query.ability import Abilities, settings_line
 
 # What the bundled OCR reads well, measured (README, "Scanned PDFs"), in a reader's words.
 OCR_HINT = (
     "Pages that are only pictures (scans, photos of pages) are read on this computer, about "
     "half a minute a page. Printed English reads well; accented letters (é, ü) often lose "
     "their accents, so a search for such words may miss those pages. Handwriting is not read."
-)
-# How the built-in model answers (query/answer.py composes from the sources' own sentences).
-BUILTIN_HINT = (
-    "The built-in model is small: it answers from your documents' own sentences, put "
-    "together loosely, so check the cited pages. A larger model (a GGUF file) writes fuller "
-    "answers in its own words, more slowly."
 )
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
@@ -114,13 +109,17 @@ class SettingsDialog(QDialog):
         model_row.addWidget(self.model, 1)
         model_row.addWidget(browse)
         model_row.addWidget(builtin)
-        builtin_hint = QLabel(BUILTIN_HINT)
-        full_width(builtin_hint)
-        builtin_hint.setEnabled(False)
+        # Who writes the answers with the model in the field: measured per model.
+        self.answers_line = QLabel()
+        full_width(self.answers_line)
+        self.answers_line.setEnabled(False)
+        self._abilities = Abilities(cache_dir() / "abilities.json")
+        self.model.textChanged.connect(self._on_model_text_changed)
+        self._on_model_text_changed(self.model.text())
         model_box = QVBoxLayout()
         model_box.setContentsMargins(0, 0, 0, 0)
         model_box.addLayout(model_row)
-        model_box.addWidget(builtin_hint)
+        model_box.addWidget(self.answers_line)
 
         # The models other apps already downloaded; choosing one fills in the file above.
         self.found = QTreeWidget()
@@ -247,6 +246,9 @@ class SettingsDialog(QDialog):
         self.setMinimumHeight(need)
         if self.height() < need:
             self.resize(self.width(), need)
+
+    def _on_model_text_changed(self, text: str) -> None:
+        self.answers_line.setText(settings_line(text.strip(), self._abilities))
 
     def _on_find_job_returned(self, models: object) -> None:
         assert isinstance(models, list)

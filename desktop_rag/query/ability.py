@@ -227,3 +227,27 @@ def describe(mode: str, model: str) -> str:
     if mode == "written":
         return f"Written by {model} from the sources"
     return "From your documents' own sentences"
+
+
+def settings_line(model_file: str, abilities: Abilities) -> str:
+    """What Settings says of who writes the answers with this model ("" for the built-in)."""
+    if not model_file:
+        return (
+            "Answers: from your documents' own sentences. The built-in model is small, so it "
+            "does not write them; the sentences are put together loosely: check the cited "
+            "pages."
+        )
+    path = Path(model_file).expanduser()
+    found = abilities.get(path)
+    if found is None:
+        return (
+            f"Answers: {path.name} is tried on eight questions the first time it answers. If "
+            "its answers state the facts and claim nothing their sources lack, it writes them; "
+            "if not, they come from your documents' own sentences."
+        )
+    tried = f"{found.states} of {found.probes} facts stated, {found.invents} answers " + (
+        "with claims their sources lack"
+    )
+    if found.writes:
+        return f"Answers: written by {path.name} from the sources (tried: {tried})."
+    return f"Answers: from your documents' own sentences; {path.name} was tried ({tried})."
