@@ -57,6 +57,13 @@ _CONTINUES = re.compile(
     r"for example|for instance|e\.g\.|i\.e\.|in this case|in that case|note that|so)\b",
     re.I,
 )
+# "There are three ways to …: Drag and drop files." starts a list: its next sentences are
+# the list, taken in order within the list budget.
+_STARTS_LIST = re.compile(
+    r"\b(?:two|three|four|five|six|several|these|the following) (?:ways|options|steps|methods|"
+    r"things|kinds|cases|commands)\b",
+    re.I,
+)
 _ASKS_LIST = re.compile(
     r"\b(?:steps?|list|which (?:are|options|files|commands)|what are (?:the )?(?:ways|options|"
     r"steps)|how do i (?:set ?up|install|configure))\b",
@@ -119,7 +126,9 @@ def candidates(sources: Sequence[Source], top: int = TOP_SOURCES) -> list[Candid
         for index, text in enumerate(split_sentences(source.text)):
             if len(out) >= MAX_CANDIDATES:
                 return out
-            out.append(Candidate(source.n, rank, index, text))
+            # A question (an FAQ's heading) restates what was asked and states nothing.
+            if not text.rstrip().endswith("?"):
+                out.append(Candidate(source.n, rank, index, text))
     return out
 
 
@@ -194,6 +203,13 @@ def choose(
             take(after, WORD_LIMIT)
         if before is not None and _CONTINUES.match(c.text):
             take(before, WORD_LIMIT)
+        if len(chosen) == 1 and _STARTS_LIST.search(c.text):
+            # The list it announces, in order, instead of the next best sentences.
+            max_sentences, budget = LIST_SENTENCES, LIST_WORD_BUDGET
+            k = c.index + 1
+            while (c.n, k) in where and take(where[(c.n, k)], budget):
+                k += 1
+            break
         if len(chosen) >= max_sentences or used >= budget:
             break
     # Reading order: sources in the order of their best sentence, sentences as they stand.

@@ -65,7 +65,7 @@ def test_a_sentence_starting_with_this_brings_the_one_before() -> None:
     text = (
         "The cache lives in /var/cache/apt/archives. "
         "This folder can grow to several gigabytes over a year. "
-        "Bread is baked at two hundred degrees."
+        "Then ask."
     )
     made = compose.compose("Can it grow to several gigabytes?", _sources(text), HashEmbedder())
     assert "/var/cache/apt/archives" in made.text
@@ -103,3 +103,16 @@ def test_a_sentence_holding_what_the_question_asks_for_gains() -> None:
     plain = compose.score(question, found, HashEmbedder(), cue_weight=0.0)
     cued = compose.score(question, found, HashEmbedder())
     assert cued[1] - cued[0] == pytest.approx(plain[1] - plain[0] + compose.CUE_WEIGHT)
+
+
+def test_a_question_in_the_text_is_never_the_answer_and_an_announced_list_follows() -> None:
+    guide = (
+        "How do I add my own documents? There are three ways to add your own documents: "
+        "Drag and drop files. Drag PDF files onto the window. Add a folder with Ctrl+O. "
+        "Then ask."
+    )
+    made = compose.compose("How do I add my own documents?", _sources(guide), HashEmbedder())
+    assert "?" not in made.text
+    assert made.text.startswith("There are three ways")
+    assert "Drag PDF files onto the window." in made.text and "Ctrl+O" in made.text
+    assert len(made.quotes) <= compose.LIST_SENTENCES
