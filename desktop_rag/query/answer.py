@@ -210,7 +210,9 @@ class AnswerService:
         cancel: threading.Event | None = None,
     ) -> Iterator[AnswerEvent]:
         """Yield one SourcesEvent, one QuotesEvent, then TokenEvents as the answer streams,
-        then one DoneEvent (also when cancelled, with cancelled=True)."""
+        then one DoneEvent (also when cancelled, with cancelled=True). A written answer
+        replaced by the sources' sentences gets a second QuotesEvent, of those sentences,
+        just before its DoneEvent."""
         cancel = cancel or threading.Event()
         t0 = time.perf_counter()
         question = question.strip()
@@ -402,6 +404,7 @@ class AnswerService:
             composed = compose(query, fitted.sources, self.retriever.recent)
             if composed.text:
                 log.info("written answer not backed by its sources (%s): composed", unsupported)
+                yield QuotesEvent(composed.quotes)  # what the viewer marks: the shown sentences
                 yield DoneEvent(
                     composed.text,
                     composed.cited,

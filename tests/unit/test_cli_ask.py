@@ -194,6 +194,8 @@ def test_ask_json_of_a_replaced_answer_says_what_the_model_wrote_and_why(data_di
     assert doc["mode"] == "composed" and doc["check"] == ""
     assert "Paris" in doc["note"] and doc["withheld"] == "According to [" + written
     assert "Paris" not in doc["answer"] and "hemocyanin" in doc["answer"]
+    # The quotes are the sentences shown: the ones a click on [n] marks on the page.
+    assert doc["quotes"] and all(q["text"] in doc["answer"] for q in doc["quotes"])
     assert doc["cited"] and all(f"[{n}]" in doc["answer"] for n in doc["cited"])
 
 
