@@ -43,7 +43,8 @@ from desktop_rag.ingest.scan import (
     scan,
 )
 from desktop_rag.store import lock, maintenance
-from desktop_rag.store.lance import LanceStore, chunk_from_row
+from desktop_rag.store.lance import LanceStore
+from desktop_rag.store.schema import chunk_from_row
 from desktop_rag.types import (
     Chunk,
     DocumentRecord,
