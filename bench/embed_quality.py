@@ -39,7 +39,8 @@ from desktop_rag.engines.onnx_export import ExportCache, export_in_child
 from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.query.retrieve import Mode, Retriever
 from desktop_rag.store import maintenance
-from desktop_rag.store.lance import SCHEMA_VERSION, IndexMeta, LanceStore
+from desktop_rag.store.lance import LanceStore
+from desktop_rag.store.schema import SCHEMA_VERSION, IndexMeta
 
 GATE = 0.99  # the fast backend must keep at least 99% of the fp32 recall@5
 

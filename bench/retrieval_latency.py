@@ -35,7 +35,8 @@ from desktop_rag.engines.embed import BUNDLED_EMBEDDER_DIM, BUNDLED_EMBEDDER_ID,
 from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.query.retrieve import Mode, Retriever
 from desktop_rag.store import lance, maintenance
-from desktop_rag.store.lance import SCHEMA_VERSION, IndexMeta, LanceStore
+from desktop_rag.store.lance import LanceStore
+from desktop_rag.store.schema import SCHEMA_VERSION, IndexMeta
 from desktop_rag.types import Chunk, DocumentRecord, Status
 
 BATCH = 25_000  # chunks per commit while growing the library

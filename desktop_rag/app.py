@@ -24,7 +24,8 @@ from desktop_rag.query.ability import Abilities
 from desktop_rag.query.answer import AnswerService
 from desktop_rag.query.retrieve import Retriever
 from desktop_rag.store import lock
-from desktop_rag.store.lance import SCHEMA_VERSION, IndexMeta, LanceStore
+from desktop_rag.store.lance import LanceStore
+from desktop_rag.store.schema import SCHEMA_VERSION, IndexMeta
 from desktop_rag.types import IndexReport, Status
 
 log = logging.getLogger(__name__)

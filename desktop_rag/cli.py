@@ -8,7 +8,7 @@ import os
 import shutil
 import sys
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from desktop_rag import __version__
@@ -298,12 +298,11 @@ def _print_report(report: IndexReport, args: argparse.Namespace, out: TextIO) ->
 def _cmd_watch(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Index, then reconcile whatever changes, until Ctrl+C or SIGTERM; `--json` prints one
     index report per line, one line per pass. The window's library service does the work."""
-    import queue
+    import contextlib
     import signal
     import threading
 
     from desktop_rag.ingest.scan import normalize
-    from desktop_rag.ingest.watch import Change, Watcher
     from desktop_rag.library_service import LibraryService
 
     roots = [normalize(p) for p in args.paths]
@@ -312,45 +311,35 @@ def _cmd_watch(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> 
         raise UsageError(f"Not found: {', '.join(missing)}. Check the path and try again.")
     library = LibraryService(app.settings, app=app, save_settings=False)
     stop = threading.Event()
-    changes: queue.Queue[Change] = queue.Queue()
 
     def on_signal(signum: int, frame: object) -> None:
         stop.set()
 
+    def unwatched(root: str, why: str, polled: bool) -> None:
+        if polled:
+            print(f"desktop-rag: {root} {why}.", file=err)
+        else:
+            print(f"desktop-rag: {root} {why}; it is indexed but not watched.", file=err)
+
+    def reported(report: IndexReport) -> None:
+        _print_report(report, args, out)
+        if not args.json:
+            print("Watching for changes; Ctrl+C stops.", file=err, flush=True)
+
+    @contextlib.contextmanager
+    def progress() -> Iterator[ProgressPrinter]:
+        printer = ProgressPrinter(err)
+        try:
+            yield printer
+        finally:
+            printer.finish()
+
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-    watcher = Watcher(changes.put)
-    failed = False
     try:
-        watcher.start()
-        for root, why in library.watch(watcher, roots).items():
-            if root in watcher.polled:
-                print(f"desktop-rag: {root} {why}.", file=err)
-            else:
-                print(f"desktop-rag: {root} {why}; it is indexed but not watched.", file=err)
-        library.queue(roots)
-        while not stop.is_set():
-            pending = library.take_pending()
-            if pending:
-                printer = ProgressPrinter(err)
-                try:
-                    report = library.reindex(pending, printer, stop)
-                finally:
-                    printer.finish()
-                if report.cancelled:
-                    break
-                _print_report(report, args, out)
-                failed = failed or bool(report.failed)
-                if not args.json:
-                    print("Watching for changes; Ctrl+C stops.", file=err, flush=True)
-            try:
-                change = changes.get(timeout=0.2)
-            except queue.Empty:
-                continue
-            library.queue(change.roots)
-            while not changes.empty():  # fold changes that arrived meanwhile into one pass
-                library.queue(changes.get_nowait().roots)
+        failed = library.keep_watching(
+            roots, stop, reported, on_unwatched=unwatched, progress=progress
+        )
     finally:
-        watcher.stop()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     if not args.json:
@@ -449,6 +438,56 @@ def _choose_mode(app: App, args: argparse.Namespace, err: TextIO) -> None:
         print(f"desktop-rag: {service.describe_mode()}.", file=err, flush=True)
 
 
+def ask_json(
+    done: DoneEvent, sources: Sequence[Source], quotes: Sequence[Quote], notice: str = ""
+) -> dict[str, Any]:
+    """The object `ask --json` prints for one answer (the contract in DESIGN.md's command
+    line): the answer, its sources and quotes, what it cites and how it was checked."""
+    from desktop_rag.query.figures import unsupported_note
+
+    t = done.timings
+    return {
+        "answer": done.answer,
+        "sources": [
+            {
+                "n": s.n,
+                "path": s.path,
+                "page": s.page,
+                "section": s.section,
+                "score": round(s.score, 6),
+                "text": s.text,
+            }
+            for s in sources
+        ],
+        "quotes": [
+            {
+                "n": q.n,
+                "path": q.path,
+                "page": q.page,
+                "text": q.text,
+                "score": round(q.score, 4),
+            }
+            for q in quotes
+        ],
+        "cited": list(done.cited),
+        "mode": done.mode,
+        "refused": done.refused,
+        "unsupported": list(done.unsupported),
+        "check": unsupported_note(done.unsupported) if done.unsupported and not done.note else "",
+        **({"notice": notice} if notice else {}),
+        # a written answer replaced by the sources' sentences: why, and what it said
+        **({"note": done.note, "withheld": done.withheld} if done.note else {}),
+        # cited to the source holding its words: what the model had cited
+        **({"recited_from": list(done.recited_from)} if done.recited_from else {}),
+        "timings": {
+            "retrieval_ms": round(t.retrieval_ms, 1),
+            "ttft_s": round(t.ttft_s, 3),
+            "tokens_per_s": round(t.tokens_per_s, 2),
+            "total_s": round(t.total_s, 3),
+        },
+    }
+
+
 def _ask_one(
     app: App, question: str, history: Sequence[Turn], args: argparse.Namespace, out: TextIO
 ) -> DoneEvent:
@@ -494,52 +533,7 @@ def _ask_one(
             done = event
     assert done is not None  # ask always ends with a DoneEvent
     if args.json:
-        t = done.timings
-        json.dump(
-            {
-                "answer": done.answer,
-                "sources": [
-                    {
-                        "n": s.n,
-                        "path": s.path,
-                        "page": s.page,
-                        "section": s.section,
-                        "score": round(s.score, 6),
-                        "text": s.text,
-                    }
-                    for s in sources
-                ],
-                "quotes": [
-                    {
-                        "n": q.n,
-                        "path": q.path,
-                        "page": q.page,
-                        "text": q.text,
-                        "score": round(q.score, 4),
-                    }
-                    for q in quotes
-                ],
-                "cited": list(done.cited),
-                "mode": done.mode,
-                "refused": done.refused,
-                "unsupported": list(done.unsupported),
-                "check": unsupported_note(done.unsupported)
-                if done.unsupported and not done.note
-                else "",
-                **({"notice": notice} if notice else {}),
-                # a written answer replaced by the sources' sentences: why, and what it said
-                **({"note": done.note, "withheld": done.withheld} if done.note else {}),
-                # cited to the source holding its words: what the model had cited
-                **({"recited_from": list(done.recited_from)} if done.recited_from else {}),
-                "timings": {
-                    "retrieval_ms": round(t.retrieval_ms, 1),
-                    "ttft_s": round(t.ttft_s, 3),
-                    "tokens_per_s": round(t.tokens_per_s, 2),
-                    "total_s": round(t.total_s, 3),
-                },
-            },
-            out,
-        )
+        json.dump(ask_json(done, sources, quotes, notice), out)
         out.write("\n")
         out.flush()
         return done

@@ -123,7 +123,7 @@ class Conversation:
 
 
 @dataclass(slots=True)
-class Asking:
+class AnswerInProgress:
     """The answer being written: its exchange, in its conversation."""
 
     conversation: Conversation
@@ -140,39 +140,39 @@ class ChatState:
 
     def __init__(self) -> None:
         self.current: Conversation | None = None  # shown; None: a new one, not yet asked in
-        self.asking: Asking | None = None
+        self.in_progress: AnswerInProgress | None = None
         self._deleted: set[str] = set()
 
     @property
     def exchange(self) -> Exchange | None:
         """The exchange whose answer is being written, if any."""
-        return self.asking.exchange if self.asking is not None else None
+        return self.in_progress.exchange if self.in_progress is not None else None
 
     @property
     def shown(self) -> bool:
         """The answer being written is in the conversation shown."""
-        return self.asking is not None and self.asking.conversation is self.current
+        return self.in_progress is not None and self.in_progress.conversation is self.current
 
     def ask(self, question: str) -> list[Turn] | None:
         """Start an exchange in the conversation shown (a new one if none is), and return the
         history it follows; None while another answer is being written."""
-        if self.asking is not None:
+        if self.in_progress is not None:
             return None
         conv = self.current or Conversation()
         self.current = conv
         history = conv.history()
-        self.asking = Asking(conv, conv.add(question))
+        self.in_progress = AnswerInProgress(conv, conv.add(question))
         return history
 
     def finish(self) -> Conversation | None:
         """The answer ended (finished, stopped or failed): the conversation to save, if any."""
-        asking, self.asking = self.asking, None
-        return self.keep(asking.conversation) if asking is not None else None
+        done, self.in_progress = self.in_progress, None
+        return self.keep(done.conversation) if done is not None else None
 
     def at_close(self) -> Conversation | None:
         """The window closes: the conversation of an answer still being written, to save its
         partial answer, if it was not deleted."""
-        return self.keep(self.asking.conversation) if self.asking is not None else None
+        return self.keep(self.in_progress.conversation) if self.in_progress is not None else None
 
     def keep(self, conv: Conversation) -> Conversation | None:
         return None if conv.id in self._deleted else conv
@@ -180,7 +180,7 @@ class ChatState:
     def delete(self, conv_id: str) -> bool:
         """Forget a conversation; True if the answer being written is in it (stop it)."""
         self._deleted.add(conv_id)
-        return self.asking is not None and self.asking.conversation.id == conv_id
+        return self.in_progress is not None and self.in_progress.conversation.id == conv_id
 
 
 def title_for(question: str) -> str:

@@ -14,6 +14,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -21,12 +22,13 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from desktop_rag.config import Settings, default_library_dir
 from desktop_rag.errors import user_message
 from desktop_rag.ingest.scan import is_under, normalize
-from desktop_rag.types import AnswerEvent, DocumentRecord, IndexReport, Turn
+from desktop_rag.types import AnswerEvent, DocumentRecord, IndexReport, Page, Turn
 
 if TYPE_CHECKING:
     from desktop_rag.app import App
     from desktop_rag.engines.llm import Llm
     from desktop_rag.ingest.progress import FileFn, ProgressFn
+    from desktop_rag.ingest.sandbox import ReadFn
     from desktop_rag.library import Copied
 
 log = logging.getLogger(__name__)
@@ -369,6 +371,65 @@ class LibraryService:
         missing = {r: MISSING for r in roots if not os.path.exists(r)}
         return {**watcher.polled, **watcher.errors, **missing}
 
+    def keep_watching(
+        self,
+        roots: Sequence[str],
+        stop: threading.Event,
+        on_report: Callable[[IndexReport], None],
+        *,
+        on_unwatched: Callable[[str, str, bool], None] | None = None,
+        progress: Callable[[], AbstractContextManager[ProgressFn]] | None = None,
+    ) -> bool:
+        """Index the roots, then reconcile whatever changes under them, until `stop` is set
+        (the front end's own loop: `desktop-rag watch`); whether any pass had failures.
+
+        Each pass's report goes to `on_report`; a root watched by polling or not at all is
+        told to `on_unwatched(root, why, polled)`; `progress()` gives each pass its progress
+        callback, as a context that ends with the pass.
+        """
+        import queue
+
+        from desktop_rag.ingest.watch import Change, Watcher
+
+        changes: queue.Queue[Change] = queue.Queue()
+        watcher = Watcher(changes.put)
+        failed = False
+        try:
+            watcher.start()
+            for root, why in self.watch(watcher, roots).items():
+                if on_unwatched is not None:
+                    on_unwatched(root, why, root in watcher.polled)
+            self.queue(roots)
+            while not stop.is_set():
+                pending = self.take_pending()
+                if pending:
+                    with progress() if progress is not None else nullcontext(None) as on_progress:
+                        report = self.reindex(pending, on_progress, stop)
+                    if report.cancelled:
+                        break
+                    on_report(report)
+                    failed = failed or bool(report.failed)
+                try:
+                    change = changes.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                self.queue(change.roots)
+                while not changes.empty():  # fold changes that arrived meanwhile into one pass
+                    self.queue(changes.get_nowait().roots)
+        finally:
+            watcher.stop()
+        return failed
+
+    def read_document(self, path: str) -> list[Page]:
+        """A document's pages for the window to show, read as indexing reads it: in a reader
+        process, under the library's time and memory limits, with its password if one was
+        given. Raises ExtractError with the reason (a time-out, too much memory, damage)."""
+        password = self.passwords.get(normalize(path)) or self.passwords.get(path)
+        if self.app is None:
+            return read_document(path, password)
+        ingest = self.app.ingest
+        return read_document(path, password, timeout_s=ingest.timeout_s, memory_mb=ingest.memory_mb)
+
     def load_embedder(self) -> None:
         """Load (or export once, then load) the embedder, so the first question does not wait."""
         from desktop_rag.engines.embed import warm_up
@@ -378,6 +439,39 @@ class LibraryService:
     def swap_model(self) -> None:
         """Give the answer service the model the settings name (a worker's job)."""
         self._model_swap(self._opened(), self.settings)
+
+
+def read_document(
+    path: str,
+    password: str | None = None,
+    *,
+    timeout_s: float | None = None,
+    memory_mb: int | None = None,
+    read: ReadFn | None = None,
+) -> list[Page]:
+    """One file's pages from a reader process of its own, killed past `timeout_s` or
+    `memory_mb` (the indexing defaults unless given), never from this process: a file that
+    hangs or bloats a reader costs that reader, not the window that asked. Raises
+    ExtractError with the reason. `read`: the reader function (tests give a fake)."""
+    from desktop_rag.ingest import sandbox
+    from desktop_rag.ingest.extract import ExtractError, extract
+
+    box = sandbox.Sandbox(
+        sandbox.DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s,
+        sandbox.DEFAULT_MEMORY_MB if memory_mb is None else memory_mb,
+        ahead=1,
+        max_tasks=1,
+        read=read or extract,
+        low_priority=False,  # someone is waiting to see it
+    )
+    try:
+        for _job, outcome in box.run([sandbox.Job(path, password, sandbox.OcrMode.OFF)]):
+            if isinstance(outcome, ExtractError):
+                raise outcome
+            return outcome.pages
+    finally:
+        box.close()
+    raise AssertionError("the reader process yields every job it is given")
 
 
 class Watching(Protocol):

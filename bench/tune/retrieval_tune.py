@@ -16,11 +16,35 @@ import itertools
 import json
 import os
 import sys
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from bench import retrieval as bench
 from desktop_rag.query import retrieve
 from desktop_rag.types import Hit
+
+
+def fuse(
+    rankings: Sequence[Sequence[Hit]],
+    k: int = 10,
+    weights: Sequence[float] | None = None,
+) -> list[Hit]:
+    """Weighted reciprocal rank fusion: score = sum of weight / (k + rank), rank from 1. The
+    app blends scores instead (retrieve.blend); this is what the blend was measured against."""
+    scores: dict[str, float] = {}
+    best: dict[str, Hit] = {}
+    weights = weights or [1.0] * len(rankings)
+    for ranking, weight in zip(rankings, weights, strict=True):
+        for rank, hit in enumerate(ranking, start=1):
+            scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + weight / (k + rank)
+            seen = best.get(hit.chunk_id)
+            if seen is None or hit.similarity > seen.similarity:
+                best[hit.chunk_id] = hit
+    fused = [replace(best[cid], score=score) for cid, score in scores.items()]
+    # Ties (a passage ranked the same in both lists) break by similarity, then id for stability.
+    fused.sort(key=lambda h: (-h.score, -h.similarity, h.chunk_id))
+    return fused
 
 
 def main() -> int:
@@ -84,9 +108,7 @@ def main() -> int:
                 if args.blend:
                     fused = retrieve.blend(vector, texts[boost], text_weight)
                 else:
-                    fused = retrieve.fuse(
-                        [vector, texts[boost]], k=rrf_k, weights=[0.5, text_weight]
-                    )
+                    fused = fuse([vector, texts[boost]], k=rrf_k, weights=[0.5, text_weight])
                 ranked = retrieve.demote(fused, nav)[: bench.K]
                 rrs.append(bench.reciprocal_rank([(h.path, h.page) for h in ranked], q))
             row[name] = bench.metrics(rrs)

@@ -349,10 +349,6 @@ class DocumentsModel(QAbstractTableModel):
         self._changed(changed)
         self._resort(changed)
 
-    def drop_under(self, folder: str) -> None:
-        prefix = folder.rstrip(os.sep) + os.sep
-        self._remove_many([p for p in self._by_path if p.startswith(prefix)])
-
     def _reset(self, rows: list[DocumentRow]) -> None:
         self.beginResetModel()
         self._rows = sorted(

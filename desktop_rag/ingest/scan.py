@@ -20,7 +20,6 @@ PDF_SUFFIX = ".pdf"
 TRANSIENT_KINDS = frozenset(
     {FailKind.UNREADABLE, FailKind.LOCKED, FailKind.TIMEOUT, FailKind.CHANGING, FailKind.ERROR}
 )
-RETRY_KINDS = TRANSIENT_KINDS  # the name the failure branch and the GUI know them by
 # A file that failed the same way this many runs in a row waits until it changes.
 MAX_SAME_FAILURES = 3
 
@@ -152,7 +151,7 @@ def wants_ocr(doc: DocumentRecord) -> bool:
 def gave_up(doc: DocumentRecord, info: FileInfo) -> bool:
     """This very version of the file failed the same passing way too many runs in a row."""
     return (
-        doc.error_kind in RETRY_KINDS
+        doc.error_kind in TRANSIENT_KINDS
         and doc.failures >= MAX_SAME_FAILURES
         and (doc.failed_size, doc.failed_mtime_ns) == (info.size, info.mtime_ns)
     )
@@ -187,7 +186,7 @@ def plan(
             out.candidates.append(info)  # "Index again": the user asks, whatever failed before
             continue
         if doc is not None and (doc.size, doc.mtime_ns) == (info.size, info.mtime_ns):
-            failed_for_good = doc.status == Status.FAILED and doc.error_kind not in RETRY_KINDS
+            failed_for_good = doc.status == Status.FAILED and doc.error_kind not in TRANSIENT_KINDS
             if doc.status == Status.INDEXED or failed_for_good:
                 out.unchanged.append(doc)
                 continue

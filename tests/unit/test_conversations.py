@@ -118,7 +118,7 @@ def test_one_answer_at_a_time_in_the_conversation_shown() -> None:
     assert first is not None and state.shown and state.exchange is first.exchanges[0]
     assert state.ask("And zebras?") is None, "a second question waits for the first answer"
     state.exchange.apply(DoneEvent("Hemocyanin [1].", (1,), Timings()))  # type: ignore[union-attr]
-    assert state.finish() is first and state.asking is None
+    assert state.finish() is first and state.in_progress is None
     history = state.ask("And zebras?")
     assert history is not None and [t.question for t in history] == ["Why is octopus blood blue?"]
     state.current = Conversation()  # another conversation shown while this one is answered

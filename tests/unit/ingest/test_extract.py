@@ -96,3 +96,17 @@ def test_a_readers_failure_is_one_of_ours():
 
     error = ExtractError(FailKind.CORRUPT, "is damaged.")
     assert isinstance(error, DesktopRagError) and user_message(error) == "is damaged."
+
+
+@pytest.mark.parametrize(("name", "split_into"), [("huge.pdf", "PDFs"), ("huge.docx", "files")])
+def test_a_huge_file_is_refused_before_reading_in_words_for_its_format(tmp_path, name, split_into):
+    from desktop_rag.ingest.readers.base import MAX_FILE_BYTES
+
+    path = tmp_path / name
+    with open(path, "wb") as f:  # sparse: takes no disk
+        f.write(b"%PDF-1.4\n" if name.endswith(".pdf") else b"PK\x03\x04")
+        f.truncate(MAX_FILE_BYTES + 1)
+    with pytest.raises(ExtractError) as raised:
+        extract(str(path))
+    assert raised.value.kind == FailKind.TOO_LARGE
+    assert str(raised.value).endswith(f"Split it into smaller {split_into}.")

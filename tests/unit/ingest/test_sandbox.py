@@ -150,10 +150,10 @@ def test_readers_run_at_low_cpu_and_io_priority(tmp_path):
 def test_a_broken_pool_is_a_failure_worth_retrying_not_a_damaged_file(tmp_path):
     from concurrent.futures import Future
 
-    from desktop_rag.ingest.scan import RETRY_KINDS
+    from desktop_rag.ingest.scan import TRANSIENT_KINDS
 
     broken: Future = Future()
     broken.set_exception(RuntimeError("the pool's manager stopped"))
     box = sandbox.Sandbox(memory_mb=0)
     outcome = box._outcome(sandbox.Job(str(tmp_path / "a.pdf")), broken)
-    assert isinstance(outcome, ExtractError) and outcome.kind in RETRY_KINDS
+    assert isinstance(outcome, ExtractError) and outcome.kind in TRANSIENT_KINDS

@@ -13,7 +13,7 @@ from desktop_rag import cli
 from desktop_rag.app import App, build_app
 from desktop_rag.config import Settings
 from desktop_rag.ingest.chunk import ChunkParams
-from desktop_rag.store import lance, maintenance
+from desktop_rag.store import lance, maintenance, schema
 from desktop_rag.types import Chunk
 from tests.fakes import HashEmbedder, WordTokenizer
 from tests.helpers.manual import BROAD, manual
@@ -68,7 +68,7 @@ def test_search_explain_shows_ranks_scores_and_demotion(tmp_path, capsys) -> Non
 
 
 def test_words_of_a_heading_alone_find_its_chunks(tmp_path) -> None:
-    meta = lance.IndexMeta(lance.SCHEMA_VERSION, "test", 4, {"max_tokens": 1, "overlap": 0})
+    meta = schema.IndexMeta(schema.SCHEMA_VERSION, "test", 4, {"max_tokens": 1, "overlap": 0})
     store = lance.LanceStore(tmp_path / "index", meta).open()
     chunks = [
         Chunk("d:000000", "d", "/m.pdf", 5, 0, 10, "Keep it cool and dry.", section="Storage"),

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from desktop_rag.store import lance
-from desktop_rag.store.lance import IndexMeta, LanceStore
+from desktop_rag.store import lance, schema
+from desktop_rag.store.lance import LanceStore
+from desktop_rag.store.schema import IndexMeta
 from desktop_rag.types import Chunk, DocumentRecord, Status
 
 DIM = 8
@@ -25,7 +26,7 @@ def test_cached_versions_stay_within_the_bound(tmp_path, monkeypatch):
     manifest lists every fragment so far: with LanceDB's default session (1 GB of metadata)
     every one stayed cached, growing with the square of the commits."""
     monkeypatch.setattr(lance, "METADATA_CACHE_BYTES", BOUND)
-    meta = IndexMeta(lance.SCHEMA_VERSION, "test/ones", DIM, {"max_tokens": 1, "overlap": 0})
+    meta = IndexMeta(schema.SCHEMA_VERSION, "test/ones", DIM, {"max_tokens": 1, "overlap": 0})
     store = LanceStore(tmp_path / "index", meta).open()
     sizes = []
     for n in range(160):

@@ -14,7 +14,7 @@ from desktop_rag.config import Settings
 from desktop_rag.errors import IndexMismatchError
 from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.query.retrieve import Mode
-from desktop_rag.store import lance, maintenance
+from desktop_rag.store import lance, maintenance, schema
 from desktop_rag.types import Chunk
 from tests.fakes import HashEmbedder, WordTokenizer
 
@@ -29,8 +29,8 @@ def _app(data):
     )
 
 
-_DOCUMENTS_SCHEMA = lance.documents_schema
-_CHUNKS_SCHEMA = lance.chunks_schema
+_DOCUMENTS_SCHEMA = schema.documents_schema
+_CHUNKS_SCHEMA = schema.chunks_schema
 
 
 def _v1_documents_schema() -> pa.Schema:
@@ -45,7 +45,7 @@ def _v1_chunks_schema(dim: int) -> pa.Schema:
 def _build_format_1(data, folder, monkeypatch):
     """Index `folder` exactly as format 1 did: its schema, its version number."""
     with monkeypatch.context() as m:
-        m.setattr(lance, "SCHEMA_VERSION", 1)
+        m.setattr(schema, "SCHEMA_VERSION", 1)
         m.setattr(app_module, "SCHEMA_VERSION", 1)
         m.setattr(lance, "documents_schema", _v1_documents_schema)
         m.setattr(lance, "chunks_schema", _v1_chunks_schema)
@@ -68,7 +68,7 @@ def test_format_1_index_answers_as_built_until_rebuilt(tmp_path, animal_pdfs, mo
         hits = app.retriever.search("hemocyanin copper protein", k=2, mode=mode)
         assert hits[0].path.endswith("octopus.pdf") and hits[0].page == 2
         assert hits[0].section == ""
-    chunks = [lance.chunk_from_row(r) for r in app.store.chunk_rows(hits[0].doc_id)]
+    chunks = [schema.chunk_from_row(r) for r in app.store.chunk_rows(hits[0].doc_id)]
     assert chunks and all(c.section == "" and c.boxes == "" and not c.nav for c in chunks)
     docs = app.store.documents()
     assert len(docs) == 3 and {d.format for d in docs} == {"pdf"}
@@ -87,7 +87,7 @@ def test_format_1_index_answers_as_built_until_rebuilt(tmp_path, animal_pdfs, mo
 def test_section_nav_and_boxes_round_trip(tmp_path):
     import numpy as np
 
-    meta = lance.IndexMeta(lance.SCHEMA_VERSION, "test", 4, {"max_tokens": 1, "overlap": 0})
+    meta = schema.IndexMeta(schema.SCHEMA_VERSION, "test", 4, {"max_tokens": 1, "overlap": 0})
     store = lance.LanceStore(tmp_path / "index", meta).open()
     chunk = Chunk(
         "d:000000",
@@ -103,7 +103,7 @@ def test_section_nav_and_boxes_round_trip(tmp_path):
     )
     store.commit([], [chunk], np.ones((1, 4), dtype=np.float32))
     maintenance.optimize(store)
-    assert [lance.chunk_from_row(r) for r in store.chunk_rows("d")] == [chunk]
+    assert [schema.chunk_from_row(r) for r in store.chunk_rows("d")] == [chunk]
     (hit,) = store.text_search("printer", 1)
     assert hit.section == "3 Setup › 3.4 Choosing a printer"
     (hit,) = store.vector_search(np.ones(4, dtype=np.float32), 1)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from desktop_rag.store import lance, maintenance
-from desktop_rag.store.lance import IndexMeta, LanceStore
+from desktop_rag.store import maintenance, schema
+from desktop_rag.store.lance import LanceStore
+from desktop_rag.store.schema import IndexMeta
 from desktop_rag.types import Chunk, DocumentRecord, Status
 
 DIM = 32
@@ -27,7 +28,7 @@ def _batch(rng, start: int, n: int):
 @pytest.fixture
 def store(tmp_path, monkeypatch):
     monkeypatch.setattr(maintenance, "ANN_MIN_ROWS", 2000)
-    meta = IndexMeta(lance.SCHEMA_VERSION, "test/random", DIM, {"max_tokens": 1, "overlap": 0})
+    meta = IndexMeta(schema.SCHEMA_VERSION, "test/random", DIM, {"max_tokens": 1, "overlap": 0})
     return LanceStore(tmp_path / "index", meta).open()
 
 
