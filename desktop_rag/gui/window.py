@@ -95,6 +95,9 @@ class MainWindow(QMainWindow):
         self.chat = ChatPane()
         self.sources = SourcePane(self.sources_model)
         self.sources.boxes_lookup = self._page_boxes
+        # Documents shown as text are read in the library's reader process, with its limits
+        # and the passwords the user gave.
+        self.sources.text_view.read_document = session.library.read_document
 
         self.left = QSplitter(Qt.Orientation.Vertical)
         self.left.setObjectName("leftSplit")

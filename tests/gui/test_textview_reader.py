@@ -57,3 +57,8 @@ def test_a_reader_that_dies_is_a_reason_not_a_crash(tmp_path):
     with pytest.raises(ExtractError) as raised:
         read_document(str(path), timeout_s=30.0, memory_mb=0, read=read_by_name)
     assert raised.value.kind == FailKind.CORRUPT
+
+
+def test_the_window_reads_documents_as_text_through_its_library(open_window):
+    window = open_window()
+    assert window.sources.text_view.read_document == window.session.library.read_document

@@ -762,6 +762,10 @@ def test_a_model_change_runs_on_the_answer_lane_and_never_loads_two_copies(
     def answer_factory(app):  # type: ignore[no-untyped-def]
         llm = _counted_llm(copies, "old model words [1]", delay_s=0.05)
         services.append(AnswerService(app.retriever, app.store, llm, threshold=0.0))
+        # The model's own words tell which model answered: written, and shown as written
+        # (its words are in no source; test_answer.py tests what is shown instead).
+        services[-1].mode = "written"
+        services[-1].replace_unbacked = False
         return services[-1]
 
     def model_swap(app, settings):  # type: ignore[no-untyped-def]
