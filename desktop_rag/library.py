@@ -62,11 +62,11 @@ def is_gguf(path: str | Path) -> bool:
 
 @dataclass(slots=True)
 class Drop:
-    """What a set of dropped paths means: folders to watch, documents to copy (`pdfs`, of any
-    format the readers know), a model to use."""
+    """What a set of dropped paths means: folders to watch, documents to copy (of any format
+    the readers know), a model to use."""
 
     folders: list[str] = field(default_factory=list)
-    pdfs: list[str] = field(default_factory=list)
+    documents: list[str] = field(default_factory=list)
     model: str = ""
     ignored: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
 
@@ -88,7 +88,7 @@ def classify_drop(paths: Iterable[str], watched: Iterable[str]) -> Drop:
             else:
                 drop.ignored.append((path, "is not a GGUF model file"))
         elif is_candidate(name) and os.path.isfile(path):
-            drop.pdfs.append(path)
+            drop.documents.append(path)
         else:
             drop.ignored.append((path, "is not a document Desktop RAG reads"))
     return drop

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from desktop_rag import __version__
 from desktop_rag.config import config_dir
-from desktop_rag.conversations import ChatState, Conversation, Exchange
+from desktop_rag.conversations import ChatState, Conversation
 from desktop_rag.gui.chat import ChatPane, ConversationsPane
 from desktop_rag.gui.documents import DocumentsPane
 from desktop_rag.gui.icons import icon, refresh, set_icon
@@ -131,11 +131,6 @@ class MainWindow(QMainWindow):
     @current.setter
     def current(self, conv: Conversation | None) -> None:
         self.state.current = conv
-
-    @property
-    def asking(self) -> Exchange | None:
-        """The exchange whose answer is being written, if any."""
-        return self.state.exchange
 
     # -- construction --------------------------------------------------------------------------
 
@@ -687,12 +682,12 @@ class MainWindow(QMainWindow):
         drop = classify_drop(paths, self.session.folders)
         for folder in drop.folders:
             self.session.add_folder(folder)
-        if drop.pdfs:
-            self.session.import_files(drop.pdfs)
+        if drop.documents:
+            self.session.import_files(drop.documents)
         if drop.model:
             self.session.set_model(drop.model)
             self.statusBar().showMessage(f"Using the model {os.path.basename(drop.model)}.", 8000)
-        if drop.ignored and not (drop.folders or drop.pdfs or drop.model):
+        if drop.ignored and not (drop.folders or drop.documents or drop.model):
             path, why = drop.ignored[0]
             self.statusBar().showMessage(f"{os.path.basename(path)} {why}; nothing added.", 8000)
 

@@ -62,7 +62,7 @@ def test_dropped_paths_are_classified(tmp_path):
     dropped = [folder, pdf, model, fake_model, text, photo, watched / "sub"]
     drop = classify_drop([str(p) for p in dropped], [str(watched)])
     assert drop.folders == [str(folder)]
-    assert drop.pdfs == [str(pdf), str(text)]  # every format the readers know
+    assert drop.documents == [str(pdf), str(text)]  # every format the readers know
     assert drop.model == str(model)
     assert {os.path.basename(p) for p, _ in drop.ignored} == {"fake.gguf", "p.jpg", "sub"}
 
