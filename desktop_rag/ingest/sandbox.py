@@ -146,7 +146,7 @@ def _read(job: Job, read: ReadFn, memory_mb: int, token: int = 0) -> _Wire:
                 paused=None if pause is None else pause.is_set,
             )
             result = read(job.path, job.password, ocr=request)
-        pages = [(p.number, p.text, p.section, p.ocr, p.boxes) for p in result.pages]
+        pages = [(p.number, p.text, p.section, p.ocr, p.boxes, p.error) for p in result.pages]
         headings = [(h.page, h.level, h.title) for h in result.outline]
         return ("ok", pid, pages, result.reader, result.sha256, headings)
     except ExtractError as exc:
