@@ -231,7 +231,7 @@ PROFILE_BUCKETS = {
     "optimize (LanceDB)": ("lance.py", "optimize"),
     "hashing": ("extract.py", "sha256_file"),
     "stat calls": ("pipeline.py", "_changed_since"),
-    "progress events": ("pipeline.py", "emit"),
+    "progress events": ("progress.py", "emit"),
     "scan": ("scan.py", "scan"),
     "decide (hash and match)": ("scan.py", "decide"),
     "touched rows' commits": ("pipeline.py", "_commit_touched"),

@@ -18,7 +18,8 @@ from desktop_rag.errors import IndexDamagedError, IndexMismatchError
 from desktop_rag.infra import frozen
 from desktop_rag.ingest import rebuild
 from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, bundled_tokenizer
-from desktop_rag.ingest.pipeline import IngestService, ProgressFn
+from desktop_rag.ingest.pipeline import IngestService
+from desktop_rag.ingest.progress import ProgressFn
 from desktop_rag.query.answer import AnswerService
 from desktop_rag.query.retrieve import Retriever
 from desktop_rag.store.lance import SCHEMA_VERSION, IndexMeta, LanceStore

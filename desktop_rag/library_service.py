@@ -26,7 +26,7 @@ from desktop_rag.types import AnswerEvent, DocumentRecord, IndexReport, Turn
 if TYPE_CHECKING:
     from desktop_rag.app import App
     from desktop_rag.engines.llm import Llm
-    from desktop_rag.ingest.pipeline import FileFn, ProgressFn
+    from desktop_rag.ingest.progress import FileFn, ProgressFn
     from desktop_rag.library import Copied
 
 log = logging.getLogger(__name__)

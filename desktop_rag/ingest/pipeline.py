@@ -19,7 +19,7 @@ from desktop_rag.engines.embed import Embedder, Preparable
 from desktop_rag.errors import BusyError, Cancelled, UsageError
 from desktop_rag.infra import faults, priority
 from desktop_rag.ingest import ocr as ocr_pages
-from desktop_rag.ingest import sandbox
+from desktop_rag.ingest import retry, sandbox
 from desktop_rag.ingest.chunk import (
     ChunkParams,
     TokenOffsets,
@@ -29,10 +29,9 @@ from desktop_rag.ingest.chunk import (
 )
 from desktop_rag.ingest.extract import Extracted, ExtractError, sha256_file
 from desktop_rag.ingest.outline import layout_pages
+from desktop_rag.ingest.progress import FileFn, OcrProgress, ProgressFn, Tracker
 from desktop_rag.ingest.scan import (
-    MAX_SAME_FAILURES,
     OCR_READER,
-    TRANSIENT_KINDS,
     Action,
     Decision,
     decide,
@@ -54,7 +53,6 @@ from desktop_rag.types import (
     IndexReport,
     Progress,
     Status,
-    format_duration,
 )
 
 if TYPE_CHECKING:
@@ -62,8 +60,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-ProgressFn = Callable[[Progress], None]
-FileFn = Callable[[FileEvent], None]
 
 EMBED_BATCH = 256  # chunks per embed call: progress and cancel are checked between calls
 FLUSH_CHUNKS = 2048  # commit when this many chunks wait...
@@ -91,67 +87,6 @@ class _Pending:
 
     def __len__(self) -> int:
         return len(self.documents)
-
-
-class _Tracker:
-    """Turns counts into throttled Progress snapshots with an ETA by bytes."""
-
-    def __init__(self, on_progress: ProgressFn | None, files_total: int, bytes_total: int) -> None:
-        self.on_progress = on_progress
-        self.files_total = files_total
-        self.bytes_total = max(bytes_total, 1)
-        self.files_done = 0
-        self.bytes_done = 0
-        self.pages = 0
-        self.chunks = 0
-        self.t0 = time.monotonic()
-        self._last = 0.0
-
-    def emit(self, stage: str, current: str = "", force: bool = False, message: str = "") -> None:
-        if self.on_progress is None:
-            return
-        now = time.monotonic()
-        if not force and now - self._last < 0.2:
-            return
-        self._last = now
-        elapsed = now - self.t0
-        eta = None
-        if self.bytes_done > 0 and elapsed > 1.0:
-            eta = elapsed * (self.bytes_total - self.bytes_done) / self.bytes_done
-        self.on_progress(
-            Progress(
-                stage=stage,
-                files_done=self.files_done,
-                files_total=self.files_total,
-                pages_done=self.pages,
-                chunks_done=self.chunks,
-                current=current,
-                elapsed_s=elapsed,
-                eta_s=eta,
-                message=message,
-            )
-        )
-
-
-class _OcrProgress:
-    """'reading page 12 of 73 with OCR', with the time left for that file, as Progress."""
-
-    def __init__(self, tracker: _Tracker) -> None:
-        self.tracker = tracker
-        self._started: dict[str, float] = {}
-
-    def __call__(self, job: sandbox.Job, done: int, total: int) -> None:
-        now = time.monotonic()
-        if done == 0:
-            self._started[job.path] = now
-        started = self._started.get(job.path, now)
-        message = f"reading page {min(done + 1, total)} of {total} with OCR"
-        if done >= total:
-            message = f"read {total} page{'s' if total != 1 else ''} with OCR"
-        elif done > 0:
-            left = (now - started) / done * (total - done)
-            message += f", about {format_duration(left)} left"
-        self.tracker.emit("ocr", job.path, force=True, message=message)
 
 
 class IngestService:
@@ -348,12 +283,53 @@ class IngestService:
         pause: threading.Event | None,
         on_file: FileFn | None,
     ) -> None:
+        """The run, holding the writer lock: plan, decide, reuse what is known, read and embed
+        the rest, drop what is gone, tidy the index."""
+        known, candidates, removed_rows = self._plan(files, folders, named, report)
+        decisions, removed = self._decide(
+            candidates, removed_rows, known, on_progress, cancel, pause
+        )
+        # Known content under a new path or time reuses its chunks; the rest must be read.
+        reused = [d for d in decisions if d.action != Action.INDEX]
+        to_read = [d for d in decisions if d.action == Action.INDEX]
+        tracker = Tracker(on_progress, len(to_read), sum(d.info.size for d in to_read))
+        if on_file is not None:  # so a window can list what waits before it is read
+            for decision in to_read:
+                on_file(FileEvent(decision.info.path, Status.QUEUED))
+        if to_read and isinstance(self.embedder, Preparable):
+            # A one-time export of the fast embedder happens here, in the indexing worker.
+            self._lowered.call(
+                self.embedder.prepare,
+                lambda text: tracker.emit("preparing", force=True, message=text),
+            )
+        self._reuse_all(reused, report, cancel, pause, on_file)
+        wrote = bool(reused)
+        forced = {d.path for d in known if d.ocr} | self._ocr_new
+        previous = {d.path: d for d in known}
+        if self._read_and_embed(to_read, previous, forced, report, tracker, cancel, pause, on_file):
+            wrote = True
+        if self._drop(removed, report, on_file):
+            wrote = True
+        if wrote or self.store.needs_indexes():
+            tracker.emit("optimizing", force=True, message="Tidying the index")
+            faults.reached("optimize")
+            self.store.optimize()
+        tracker.emit("done", force=True)
+
+    def _plan(
+        self,
+        files: Mapping[str, FileInfo],
+        folders: Sequence[str],
+        named: Sequence[str],
+        report: IndexReport,
+    ) -> tuple[list[DocumentRecord], list[FileInfo], list[DocumentRecord]]:
+        """After a crash's repair: the documents table, the files that may have changed, and
+        the rows whose files are gone. Unchanged files are counted in the report."""
         repaired = self.store.repair()
         if repaired:
             log.warning("re-indexing %d file(s) left half-written by a crash", len(repaired))
         known = self._mark_ocr_requested(self.store.documents())
         todo = plan(files, folders, known, named)
-        previous = {d.path: d for d in known}
         # A password given since the last run makes a password failure worth another try.
         unlocked = [
             d
@@ -364,11 +340,24 @@ class IngestService:
             todo.unchanged.remove(doc)
             todo.candidates.append(files[doc.path])
         report.unchanged = len(todo.unchanged)
+        return known, todo.candidates, todo.removed
+
+    def _decide(
+        self,
+        candidates: list[FileInfo],
+        removed: list[DocumentRecord],
+        known: list[DocumentRecord],
+        on_progress: ProgressFn | None,
+        cancel: threading.Event,
+        pause: threading.Event | None,
+    ) -> tuple[list[Decision], list[DocumentRecord]]:
+        """What to do with each candidate (read, reuse, touch), hashing them when there is
+        something known to recognise; and the rows to drop."""
         # Hashing is only worth it when there is something to recognise.
         hasher: Callable[[str], str] = (
             (lambda path: self._lowered.call(sha256_file, path)) if known else (lambda _path: "")
         )
-        hashing = _Tracker(on_progress, len(todo.candidates), sum(i.size for i in todo.candidates))
+        hashing = Tracker(on_progress, len(candidates), sum(i.size for i in candidates))
 
         def hashed(info: FileInfo) -> None:
             self._checkpoint(cancel, pause)
@@ -376,25 +365,20 @@ class IngestService:
             hashing.bytes_done += info.size
             hashing.emit("hashing", info.path, message="Checking which files changed")
 
-        if known and todo.candidates:
+        if known and candidates:
             hashing.emit("hashing", force=True, message="Checking which files changed")
-        decisions, removed = decide(
-            todo.candidates, todo.removed, known, hasher, hashed if known else None
-        )
-        # Known content under a new path or time reuses its chunks; the rest must be read.
-        reused = [d for d in decisions if d.action != Action.INDEX]
-        to_read = [d for d in decisions if d.action == Action.INDEX]
-        tracker = _Tracker(on_progress, len(to_read), sum(d.info.size for d in to_read))
-        if on_file is not None:  # so a window can list what waits before it is read
-            for decision in to_read:
-                on_file(FileEvent(decision.info.path, Status.QUEUED))
-        if to_read and isinstance(self.embedder, Preparable):
-            # A one-time export of the fast embedder happens here, in the indexing worker.
-            self._lowered.call(
-                self.embedder.prepare,
-                lambda text: tracker.emit("preparing", force=True, message=text),
-            )
-        wrote = bool(reused)
+        return decide(candidates, removed, known, hasher, hashed if known else None)
+
+    def _reuse_all(
+        self,
+        reused: Sequence[Decision],
+        report: IndexReport,
+        cancel: threading.Event,
+        pause: threading.Event | None,
+        on_file: FileFn | None,
+    ) -> None:
+        """Files whose content is known: touched rows in batches, renames and copies one by
+        one. What was decided before a cancel is kept."""
         touched: list[DocumentRecord] = []
         try:
             for decision in reused:
@@ -410,9 +394,23 @@ class IngestService:
             self._commit_touched(touched, on_file)  # what was decided is kept
             raise
         self._commit_touched(touched, on_file)
+
+    def _read_and_embed(
+        self,
+        to_read: Sequence[Decision],
+        previous: Mapping[str, DocumentRecord],
+        forced: set[str],
+        report: IndexReport,
+        tracker: Tracker,
+        cancel: threading.Event,
+        pause: threading.Event | None,
+        on_file: FileFn | None,
+    ) -> bool:
+        """Read the files in the reader process, cut and embed them, and commit them in
+        batches; whether anything was written."""
+        wrote = False
         pending = _Pending()
         try:
-            forced = {d.path for d in known if d.ocr} | self._ocr_new
             extracted = self._extract(to_read, cancel, pause, forced, tracker)
             for decision, outcome, cut in self._chunked_ahead(extracted):
                 self._checkpoint(cancel, pause)
@@ -456,20 +454,22 @@ class IngestService:
         if pending:
             self._flush(pending, on_file)
             wrote = True
-        if removed:
-            self.store.remove([d.doc_id for d in removed])
-            # A file the user had removed and that is now gone from the disk too: forgotten.
-            removed = [d for d in removed if d.status != Status.EXCLUDED]
-            report.removed = len(removed)
-            for doc in removed:
-                if on_file is not None:
-                    on_file(FileEvent(doc.path, "removed"))
-            wrote = True
-        if wrote or self.store.needs_indexes():
-            tracker.emit("optimizing", force=True, message="Tidying the index")
-            faults.reached("optimize")
-            self.store.optimize()
-        tracker.emit("done", force=True)
+        return wrote
+
+    def _drop(
+        self, removed: Sequence[DocumentRecord], report: IndexReport, on_file: FileFn | None
+    ) -> bool:
+        """Drop the rows and chunks of files that are gone; whether anything was."""
+        if not removed:
+            return False
+        self.store.remove([d.doc_id for d in removed])
+        # A file the user had removed and that is now gone from the disk too: forgotten.
+        gone = [d for d in removed if d.status != Status.EXCLUDED]
+        report.removed = len(gone)
+        for doc in gone:
+            if on_file is not None:
+                on_file(FileEvent(doc.path, "removed"))
+        return True
 
     def _mark_ocr_requested(self, known: list[DocumentRecord]) -> list[DocumentRecord]:
         """Record "read with OCR" on the rows of the files asked for (chunks kept until
@@ -497,7 +497,7 @@ class IngestService:
         cancel: threading.Event,
         pause: threading.Event | None = None,
         forced: frozenset[str] | set[str] = frozenset(),
-        tracker: _Tracker | None = None,
+        tracker: Tracker | None = None,
     ) -> Iterator[tuple[Decision, sandbox.Outcome]]:
         by_path = {d.info.path: d for d in decisions}
         auto = sandbox.OcrMode.AUTO if self.ocr and ocr_engine.available() else sandbox.OcrMode.OFF
@@ -509,7 +509,7 @@ class IngestService:
             )
             for d in decisions
         ]
-        on_ocr = _OcrProgress(tracker) if tracker is not None else None
+        on_ocr = OcrProgress(tracker) if tracker is not None else None
         if not self.isolate:
             for job, outcome in sandbox.run_inline(jobs, cancel, pause=pause, on_ocr=on_ocr):
                 yield by_path[job.path], outcome
@@ -558,7 +558,7 @@ class IngestService:
         before: DocumentRecord | None,
         pending: _Pending,
         report: IndexReport,
-        tracker: _Tracker,
+        tracker: Tracker,
         cancel: threading.Event,
         pause: threading.Event | None,
         on_file: FileFn | None,
@@ -640,80 +640,19 @@ class IngestService:
         sha256: str = "",
         pages: int = 0,
     ) -> None:
-        """Record why a file failed. A passing failure of a file indexed before keeps its
-        chunks: its row keeps the old size and mtime, so the next run tries again."""
-        transient = kind in TRANSIENT_KINDS
+        """Record why a file failed, as the retry policy (`retry.failed`) decides."""
         forced = (before is not None and before.ocr) or info.path in self._ocr_new
-        failures = 1
-        if (
-            before is not None
-            and before.error_kind == kind
-            and (before.failed_size, before.failed_mtime_ns) == (info.size, info.mtime_ns)
-        ):
-            failures = before.failures + 1
-        keep = transient and before is not None and before.status == Status.INDEXED
-        if keep:
-            reason += " The version indexed before stays searchable"
-            reason += (
-                "; it will be tried again on the next run."
-                if failures < MAX_SAME_FAILURES
-                else f". It failed this way {failures} runs in a row, so it waits until the "
-                "file changes."
-            )
-        elif transient and failures >= MAX_SAME_FAILURES:
-            reason += (
-                f" It failed this way {failures} runs in a row, so it is not tried again "
-                "until it changes."
-            )
-        report.failed.append(Failure(info.path, reason, kind))
-        log.info("could not index %s (%s): %s", info.path, kind, reason)
-        if keep:
-            assert before is not None
-            pending.documents.append(
-                replace(
-                    before,
-                    error=reason,
-                    error_kind=kind,
-                    failures=failures,
-                    failed_size=info.size,
-                    failed_mtime_ns=info.mtime_ns,
-                )
-            )
-            pending.keep.add(before.doc_id)
-            if on_file is not None:
-                event = FileEvent(info.path, Status.INDEXED, before.pages, before.chunks, reason)
-                on_file(event)
-            return
-        if kind == FailKind.CHANGING:
-            # Nothing to record for a file not indexed before: the next pass (the watcher's,
-            # once it settles) reads it again.
-            if on_file is not None:
-                on_file(FileEvent(info.path, Status.QUEUED, error=reason))
-            return
-        if on_file is not None:
-            on_file(FileEvent(info.path, Status.FAILED, pages=pages, error=reason))
-        pending.documents.append(
-            DocumentRecord(
-                doc_id=doc_id_for(info.path),
-                path=info.path,
-                size=info.size,
-                mtime_ns=info.mtime_ns,
-                sha256=sha256,
-                pages=pages,
-                chunks=0,
-                status=Status.FAILED,
-                error=reason,
-                error_kind=kind,
-                indexed_at=time.time(),
-                format=format_for(info.path),
-                failures=failures,
-                failed_size=info.size,
-                failed_mtime_ns=info.mtime_ns,
-                # Tried with OCR as asked: a failure is not a reason to try again unchanged.
-                reader=OCR_READER if forced else "",
-                ocr=forced,
-            )
+        failure = retry.failed(
+            info, kind, reason, before, forced=forced, sha256=sha256, pages=pages
         )
+        report.failed.append(Failure(info.path, failure.reason, kind))
+        log.info("could not index %s (%s): %s", info.path, kind, failure.reason)
+        if failure.row is not None:
+            pending.documents.append(failure.row)
+            if failure.keeps_chunks:
+                pending.keep.add(failure.row.doc_id)
+        if on_file is not None:
+            on_file(failure.event)
 
     def _flush_after(self, exc: BaseException, pending: _Pending, on_file: FileFn | None) -> None:
         """Keep what was embedded before `exc`; a failure here must not hide `exc` itself."""

@@ -27,7 +27,7 @@ from desktop_rag.ingest.scan import file_info, is_candidate, is_under, normalize
 from desktop_rag.types import FileInfo
 
 if TYPE_CHECKING:
-    from desktop_rag.ingest.pipeline import FileFn, ProgressFn
+    from desktop_rag.ingest.progress import FileFn, ProgressFn
     from desktop_rag.store.lance import LanceStore
     from desktop_rag.types import IndexReport
 
