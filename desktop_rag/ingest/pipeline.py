@@ -607,7 +607,8 @@ class IngestService:
             pages=len(extracted.pages),
             chunks=len(chunks),
             status=Status.INDEXED,
-            error="",
+            # Pages OCR could not read cost those pages; the row says which and why.
+            error=ocr_pages.page_problems(extracted.pages, len(extracted.pages)),
             error_kind="",
             indexed_at=time.time(),
             format=format_for(info.path),
@@ -624,7 +625,14 @@ class IngestService:
         report.chunks += record.chunks
         log.info("indexed %s: %d pages, %d chunks", info.path, record.pages, record.chunks)
         pending.indexed.append(
-            FileEvent(info.path, Status.INDEXED, record.pages, record.chunks, reader=record.reader)
+            FileEvent(
+                info.path,
+                Status.INDEXED,
+                record.pages,
+                record.chunks,
+                record.error,
+                reader=record.reader,
+            )
         )
 
     def _failed(

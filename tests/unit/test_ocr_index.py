@@ -109,3 +109,35 @@ def test_read_with_ocr_of_a_file_not_indexed_yet(tmp_path: Path, fake_ocr: FakeO
     assert fake_ocr.calls == 1
     (doc,) = app.store.documents()
     assert doc.ocr and doc.reader == "ocr"
+
+
+def test_a_page_ocr_cannot_read_is_named_in_the_files_status(tmp_path: Path) -> None:
+    from desktop_rag.engines.ocr import OcrEngineError
+    from desktop_rag.types import FileEvent, Status
+
+    class Failing(FakeOcr):
+        def read(self, image):  # type: ignore[no-untyped-def]
+            lines = super().read(image)
+            if self.calls in (2, 3):  # page 2 and its retry with fewer pixels
+                raise OcrEngineError(
+                    "the OCR engine ran out of memory in its text detection model (std::bad_alloc)",
+                    out_of_memory=True,
+                )
+            return lines
+
+    ocr.set_engine(Failing([("Hemocyanin makes octopus blood blue.", 0.96)]))
+    try:
+        lib = tmp_path / "lib"
+        make_scanned_pdf(lib / "scan.pdf", [["x"], ["y"], ["z"]])
+        app = _app(tmp_path)
+        events: list[FileEvent] = []
+        report = app.ingest.index([str(lib)], on_file=events.append)
+    finally:
+        ocr.set_engine(None)
+    assert (report.indexed, report.failed, report.pages) == (1, [], 3)
+    (doc,) = app.store.documents()
+    assert doc.status == Status.INDEXED
+    assert doc.error.startswith("page 2 of 3 could not be read with OCR: the OCR engine ran out")
+    assert {r["page"] for r in app.store.chunk_rows(doc.doc_id)} == {1, 3}
+    indexed = [e for e in events if e.status == Status.INDEXED]
+    assert indexed and indexed[-1].error == doc.error
