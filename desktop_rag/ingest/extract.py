@@ -240,6 +240,7 @@ def extract(
     with a user-facing reason on failure. With `ocr`, PDF pages without a usable text layer
     are read with OCR (ingest/ocr.py)."""
     from desktop_rag.ingest import outline, readers
+    from desktop_rag.ingest.ocr import OcrDeferred
 
     other = readers.reader_for(path)
     if other is not None:
@@ -261,7 +262,7 @@ def extract(
             if exc.kind == FailKind.PASSWORD:
                 break  # another reader will not know the password either
             continue
-        except MemoryError:
+        except (MemoryError, OcrDeferred):
             raise
         except Exception as exc:  # a reader bug on a strange file must not stop the batch
             log.debug("%s failed on %s", name, path, exc_info=True)

@@ -63,12 +63,23 @@ class OcrRequest:
     `paused` is polled between pages."""
 
     force: bool = False
+    # Say how many pages need OCR (OcrDeferred) instead of reading them: the file is read
+    # again later, so that files without scanned pages go ahead of it.
+    defer: bool = False
     dpi: int = DPI
     pixel_budget: int = PIXEL_BUDGET
     min_line_score: float = MIN_LINE_SCORE
     on_page: PageFn | None = None
     on_start: Callable[[int], None] | None = None  # pages about to be OCR'd, once
     paused: Callable[[], bool] | None = None
+
+
+class OcrDeferred(Exception):
+    """A file with `pages` to OCR, not read now because its request said `defer`."""
+
+    def __init__(self, pages: int) -> None:
+        super().__init__(f"{pages} page{'s' if pages != 1 else ''} to read with OCR")
+        self.pages = pages
 
 
 @dataclass(frozen=True, slots=True)
@@ -394,6 +405,8 @@ def read_pages(doc: Any, pages: list[Page], request: OcrRequest) -> list[Page]:
                 handle.close()
     if not todo:
         return pages
+    if request.defer:
+        raise OcrDeferred(len(todo))
     engine = default_engine()
     if request.on_start is not None:
         request.on_start(len(todo))
