@@ -38,6 +38,7 @@ from desktop_rag.engines.onnx_embed import OnnxEmbedder
 from desktop_rag.engines.onnx_export import ExportCache, export_in_child
 from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.query.retrieve import Mode, Retriever
+from desktop_rag.store import maintenance
 from desktop_rag.store.lance import SCHEMA_VERSION, IndexMeta, LanceStore
 
 GATE = 0.99  # the fast backend must keep at least 99% of the fp32 recall@5
@@ -192,7 +193,7 @@ def main() -> int:
         for name, vecs in vectors.items():
             store = LanceStore(Path(tmp) / name, meta).open()
             store.commit(docs, chunks, vecs, replace_doc_ids=[d.doc_id for d in docs])
-            store.optimize()
+            maintenance.optimize(store)
             stores[name] = store
         memo = {name: _Memo(emb) for name, emb in embedders.items()}
         for name in embedders:

@@ -80,13 +80,14 @@ def main() -> int:
     from desktop_rag.engines.onnx_embed import OnnxEmbedder
     from desktop_rag.ingest import sandbox
     from desktop_rag.ingest.pipeline import IngestService
+    from desktop_rag.store import maintenance
     from desktop_rag.store.lance import LanceStore
 
     imported = time.monotonic() - t0
     _timed(OnnxEmbedder, "embed", "embed")
     _timed(IngestService, "_flush", "flush")
     _timed(LanceStore, "commit", "commit")
-    _timed(LanceStore, "optimize", "optimize")
+    _timed(maintenance, "optimize", "optimize")
     _timed_yields(sandbox.Sandbox, "run", "reader_wait")
     with tempfile.TemporaryDirectory() as data:
         t1 = time.monotonic()

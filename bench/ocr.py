@@ -167,7 +167,7 @@ def dpi_sweep(corpus: Path) -> dict[str, Any]:
     """CER and seconds per page of OCR at each render resolution, on scans of SWEEP_PAGES."""
     import pypdfium2 as pdfium
 
-    from desktop_rag.ingest.extract import clean_text
+    from desktop_rag.cleaning import clean_text
 
     engine = ocr_pages.default_engine()
     rows = []

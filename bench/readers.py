@@ -12,7 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from desktop_rag.ingest.extract import READERS, ExtractError, is_glued
+from desktop_rag.ingest.readers.base import ExtractError
+from desktop_rag.ingest.readers.pdf import PDF_READERS, is_glued
 
 
 def main() -> int:
@@ -29,7 +30,7 @@ def main() -> int:
         if args.limit:
             files = files[: args.limit]
         per_reader: dict[str, dict[str, object]] = {}
-        for reader, fn in READERS.items():
+        for reader, fn in PDF_READERS.items():
             pages = failed = glued = chars = 0
             seconds = 0.0
             failures: list[str] = []

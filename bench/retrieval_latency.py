@@ -233,15 +233,15 @@ def main() -> int:
             grow_s = time.perf_counter() - t0
             with PeakRss() as rss:
                 t0 = time.perf_counter()
-                store.optimize()
+                maintenance.optimize(store)
                 optimize_s = time.perf_counter() - t0
             got = _measure(store, embedder, questions[: args.queries], questions[args.queries :])
             got["rows"] = store.count_chunks()
             got["grow_s"] = round(grow_s, 1)
             got["optimize_s"] = round(optimize_s, 1)
             got["optimize_peak_rss_mb"] = rss.peak_mb
-            got["vector_index"] = store.vector_index_type() or "none (exact search)"
-            if store.vector_index_type():
+            got["vector_index"] = maintenance.vector_index_type(store) or "none (exact search)"
+            if maintenance.vector_index_type(store):
                 got.update(_ann_check(store, embedder, questions[:100]))
             else:
                 got["exact_vector_search_ms_p50"] = got["vector_search_ms_p50"]

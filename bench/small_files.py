@@ -228,7 +228,7 @@ PROFILE_BUCKETS = {
     "embedder prepare/load": ("onnx_embed.py", "prepare"),
     "chunking": ("chunk.py", "chunk_pages"),
     "commits (LanceDB writes)": ("lance.py", "commit"),
-    "optimize (LanceDB)": ("lance.py", "optimize"),
+    "optimize (LanceDB)": ("maintenance.py", "optimize"),
     "hashing": ("extract.py", "sha256_file"),
     "stat calls": ("pipeline.py", "_changed_since"),
     "progress events": ("progress.py", "emit"),

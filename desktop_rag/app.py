@@ -22,6 +22,7 @@ from desktop_rag.ingest.pipeline import IngestService
 from desktop_rag.ingest.progress import ProgressFn
 from desktop_rag.query.answer import AnswerService
 from desktop_rag.query.retrieve import Retriever
+from desktop_rag.store import lock
 from desktop_rag.store.lance import SCHEMA_VERSION, IndexMeta, LanceStore
 from desktop_rag.types import IndexReport, Status
 
@@ -100,7 +101,7 @@ class App:
         report = ingest.index(self._rebuild_sources(paths), on_progress, cancel)
         if report.cancelled:
             return report  # the old index stays; the next rebuild resumes into the same folder
-        with self.store.writer(REBUILD_SWAP_WAIT_S):
+        with lock.writer(self.store.path, REBUILD_SWAP_WAIT_S):
             sources = self._rebuild_sources(paths)
             self._carry_exclusions(store)
             late = ingest.index(sources, on_progress, cancel)
@@ -124,7 +125,7 @@ class App:
         rows = [d for d in self.store.documents() if d.status == Status.EXCLUDED]
         rows = [d for d in rows if d.path not in done]
         if rows:
-            with store.writer(self.ingest.lock_wait_s or REBUILD_SWAP_WAIT_S):
+            with lock.writer(store.path, self.ingest.lock_wait_s or REBUILD_SWAP_WAIT_S):
                 store.commit(rows, [], None, replace_doc_ids=[d.doc_id for d in rows])
 
     def _use(self, store: LanceStore) -> None:
@@ -227,7 +228,7 @@ def build_app(
     needs_reindex = False
     path = settings.index_path
     if rebuild.swap_interrupted(path):
-        with LanceStore(path, meta).writer(wait_s=60):
+        with lock.writer(path, wait_s=60):
             done = rebuild.finish_swap(path)
         if done:
             log.warning("a rebuild's swap was cut short: %s", done)
@@ -240,7 +241,7 @@ def build_app(
     except IndexDamagedError as exc:
         log.warning("%s", exc)
         fresh = LanceStore(path, meta)
-        with fresh.writer(wait_s=60):
+        with lock.writer(path, wait_s=60):
             rebuild.quarantine(path)
         store = fresh.open()
         needs_reindex = True

@@ -21,12 +21,13 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from desktop_rag.config import Settings, default_library_dir
 from desktop_rag.errors import user_message
 from desktop_rag.ingest.scan import is_under, normalize
-from desktop_rag.types import AnswerEvent, DocumentRecord, IndexReport, Turn
+from desktop_rag.types import AnswerEvent, DocumentRecord, IndexReport, Page, Turn
 
 if TYPE_CHECKING:
     from desktop_rag.app import App
     from desktop_rag.engines.llm import Llm
     from desktop_rag.ingest.progress import FileFn, ProgressFn
+    from desktop_rag.ingest.sandbox import ReadFn
     from desktop_rag.library import Copied
 
 log = logging.getLogger(__name__)
@@ -369,6 +370,16 @@ class LibraryService:
         missing = {r: MISSING for r in roots if not os.path.exists(r)}
         return {**watcher.polled, **watcher.errors, **missing}
 
+    def read_document(self, path: str) -> list[Page]:
+        """A document's pages for the window to show, read as indexing reads it: in a reader
+        process, under the library's time and memory limits, with its password if one was
+        given. Raises ExtractError with the reason (a time-out, too much memory, damage)."""
+        password = self.passwords.get(normalize(path)) or self.passwords.get(path)
+        if self.app is None:
+            return read_document(path, password)
+        ingest = self.app.ingest
+        return read_document(path, password, timeout_s=ingest.timeout_s, memory_mb=ingest.memory_mb)
+
     def load_embedder(self) -> None:
         """Load (or export once, then load) the embedder, so the first question does not wait."""
         from desktop_rag.engines.embed import warm_up
@@ -378,6 +389,41 @@ class LibraryService:
     def swap_model(self) -> None:
         """Give the answer service the model the settings name (a worker's job)."""
         self._model_swap(self._opened(), self.settings)
+
+
+def read_document(
+    path: str,
+    password: str | None = None,
+    *,
+    timeout_s: float | None = None,
+    memory_mb: int | None = None,
+    read: ReadFn | None = None,
+) -> list[Page]:
+    """One file's pages from a reader process of its own, killed past `timeout_s` or
+    `memory_mb` (the indexing defaults unless given), never from this process: a file that
+    hangs or bloats a reader costs that reader, not the window that asked. Raises
+    ExtractError with the reason. `read`: the reader function (tests give a fake)."""
+    from desktop_rag.ingest import sandbox
+    from desktop_rag.ingest.extract import ExtractError, extract
+
+    box = sandbox.Sandbox(
+        sandbox.DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s,
+        sandbox.DEFAULT_MEMORY_MB if memory_mb is None else memory_mb,
+        ahead=1,
+        max_tasks=1,
+        read=read or extract,
+        low_priority=False,  # someone is waiting to see it
+    )
+    try:
+        for _job, outcome in box.run([sandbox.Job(path, password, sandbox.OcrMode.OFF)]):
+            if isinstance(outcome, sandbox.Reading):  # news only (never without OCR)
+                continue
+            if isinstance(outcome, ExtractError):
+                raise outcome
+            return outcome.pages
+    finally:
+        box.close()
+    raise AssertionError("the reader process yields every job it is given")
 
 
 class Watching(Protocol):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import html
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QTextCursor
@@ -13,7 +13,10 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from desktop_rag.gui.workers import Job, Lanes
 from desktop_rag.ingest.readers.sections import SEPARATOR
+from desktop_rag.library_service import read_document
 from desktop_rag.types import Page
+
+DocumentReader = Callable[[str], list[Page]]  # path -> its pages; raises ExtractError
 
 MARK_STYLE = "background-color: #ffe978; color: #000000;"
 PASSAGE_ANCHOR = "passage"
@@ -53,13 +56,18 @@ def document_html(pages: Sequence[Page], page: int = 0, start: int = 0, end: int
 
 
 class TextView(QTextBrowser):
-    """Reads the document on a worker (the reader that indexed it), then shows it."""
+    """Reads the document on a worker, in a reader process (the reader that indexed it, under
+    the same time and memory limits), then shows it."""
 
     shown = Signal(str)  # path, once its text is on screen
     failed = Signal(str, str)  # path, why
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, read: DocumentReader | None = None) -> None:
         super().__init__(parent)
+        # Never this process's own extract(): a file that hangs or bloats the reader would
+        # hang or bloat the window. The window may give its library's reader instead
+        # (LibraryService.read_document: the library's limits and passwords).
+        self.read_document: DocumentReader = read or read_document
         self.setAccessibleName("Document text")
         self.setOpenLinks(False)
         self.path = ""
@@ -77,10 +85,10 @@ class TextView(QTextBrowser):
             self._render(page, start, end)
             return
 
-        def read(job: Job) -> list[Page]:
-            from desktop_rag.ingest.extract import extract
+        reader = self.read_document
 
-            return extract(path).pages
+        def read(job: Job) -> list[Page]:
+            return reader(path)
 
         def done(pages: list[Page]) -> None:
             if serial != self._serial:

@@ -42,6 +42,7 @@ from desktop_rag.ingest.scan import (
     plan,
     scan,
 )
+from desktop_rag.store import lock, maintenance
 from desktop_rag.store.lance import LanceStore, chunk_from_row
 from desktop_rag.types import (
     Chunk,
@@ -248,14 +249,14 @@ class IngestService:
         is waited for, saying so, until it finishes or this run is cancelled; `lock_wait_s`
         set gives up after that long instead, with BusyError."""
         if self.lock_wait_s is not None:
-            with self.store.writer(self.lock_wait_s):
+            with lock.writer(self.store.path, self.lock_wait_s):
                 yield
             return
         held = ExitStack()
         told = False
         while True:
             try:
-                held.enter_context(self.store.writer(0.0))
+                held.enter_context(lock.writer(self.store.path, 0.0))
                 break
             except BusyError as exc:
                 if not told:
@@ -313,7 +314,7 @@ class IngestService:
         if wrote or self.store.needs_indexes():
             tracker.emit("optimizing", force=True, message="Tidying the index")
             faults.reached("optimize")
-            self.store.optimize()
+            maintenance.optimize(self.store)
         tracker.emit("done", force=True)
 
     def _plan(
@@ -325,7 +326,7 @@ class IngestService:
     ) -> tuple[list[DocumentRecord], list[FileInfo], list[DocumentRecord]]:
         """After a crash's repair: the documents table, the files that may have changed, and
         the rows whose files are gone. Unchanged files are counted in the report."""
-        repaired = self.store.repair()
+        repaired = maintenance.repair(self.store)
         if repaired:
             log.warning("re-indexing %d file(s) left half-written by a crash", len(repaired))
         known = self._mark_ocr_requested(self.store.documents())

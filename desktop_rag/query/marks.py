@@ -1,13 +1,12 @@
 """Where a passage sits on its page, so the viewer can mark it and scroll to it.
 
 A chunk knows its character span [start, end) in its page's text, the text ingest/extract.py
-stored: pdfium's characters cleaned by `clean_text` (NFKC, one kind of newline, hyphens at line
-ends rejoined, controls dropped, runs of spaces and blank lines collapsed, ends stripped). Here
-the same cleaning is replayed on pdfium's text page character by character, keeping for each
-character of the clean text the index of the pdfium character it came from; the span's
-rectangles then come from pdfium itself. OCR'd pages have no text layer: their chunks carry
-word boxes instead (the `boxes` JSON, offsets into the same page text). Either way the result
-is rectangles as fractions of the page as displayed (origin top-left, after /Rotate).
+stored: pdfium's characters cleaned by `clean_text` (desktop_rag/cleaning.py). The same
+cleaning is replayed there on pdfium's text page character by character (`clean_with_map`),
+keeping for each character of the clean text the index of the pdfium character it came from;
+the span's rectangles then come from pdfium itself. OCR'd pages have no text layer: their
+chunks carry word boxes instead (the `boxes` JSON, offsets into the same page text). Either
+way the result is rectangles as fractions of the page as displayed (origin top-left, after /Rotate).
 """
 
 from __future__ import annotations
@@ -16,13 +15,13 @@ import ctypes
 import json
 import logging
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from desktop_rag.cleaning import clean_with_map
+
 log = logging.getLogger(__name__)
 
-_SPACES = frozenset(" \t\f\v\u00a0")
 _WS = re.compile(r"\s+")
 # A passage not found whole is looked for by its first and last words.
 _EDGE_WORDS = 8
@@ -38,62 +37,6 @@ class Box:
     y0: float
     x1: float
     y1: float
-
-
-def clean_with_map(raw: str) -> tuple[str, list[int]]:
-    """`extract.clean_text(raw)` and, for each of its characters, the index in raw of the
-    character it came from."""
-    # NFKC per cluster (a character and the combining marks after it), as a whole-text NFKC
-    # composes them: "e" + U+0301 is one "é", from the index of its "e".
-    chars: list[tuple[str, int]] = []
-    start = 0
-    for i in range(1, len(raw) + 1):
-        if i == len(raw) or not unicodedata.combining(raw[i]):
-            for c in unicodedata.normalize("NFKC", raw[start:i]):
-                chars.append((c, start))
-            start = i
-    # One kind of newline.
-    step: list[tuple[str, int]] = []
-    for k, (c, i) in enumerate(chars):
-        if c == "\r":
-            if k + 1 < len(chars) and chars[k + 1][0] == "\n":
-                continue
-            c = "\n"
-        step.append((c, i))
-    # A hyphen marked at a line break (U+0002, or a soft hyphen) goes, with its newline.
-    chars, step = step, []
-    skip_newline = False
-    for c, i in chars:
-        if skip_newline:
-            skip_newline = False
-            if c == "\n":
-                continue
-        if c in "\u0002\u00ad":
-            skip_newline = True
-            continue
-        step.append((c, i))
-    # No control characters but newline and tab.
-    chars = [(c, i) for c, i in step if c in "\n\t" or unicodedata.category(c)[0] != "C"]
-    # Runs of spaces become one space (every " " kept so far stands for such a run).
-    step = []
-    for c, i in chars:
-        if c in _SPACES:
-            if step and step[-1][0] == " ":
-                continue
-            c = " "
-        step.append((c, i))
-    # Runs of three or more newlines become two.
-    out: list[tuple[str, int]] = []
-    run = 0
-    for c, i in step:
-        run = run + 1 if c == "\n" else 0
-        if run <= 2:
-            out.append((c, i))
-    text = "".join(c for c, _ in out)
-    lead = len(text) - len(text.lstrip())
-    trail = len(text.rstrip())
-    kept = out[lead:trail] if trail > lead else []
-    return "".join(c for c, _ in kept), [i for _, i in kept]
 
 
 def find_span(page_text: str, passage: str, start: int = 0, end: int = -1) -> tuple[int, int]:

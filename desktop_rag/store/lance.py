@@ -1,7 +1,7 @@
 """The LanceDB tables (documents, chunks), their metadata, and every read and write to them.
 
-Keeping the tables healthy (the writer lock, repair, compaction, index building) is in
-store/maintenance.py.
+Keeping the tables healthy (repair, compaction, index building) is in store/maintenance.py,
+and the writer lock in store/lock.py.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import os
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -24,7 +23,7 @@ import pyarrow as pa
 
 from desktop_rag.errors import IndexDamagedError, IndexMismatchError, StoreError
 from desktop_rag.infra import faults
-from desktop_rag.store import maintenance
+from desktop_rag.store.lock import writer
 from desktop_rag.types import Chunk, DocumentRecord, Hit, Status
 
 if TYPE_CHECKING:
@@ -201,7 +200,7 @@ class LanceStore:
                 return self._open(verify)
             except IndexDamagedError:
                 pass  # look again, with no writer half-way through
-        with self.writer(wait_s=60):
+        with writer(self.path, wait_s=60):
             return self._open(verify)
 
     def _open(self, verify: bool) -> LanceStore:
@@ -552,11 +551,11 @@ class LanceStore:
         """What LanceDB holds in its caches for this index now (metadata bounded, see above)."""
         return int(self._session.size_bytes) if self._session is not None else 0
 
-    # -- upkeep (store/maintenance.py) --------------------------------------------------------
+    # -- for upkeep (store/maintenance.py) ----------------------------------------------------
 
     @property
     def write_lock(self) -> threading.Lock:
-        """Serialises this process's writes (the cross-process lock is `writer`)."""
+        """Serialises this process's writes (the cross-process lock is store/lock.py)."""
         return self._write_lock
 
     @property
@@ -566,22 +565,6 @@ class LanceStore:
     @property
     def documents_table(self) -> Any:
         return self._docs
-
-    def writer(self, wait_s: float = 0.0) -> AbstractContextManager[None]:
-        """Hold the index for writing against other processes (LanceDB wants one writer)."""
-        return maintenance.writer(self.path, wait_s)
-
-    def repair(self) -> list[str]:
-        """Make the two tables agree after a crash; the paths that must be re-indexed."""
-        return maintenance.repair(self)
-
-    def optimize(self) -> None:
-        """Compact, fold new rows into the indexes, build the vector index when it pays."""
-        maintenance.optimize(self)
-
-    def vector_index_type(self) -> str | None:
-        """The approximate vector index's type, or None: exact search."""
-        return maintenance.vector_index_type(self)
 
     def has_fts_index(self) -> bool:
         """Whether the full-text index exists (a writer may have built it since we looked)."""

@@ -1,22 +1,17 @@
-"""Upkeep of the index: the writer lock, repair after a crash, compaction, and index building.
+"""Upkeep of the index: repair after a crash, compaction, and index building.
 
 `LanceStore` (store/lance.py) reads and writes rows; what keeps the tables healthy and fast
-lives here, and the store's methods of the same names call it.
+lives here, called by the writer (the indexing run) with the store, under the writer lock
+(store/lock.py).
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from desktop_rag.errors import BusyError
-from desktop_rag.infra import locks
 from desktop_rag.types import Status
 
 if TYPE_CHECKING:
@@ -31,34 +26,6 @@ ANN_MIN_ROWS = 25_000
 ANN_RETRAIN_GROWTH = 2.0  # retrain the index's partitions once the table doubled since
 # One graph per this many chunks bounds the memory an index build needs.
 ANN_ROWS_PER_PARTITION = 250_000
-
-
-def lock_path(index_path: Path) -> Path:
-    """Beside the index, not in it: a damaged index is moved aside under this lock."""
-    return index_path.with_name(index_path.name + ".lock")
-
-
-@contextmanager
-def writer(index_path: Path, wait_s: float = 0.0) -> Iterator[None]:
-    """Hold the index for writing against other processes (LanceDB wants one writer)."""
-    path = lock_path(index_path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = locks.open_lock(path)
-    try:
-        deadline = time.monotonic() + wait_s
-        while not locks.try_lock(fd):
-            if time.monotonic() >= deadline:
-                holder = locks.holder(fd)
-                who = f" (process {holder})" if holder else ""
-                raise BusyError(
-                    f"Another Desktop RAG{who} is updating this library right now. "
-                    "Wait for it to finish, or close it, and try again."
-                ) from None
-            time.sleep(0.2)
-        locks.write_holder(fd)
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
 
 
 def repair(store: LanceStore) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from desktop_rag.ingest.extract import clean_text
+from desktop_rag.cleaning import clean_text
 from desktop_rag.ingest.nav import nav_reason
 
 

@@ -18,6 +18,7 @@ from desktop_rag.app import build_app
 from desktop_rag.config import Settings
 from desktop_rag.ingest import rebuild
 from desktop_rag.ingest.chunk import ChunkParams
+from desktop_rag.store import lock
 from tests.fakes import HashEmbedder, WordTokenizer
 from tests.pdfgen import encrypt_pdf, make_pdf
 
@@ -153,7 +154,7 @@ def test_the_swap_happens_under_the_writer_lock(tmp_path, animal_pdfs, monkeypat
 
     def swap_in(index_path):
         try:
-            with other.store.writer(wait_s=0):
+            with lock.writer(other.store.path, wait_s=0):
                 pass
         except BusyError:
             refused.append(True)

@@ -13,7 +13,7 @@ from desktop_rag import cli
 from desktop_rag.app import App, build_app
 from desktop_rag.config import Settings
 from desktop_rag.ingest.chunk import ChunkParams
-from desktop_rag.store import lance
+from desktop_rag.store import lance, maintenance
 from desktop_rag.types import Chunk
 from tests.fakes import HashEmbedder, WordTokenizer
 from tests.unit.test_rank_sections import BROAD, manual
@@ -75,7 +75,7 @@ def test_words_of_a_heading_alone_find_its_chunks(tmp_path) -> None:
         Chunk("d:000001", "d", "/m.pdf", 6, 0, 10, "Rinse it in water.", section="Cleaning"),
     ]
     store.commit([], chunks, np.ones((2, 4), dtype=np.float32))
-    store.optimize()
+    maintenance.optimize(store)
     assert store.has_section_index()
     assert [h.chunk_id for h in store.text_search("storage", 5)] == ["d:000000"]
     store.section_boost = 0.0  # the heading field off: text alone knows no "storage"

@@ -6,7 +6,9 @@ import os
 
 import pytest
 
-from desktop_rag.ingest.extract import ExtractError, clean_text, extract, glued_ratio, is_glued
+from desktop_rag.cleaning import clean_text
+from desktop_rag.ingest.extract import ExtractError, extract
+from desktop_rag.ingest.readers.pdf import glued_ratio, is_glued
 from desktop_rag.types import FailKind, Page
 from tests.pdfgen import encrypt_pdf, make_pdf
 
@@ -32,7 +34,7 @@ def test_glued_text_is_detected_and_normal_text_is_not():
 
 
 def test_falls_back_when_the_first_reader_glues_words(tmp_path, monkeypatch):
-    from desktop_rag.ingest import extract as mod
+    from desktop_rag.ingest.readers import pdf
 
     path = make_pdf(tmp_path / "a.pdf", ["the quick brown fox jumps over the lazy dog " * 20])
     calls = []
@@ -41,7 +43,7 @@ def test_falls_back_when_the_first_reader_glues_words(tmp_path, monkeypatch):
         calls.append("glued")
         return [Page(1, "thequickbrownfoxjumpsoverthelazydog " * 20)]
 
-    monkeypatch.setitem(mod.READERS, "glued", glued_reader)
+    monkeypatch.setitem(pdf.PDF_READERS, "glued", glued_reader)
     result = extract(str(path), order=("glued", "pypdf"))
     assert calls == ["glued"]
     assert result.reader == "pypdf"
@@ -87,3 +89,10 @@ def test_unreadable_file(tmp_path):
     path = make_pdf(tmp_path / "locked.pdf", ["x"])
     path.chmod(0)
     assert _kind(path) == FailKind.UNREADABLE
+
+
+def test_a_readers_failure_is_one_of_ours():
+    from desktop_rag.errors import DesktopRagError, user_message
+
+    error = ExtractError(FailKind.CORRUPT, "is damaged.")
+    assert isinstance(error, DesktopRagError) and user_message(error) == "is damaged."

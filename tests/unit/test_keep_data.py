@@ -14,6 +14,7 @@ from desktop_rag.ingest import pipeline
 from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.ingest.scan import MAX_SAME_FAILURES
 from desktop_rag.query.retrieve import Mode
+from desktop_rag.store import maintenance
 from desktop_rag.types import FailKind
 from tests.fakes import HashEmbedder, WordTokenizer
 from tests.pdfgen import make_pdf
@@ -89,10 +90,11 @@ def _fts_indexes(store):
     return [i for i in store._chunks.list_indices() if i.index_type == "FTS"]
 
 
-def test_a_search_never_builds_the_full_text_index(tmp_path, animal_pdfs, caplog):
+def test_a_search_never_builds_the_full_text_index(tmp_path, animal_pdfs, caplog, monkeypatch):
     writer = _app(tmp_path)
-    writer.store.optimize = lambda: None  # type: ignore[method-assign]  # killed before it
-    writer.ingest.index([str(animal_pdfs)])
+    with monkeypatch.context() as patch:
+        patch.setattr(maintenance, "optimize", lambda store: None)  # killed before it
+        writer.ingest.index([str(animal_pdfs)])
     reader = _app(tmp_path)
     version = reader.store._chunks.version
     with caplog.at_level("WARNING"):
@@ -207,15 +209,15 @@ def test_an_index_made_before_the_failure_columns_is_brought_up_to_date(tmp_path
 
 @pytest.mark.parametrize("code", [errno.EBUSY, errno.EAGAIN])
 def test_a_file_another_program_locks_is_a_passing_failure(tmp_path, monkeypatch, code):
-    from desktop_rag.ingest import extract as extract_module
     from desktop_rag.ingest.extract import ExtractError, extract
+    from desktop_rag.ingest.readers import base
 
     path = make_pdf(tmp_path / "open elsewhere.pdf", ["text"])
 
     def locked_open(*args, **kwargs):
         raise OSError(code, os.strerror(code), str(path))
 
-    monkeypatch.setattr(extract_module, "open", locked_open, raising=False)
+    monkeypatch.setattr(base, "open", locked_open, raising=False)
     with pytest.raises(ExtractError) as raised:
         extract(str(path))
     assert raised.value.kind == FailKind.LOCKED and "locked by another program" in str(raised.value)

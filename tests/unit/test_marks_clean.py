@@ -1,4 +1,5 @@
-"""query/marks.py's clean_with_map replays ingest/extract.py's clean_text: the two must agree."""
+"""cleaning.py's clean_with_map (for query/marks.py) replays its clean_text (for the readers):
+the two must agree."""
 
 from __future__ import annotations
 
@@ -6,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag.ingest.extract import clean_text
-from desktop_rag.query.marks import clean_with_map
+from desktop_rag.cleaning import clean_text, clean_with_map
 
 CASES = [
     "plain words",

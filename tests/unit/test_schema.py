@@ -14,7 +14,7 @@ from desktop_rag.config import Settings
 from desktop_rag.errors import IndexMismatchError
 from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.query.retrieve import Mode
-from desktop_rag.store import lance
+from desktop_rag.store import lance, maintenance
 from desktop_rag.types import Chunk
 from tests.fakes import HashEmbedder, WordTokenizer
 
@@ -102,7 +102,7 @@ def test_section_nav_and_boxes_round_trip(tmp_path):
         boxes='[[0, 0, 10, 10, "Choose"]]',
     )
     store.commit([], [chunk], np.ones((1, 4), dtype=np.float32))
-    store.optimize()
+    maintenance.optimize(store)
     assert [lance.chunk_from_row(r) for r in store.chunk_rows("d")] == [chunk]
     (hit,) = store.text_search("printer", 1)
     assert hit.section == "3 Setup › 3.4 Choosing a printer"

@@ -34,11 +34,11 @@ def store(tmp_path, monkeypatch):
 def test_index_appears_past_the_threshold_and_agrees_with_exact(store):
     rng = np.random.default_rng(0)
     store.commit(*_batch(rng, 0, 1500))
-    store.optimize()
-    assert store.vector_index_type() is None  # small: exact search
+    maintenance.optimize(store)
+    assert maintenance.vector_index_type(store) is None  # small: exact search
     store.commit(*_batch(rng, 1500, 1500))
-    store.optimize()
-    assert store.vector_index_type() is not None
+    maintenance.optimize(store)
+    assert maintenance.vector_index_type(store) is not None
     overlap = []
     for _ in range(20):
         q = rng.normal(size=DIM).astype(np.float32)
@@ -52,11 +52,11 @@ def test_index_appears_past_the_threshold_and_agrees_with_exact(store):
 def test_new_rows_are_searchable_before_and_after_folding_in(store):
     rng = np.random.default_rng(1)
     store.commit(*_batch(rng, 0, 2500))
-    store.optimize()
-    assert store.vector_index_type() is not None
+    maintenance.optimize(store)
+    assert maintenance.vector_index_type(store) is not None
     docs, chunks, vectors = _batch(rng, 9000, 10)
     store.commit(docs, chunks, vectors)
     # Not yet in the index: still found (the unindexed rows are searched exactly).
     assert store.vector_search(vectors[3], 1)[0].chunk_id == chunks[3].chunk_id
-    store.optimize()
+    maintenance.optimize(store)
     assert store.vector_search(vectors[3], 1)[0].chunk_id == chunks[3].chunk_id

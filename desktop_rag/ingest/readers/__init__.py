@@ -1,8 +1,10 @@
-"""Readers for the formats beyond PDF, chosen by the file's extension, then checked by content.
+"""The readers, one module per format, and which one a file's extension calls for.
 
-Each returns the Pages that the PDF extractor returns: for formats without pages, one Page per
-section, numbered in order, with the section's heading path. They run where PDFs are read (in
-the reader processes, under the same limits), from ingest.extract.extract.
+`base` holds what they share and imports none of them; `pdf` reads PDFs. The formats beyond
+PDF are listed here, chosen by the file's extension, then checked by content; each returns
+the Pages a PDF reader returns: for formats without pages, one Page per section, numbered in
+order, with the section's heading path. They run where PDFs are read (in the reader
+processes, under the same limits), from ingest.extract.extract.
 """
 
 from __future__ import annotations
@@ -12,11 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from desktop_rag.ingest.extract import ExtractError
+from desktop_rag.ingest.readers.base import ExtractError
 from desktop_rag.types import FailKind, Page
 
 
-class Reader(Protocol):
+class FormatReader(Protocol):
     """What extract() needs of a format's reader."""
 
     @property
@@ -37,7 +39,9 @@ class Reader(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class FormatReader:
+class LazyReader:
+    """A FormatReader whose module is imported on its first file."""
+
     name: str
     format: str
     reader: Callable[[str], list[Page]]
@@ -88,7 +92,7 @@ def _plain(path: str) -> list[Page]:
 
 
 def _markdown(path: str) -> list[Page]:
-    from desktop_rag.ingest.readers.text import read_markdown
+    from desktop_rag.ingest.readers.markdown import read_markdown
 
     return read_markdown(path)
 
@@ -123,15 +127,15 @@ def _epub(path: str) -> list[Page]:
     return read_epub(path)
 
 
-_TEXT = FormatReader("text", "txt", _plain, _text_only)
-_MARKDOWN = FormatReader("markdown-it", "markdown", _markdown, _text_only)
-_RST = FormatReader("rst", "rst", _rst, _text_only)
-_HTML = FormatReader("selectolax", "html", _html, _text_only)
-_DOCX = FormatReader("python-docx", "docx", _docx, _docx_check)
-_ODT = FormatReader("opendocument", "odt", _odt, _odt_check)
-_EPUB = FormatReader("epub", "epub", _epub, _epub_check)
+_TEXT = LazyReader("text", "txt", _plain, _text_only)
+_MARKDOWN = LazyReader("markdown-it", "markdown", _markdown, _text_only)
+_RST = LazyReader("rst", "rst", _rst, _text_only)
+_HTML = LazyReader("selectolax", "html", _html, _text_only)
+_DOCX = LazyReader("python-docx", "docx", _docx, _docx_check)
+_ODT = LazyReader("opendocument", "odt", _odt, _odt_check)
+_EPUB = LazyReader("epub", "epub", _epub, _epub_check)
 
-READERS: dict[str, Reader] = {
+FORMAT_READERS: dict[str, FormatReader] = {
     ".txt": _TEXT,
     ".text": _TEXT,
     ".md": _MARKDOWN,
@@ -144,9 +148,9 @@ READERS: dict[str, Reader] = {
     ".odt": _ODT,
     ".epub": _EPUB,
 }
-SUFFIXES = frozenset(READERS)
+SUFFIXES = frozenset(FORMAT_READERS)
 
 
-def reader_for(path: str) -> Reader | None:
+def reader_for(path: str) -> FormatReader | None:
     """The reader for a file by its extension; None for PDFs and unknown names."""
-    return READERS.get(os.path.splitext(path)[1].lower())
+    return FORMAT_READERS.get(os.path.splitext(path)[1].lower())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import zipfile
 from xml.etree import ElementTree
 
-from desktop_rag.ingest.extract import ExtractError, corrupt_message
+from desktop_rag.ingest.readers.base import ExtractError, corrupt_message
 from desktop_rag.types import FailKind
 
 # What a document may unpack to. A long book or manual is tens of megabytes unpacked, with its

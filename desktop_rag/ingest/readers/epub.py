@@ -11,10 +11,9 @@ import posixpath
 from urllib.parse import unquote
 from xml.etree import ElementTree
 
-from desktop_rag.ingest.extract import ExtractError, corrupt_message
 from desktop_rag.ingest.readers.archive import open_zip, parse_xml, read_member
+from desktop_rag.ingest.readers.base import ExtractError, corrupt_message, decode
 from desktop_rag.ingest.readers.html import read_html_text
-from desktop_rag.ingest.readers.text import decode
 from desktop_rag.types import FailKind, Page
 
 _CONTAINER = "META-INF/container.xml"

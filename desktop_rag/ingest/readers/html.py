@@ -10,8 +10,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from desktop_rag.ingest.readers.base import decode, read_bytes
 from desktop_rag.ingest.readers.sections import Outline
-from desktop_rag.ingest.readers.text import decode, read_bytes
 from desktop_rag.types import Page
 
 # Not what the page says: code, styling, menus and forms.

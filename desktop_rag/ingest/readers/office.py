@@ -14,8 +14,8 @@ import re
 from typing import Any
 from xml.etree import ElementTree
 
-from desktop_rag.ingest.extract import ExtractError, corrupt_message
 from desktop_rag.ingest.readers.archive import open_zip, parse_xml, read_member
+from desktop_rag.ingest.readers.base import ExtractError, corrupt_message
 from desktop_rag.ingest.readers.sections import Outline
 from desktop_rag.types import FailKind, Page
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktop_rag.ingest.extract import clean_text
+from desktop_rag.cleaning import clean_text
 from desktop_rag.locations import SEPARATOR
 from desktop_rag.types import Page
 

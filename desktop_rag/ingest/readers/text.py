@@ -1,106 +1,13 @@
-"""Plain text, Markdown and reStructuredText: the encoding found, headings made sections."""
+"""Plain text and reStructuredText: the encoding found, headings made sections."""
 
 from __future__ import annotations
 
-import codecs
 import re
-import unicodedata
 
-from desktop_rag.ingest.extract import ExtractError, clean_text
+from desktop_rag.cleaning import clean_text
+from desktop_rag.ingest.readers.base import decode, read_bytes
 from desktop_rag.ingest.readers.sections import Outline
-from desktop_rag.types import FailKind, Page
-
-MAX_TEXT_BYTES = 256 * 1024 * 1024  # a text file beyond this is a log or a data dump
-_BOMS = (
-    (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF32_LE, "utf-32"),  # before UTF-16: its BOM starts with UTF-16 LE's
-    (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-)
-
-
-def read_bytes(path: str, limit: int = MAX_TEXT_BYTES) -> bytes:
-    with open(path, "rb") as f:
-        data = f.read(limit + 1)
-    if len(data) > limit:
-        raise ExtractError(
-            FailKind.TOO_LARGE,
-            f"is larger than {limit // 2**20} MB of text; split it into smaller files.",
-        )
-    return data
-
-
-def decode(data: bytes, declared: str | None = None) -> tuple[str, str]:
-    """The text and the encoding it was read with.
-
-    A byte-order mark decides; then a declared encoding (an HTML meta charset), then UTF-8,
-    then Windows-1252 (what "ANSI" text from Windows is), then Latin-1, which decodes any
-    byte. Text that still reads as control characters and NULs is not text: an ExtractError.
-    """
-    text: str | None = None
-    encoding = ""
-    for bom, name in _BOMS:
-        if data.startswith(bom):
-            text, encoding = _try(data, name), name
-            break
-    if text is None and _looks_utf16(data):
-        for name in ("utf-16-le", "utf-16-be"):
-            text = _try(data, name)
-            if text is not None and not _is_binary(text):
-                encoding = name
-                break
-            text = None
-    candidates = [declared] if declared and _known(declared) else []
-    for name in [*candidates, "utf-8", "cp1252", "latin-1"]:
-        if text is not None:
-            break
-        text, encoding = _try(data, name), name
-    if text is None or _is_binary(text):
-        raise ExtractError(
-            FailKind.NOT_FORMAT,
-            "does not hold readable text (it looks like binary data with a text file's name). "
-            "Open it in the program that made it and save it as text, PDF or Word.",
-        )
-    return text.lstrip("\ufeff"), encoding
-
-
-def _try(data: bytes, encoding: str) -> str | None:
-    try:
-        return data.decode(encoding)
-    except (UnicodeDecodeError, LookupError):
-        return None
-
-
-def _known(name: str) -> bool:
-    try:
-        codecs.lookup(name)
-    except LookupError:
-        return False
-    return True
-
-
-def _looks_utf16(data: bytes) -> bool:
-    """UTF-16 without a mark: every other byte is NUL in Latin text."""
-    sample = data[:4096]
-    if len(sample) < 16:
-        return False
-    return max(sample[0::2].count(0), sample[1::2].count(0)) > 0.4 * len(sample) / 2
-
-
-_NOT_TEXT = frozenset({"Cc", "Cn", "Co"})  # controls, unassigned and private-use characters
-
-
-def _is_binary(text: str) -> bool:
-    sample = text[:65536]
-    if not sample:
-        return False
-    bad = sum(
-        1
-        for ch in sample
-        if unicodedata.category(ch) in ("Cc", "Cn", "Co") and ch not in "\n\r\t\f"
-    )
-    return "\x00" in sample or bad > 0.05 * len(sample)
+from desktop_rag.types import Page
 
 
 def read_plain(path: str) -> list[Page]:
@@ -108,17 +15,6 @@ def read_plain(path: str) -> list[Page]:
     text, _ = decode(read_bytes(path))
     parts = (clean_text(part) for part in text.split("\f"))
     return [Page(n, part) for n, part in enumerate(parts, start=1) if part]
-
-
-def read_markdown(path: str) -> list[Page]:
-    """Markdown rendered by markdown-it-py (CommonMark, with tables), then read as HTML."""
-    from markdown_it import MarkdownIt
-
-    from desktop_rag.ingest.readers.html import read_html_text
-
-    text, _ = decode(read_bytes(path))
-    html = MarkdownIt("commonmark").enable("table").render(text)
-    return read_html_text(html)
 
 
 # An RST section title is underlined (and maybe overlined) with one punctuation character
