@@ -12,7 +12,7 @@ articles, spread over them (as bench/quotes.py picks them), through the answer s
 the real bundled model, as `desktop-rag ask` runs it. Token F1 against the gold answers is
 reported beside, to show what the longer answers cost or bring.
 
-Usage: python bench/complete.py [--docs 10] [--questions 20] [--data-dir DIR]
+Usage: python -m bench.complete [--docs 10] [--questions 20] [--data-dir DIR]
 Prints one JSON document; also written to bench/out/complete.json.
 """
 
@@ -27,10 +27,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from answer_quality import content, f1
-from perfutil import emit, machine, say
-from quotes import covid
-
+from bench.answer_quality import content, f1
+from bench.perfutil import emit, machine, say
+from bench.quotes import covid
 from desktop_rag.app import build_app
 from desktop_rag.config import Settings
 from desktop_rag.query import answer as answer_module

@@ -17,7 +17,7 @@ Each side's wall time and CPU seconds (the process tree's, readers included) are
 machine shared with other work the wall clock moves with the load, the CPU seconds far less.
 `--rounds N` runs the sides N times, alternating, and reports each round and the median ratio.
 
-Usage: python bench/dense.py [--set speed | --financebench N] [--rounds N] [--skip-naive]
+Usage: python -m bench.dense [--set speed | --financebench N] [--rounds N] [--skip-naive]
        [--skip-fp32] [--skip-profile]
 Prints one JSON document (also kept in bench/out/dense-<set>.json).
 """
@@ -35,9 +35,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from perfutil import CORPUS, REPO, emit, machine, pdfs, say
-
-sys.path.insert(0, str(REPO))
+from bench.perfutil import CORPUS, REPO, emit, machine, pdfs, run_measured, say
 
 HERE = Path(__file__).resolve().parent
 NAIVE_CHUNK_WORDS = 180  # as bench/small_files.py's naive loop
@@ -51,7 +49,7 @@ def _files(args: argparse.Namespace) -> tuple[str, list[Path]]:
         return "financebench", [
             every[int(i * step)] for i in range(min(args.financebench, len(every)))
         ]
-    import manuals
+    from bench import manuals
 
     return f"manuals-{args.set}", manuals.fetch(manuals.SETS[args.set])
 
@@ -69,15 +67,13 @@ def _env(tmp: Path, backend: str) -> dict[str, str]:
 
 
 def _index(files: list[Path], tmp: Path, backend: str) -> dict[str, Any]:
-    from small_files import _run
-
     library = tmp / f"library-{backend}"
     library.mkdir()
     for path in files:  # links: the same bytes, and the reader sees a folder as a user's
         os.symlink(path, library / path.name)
     data = tmp / f"data-{backend}"
     cmd = [sys.executable, "-m", "desktop_rag", "index", str(library), "--json"]
-    result = _run([*cmd, "--data-dir", str(data)], _env(tmp, backend))
+    result = run_measured([*cmd, "--data-dir", str(data)], _env(tmp, backend))
     result["pages_per_s"] = round(result["pages"] / result["wall_s"], 2)
     result["pages_per_cpu_s"] = round(result["pages"] / result["cpu_s"], 2)
     result["failed"] = len(result["failed"])
@@ -88,10 +84,8 @@ def _index(files: list[Path], tmp: Path, backend: str) -> dict[str, Any]:
 
 
 def _naive(files: list[Path], tmp: Path) -> dict[str, Any]:
-    from small_files import _run
-
-    cmd = [sys.executable, str(HERE / "small_files.py"), "--naive-worker"]
-    result = _run(cmd, _env(tmp, "torch"), stdin="\n".join(map(str, files)))
+    cmd = [sys.executable, "-m", "bench.small_files", "--naive-worker"]
+    result = run_measured(cmd, _env(tmp, "torch"), stdin="\n".join(map(str, files)))
     result["pages_per_s"] = round(result["pages"] / result["wall_s"], 2)
     result["pages_per_cpu_s"] = round(result["pages"] / result["cpu_s"], 2)
     return result

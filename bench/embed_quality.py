@@ -8,7 +8,7 @@ int8 and fp32 vectors may share an index, and to check the default: int8 passage
 questions. Embedding speed is measured in the same run on the
 same chunks, alternating backends, and reported as ratios.
 
-Usage: python bench/embed_quality.py [--questions N] [--speed-sample N]
+Usage: python -m bench.embed_quality [--questions N] [--speed-sample N]
 Prints one JSON document (also kept in bench/out/embed_quality.json).
 """
 
@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from perfutil import CORPUS, chunked_library, emit, machine, say
 
+from bench.perfutil import CORPUS, chunked_library, emit, machine, say
 from desktop_rag.config import cache_dir
 from desktop_rag.engines import int8_check
 from desktop_rag.engines.embed import (
@@ -39,7 +39,8 @@ from desktop_rag.engines.onnx_export import ExportCache, export_in_child
 from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.query.retrieve import Mode, Retriever
 from desktop_rag.store import maintenance
-from desktop_rag.store.lance import SCHEMA_VERSION, IndexMeta, LanceStore
+from desktop_rag.store.lance import LanceStore
+from desktop_rag.store.schema import SCHEMA_VERSION, IndexMeta
 
 GATE = 0.99  # the fast backend must keep at least 99% of the fp32 recall@5
 

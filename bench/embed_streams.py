@@ -6,7 +6,7 @@ dense TeX manuals bench/dense.py reads), in rounds that alternate the configurat
 that changes during the run falls on all of them. Reported per configuration: word pieces per
 second (wall) and per CPU second of this process, median over the rounds.
 
-Usage: python bench/embed_streams.py [--chunks 960] [--rounds 3] [--variant int8]
+Usage: python -m bench.embed_streams [--chunks 960] [--rounds 3] [--variant int8]
        [--configs 1x2:32,2x1:32,2x1:16,2x1:8]   (sessions x threads : batch size)
 Prints one JSON document (also kept in bench/out/embed_streams.json).
 """
@@ -15,18 +15,14 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from typing import Any
 
-from perfutil import REPO, emit, machine, say
-
-sys.path.insert(0, str(REPO))
+from bench.perfutil import emit, machine, say
 
 
 def texts_of(chunks: int) -> list[str]:
-    import manuals
-
+    from bench import manuals
     from desktop_rag.ingest.chunk import (
         ChunkParams,
         bundled_tokenizer,

@@ -6,7 +6,7 @@ the indexer uses (time and memory limits included). Prints one JSON document: {"
 [{"file", "outcome", "kind", "reason", "pages", "seconds"}], "summary": {...}}. Add --markdown
 for a table on stderr.
 
-Usage: python bench/fixtures.py [--corpus DIR] [--markdown]
+Usage: python -m bench.fixtures [--corpus DIR] [--markdown]
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ divides it by the PDF's.
 Reading speed: extract() on each document of each format, in this process, best of --repeat,
 as words of extracted text per second and milliseconds per document.
 
-Usage: python bench/formats.py [--sources FILE.html,...] [--questions-per-source 40]
+Usage: python -m bench.formats [--sources FILE.html,...] [--questions-per-source 40]
        [--work DIR] [--repeat 3]
 Needs pandoc and pdfroff (apt-get install pandoc groff ghostscript). Prints one JSON document.
 """
@@ -31,15 +31,12 @@ import random
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from perfutil import OUT, emit, machine, say
+from bench.perfutil import OUT, emit, machine, say
 
 DEFAULT_SOURCES = [
     "/usr/share/doc/bzip2/manual.html",

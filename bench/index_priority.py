@@ -11,7 +11,7 @@ few questions, in one run:
   (gui/session.py holds the index job between batches until the answer is done).
 The question's index is a small library built first; the one being indexed is generated.
 
-Usage: python bench/index_priority.py [--files 600] [--questions 3]
+Usage: python -m bench.index_priority [--files 600] [--questions 3]
 Prints one JSON document (also kept in bench/out/index_priority.json).
 """
 
@@ -27,9 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from perfutil import REPO, emit, machine, say
-
-sys.path.insert(0, str(REPO))
+from bench.perfutil import emit, machine, say
 
 QUESTIONS = [
     "What does the report say about the budget for the coming quarter?",
@@ -84,8 +82,7 @@ def _indexing(
 
 
 def main() -> int:
-    from small_files import make_library
-
+    from bench.small_files import make_library
     from desktop_rag.app import build_app
     from desktop_rag.config import Settings
 

@@ -9,7 +9,7 @@ memory of it and its children sampled every 50 ms:
 - an unchanged library of 100 documents (covid-qa's 98 plus 2 filings) indexed again.
 Speeds are reported as ratios to the baseline of the same run: the machine is shared.
 
-Usage: python bench/ingest.py [--files N | --full] [--skip-covid] [--skip-unchanged]
+Usage: python -m bench.ingest [--files N | --full] [--skip-covid] [--skip-unchanged]
 Prints one JSON document (also kept in bench/out/ingest.json).
 """
 
@@ -18,17 +18,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from perfutil import CORPUS, REPO, PeakRss, emit, machine, pdfs, say
+from bench.perfutil import CORPUS, emit, machine, pdfs, run_measured, say
 
 BIN = Path(sys.executable).parent
 
@@ -39,28 +37,6 @@ def _pick(files: list[Path], n: int) -> list[Path]:
         return files
     step = len(files) / n
     return [files[int(i * step)] for i in range(n)]
-
-
-def _run(cmd: list[str], env: dict[str, str]) -> dict[str, Any]:
-    """Run a command, return its JSON stdout with wall seconds and peak RSS (incl. children)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    with PeakRss(proc.pid) as rss:
-        out, err = proc.communicate()
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    # CPU seconds of the command and every process it waited for: on a busy shared machine
-    # this is the figure that does not depend on what else runs.
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    if proc.returncode not in (0, 1):
-        say(err.decode(errors="replace")[-3000:])
-        raise SystemExit(f"{cmd[:3]} failed with exit code {proc.returncode}")
-    result = json.loads(out.decode().strip().splitlines()[-1])
-    result["wall_s"] = round(wall, 2)
-    result["cpu_s"] = round(cpu, 2)
-    result["peak_rss_mb"] = rss.peak_mb
-    return result
 
 
 def _env(config: Path, backend: str) -> dict[str, str]:
@@ -78,15 +54,15 @@ def _index(
     if cache is not None:
         env["DESKTOP_RAG_CACHE_DIR"] = str(cache)
     cmd = [str(BIN / "desktop-rag"), "index", *map(str, paths), "--json", "--data-dir", str(data)]
-    result = _run(cmd, env)
+    result = run_measured(cmd, env)
     result["pages_per_s"] = round(result["pages"] / result["wall_s"], 2)
     result["failed"] = len(result["failed"])
     return result
 
 
 def _baseline(paths: list[Path], tmp: Path) -> dict[str, Any]:
-    cmd = [sys.executable, __file__, "--baseline-worker", *map(str, paths)]
-    result = _run(cmd, _env(tmp / "config-baseline", "torch"))
+    cmd = [sys.executable, "-m", "bench.ingest", "--baseline-worker", *map(str, paths)]
+    result = run_measured(cmd, _env(tmp / "config-baseline", "torch"))
     result["pages_per_s"] = round(result["pages"] / result["wall_s"], 2)
     return result
 
@@ -277,5 +253,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(REPO))
     sys.exit(main())

@@ -11,7 +11,7 @@ For a real answer prompt (the app's prompt over six passages of a covid-qa artic
 Runs alternate app and raw, `--repeats` times; medians are reported, since the machine is
 shared and timings are noisy.
 
-Usage: python bench/llm_speed.py [--threads N] [--tokens 64] [--repeats 3] [--model FILE]
+Usage: python -m bench.llm_speed [--threads N] [--tokens 64] [--repeats 3] [--model FILE]
 Prints one JSON document.
 """
 

@@ -5,8 +5,8 @@ the app) into ``bench/data/manuals/`` and checked against the digests below. The
 the R FAQ are left out on purpose: an independent check is built from them, so nothing here may
 be tuned on them.
 
-    python bench/manuals.py              # fetch (if needed) and list the files with their pages
-    python bench/manuals.py --set speed  # only the dense set of the ingestion benchmark
+    python -m bench.manuals              # fetch (if needed) and list the files with their pages
+    python -m bench.manuals --set speed  # only the dense set of the ingestion benchmark
 """
 
 from __future__ import annotations

@@ -86,22 +86,27 @@ CHILDREN_S = 1.0  # how often the tree's processes are looked for again
 
 
 class TreeMemory:
-    """Samples a process and its descendants: the peak of summed RSS every `interval_s`, and
-    every `series_s` a row of the time series (RSS and PSS by role, in-process figures)."""
+    """Samples a process (this one, or `pid`) and its descendants: the peak of summed RSS every
+    `interval_s`, and every `series_s` a row of the time series (RSS and PSS by role, in-process
+    figures). The one memory sampler of the benchmarks: `perfutil.run_measured` runs a command
+    under it, the window's benchmark samples its own process tree."""
 
     def __init__(
         self,
+        pid: int | None = None,
         interval_s: float = 0.05,
-        series_s: float = 2.0,
+        series_s: float | None = 2.0,
         extra: Callable[[], dict[str, float]] | None = None,
+        children_s: float = CHILDREN_S,
     ) -> None:
         import psutil
 
         self._extra = extra  # more figures for each row of the series
 
-        self._proc = psutil.Process(os.getpid())
+        self._proc = psutil.Process(pid or os.getpid())
         self._interval = interval_s
-        self._series_s = series_s
+        self._series_s = series_s  # None: the peak of summed RSS only, no series
+        self._children_s = children_s
         self.peak_rss = 0
         self.peak_pss = 0
         self.series: list[dict[str, Any]] = []
@@ -110,9 +115,9 @@ class TreeMemory:
         self.forks_seen = 0  # samples that caught a reader between fork and exec
         self._t0 = time.monotonic()
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread = threading.Thread(target=self._sample, daemon=True)
         self._children: list[Any] = []
-        self._children_at = -CHILDREN_S
+        self._children_at = -children_s
 
     def _procs(self) -> list[Any]:
         """The window and its descendants, looked for again every CHILDREN_S: finding them
@@ -121,7 +126,7 @@ class TreeMemory:
         import psutil
 
         now = time.monotonic()
-        if now - self._children_at >= CHILDREN_S:
+        if now - self._children_at >= self._children_s:
             self._children_at = now
             try:
                 self._children = self._proc.children(recursive=True)
@@ -182,19 +187,22 @@ class TreeMemory:
             **(self._extra() if self._extra is not None else {}),
         }
 
-    def _run(self) -> None:
+    def _peak(self) -> None:
+        procs = self._procs()
+        rss = self._rss(procs)
+        if sum(rss) > self.peak_rss:
+            self.peak_rss = sum(rss)
+            self.at_peak_rss = self._who(procs, rss)
+
+    def _sample(self) -> None:
         next_row = 0.0
         while not self._stop.is_set():
             now = time.monotonic()
-            if now >= next_row:
+            if self._series_s is not None and now >= next_row:
                 self.series.append(self.row())
                 next_row = now + self._series_s
             else:
-                procs = self._procs()
-                rss = self._rss(procs)
-                if sum(rss) > self.peak_rss:
-                    self.peak_rss = sum(rss)
-                    self.at_peak_rss = self._who(procs, rss)
+                self._peak()
             self._stop.wait(self._interval)
 
     def __enter__(self) -> TreeMemory:
@@ -204,7 +212,15 @@ class TreeMemory:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
-        self.series.append(self.row())
+        if self._series_s is None:
+            self._peak()
+        else:
+            self.series.append(self.row())
+
+    @property
+    def peak_mb(self) -> float:
+        """The peak of summed RSS, in MiB."""
+        return round(self.peak_rss / 2**20, 1)
 
     def summary(self) -> dict[str, Any]:
         mb = 2**20

@@ -11,9 +11,9 @@ Both libraries are indexed by `desktop-rag index` into fresh data dirs, both que
 asked with `desktop-rag search - --json -k 5`, and the OCR text of each page is read back from
 the scans' index (the chunks' spans put together), so nothing is OCR'd twice.
 
-Usage: python bench/ocr.py [--covid 10] [--filings 3] [--per-filing 2] [--corpus DIR] [--keep DIR]
-       python bench/ocr.py --dpi-sweep   (the render resolution: CER and CPU seconds per page)
-       python bench/ocr.py --accents     (English, French and German paragraphs)
+Usage: python -m bench.ocr [--covid 10] [--filings 3] [--per-filing 2] [--corpus DIR] [--keep DIR]
+       python -m bench.ocr --dpi-sweep   (the render resolution: CER and CPU seconds per page)
+       python -m bench.ocr --accents     (English, French and German paragraphs)
 Prints one JSON document.
 """
 
@@ -30,9 +30,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from scans import (
+from bench.scans import (
     ANGLE_DEG,
     JPEG_QUALITY,
     NOISE_SIGMA,
@@ -41,7 +39,6 @@ from scans import (
     has_text_layer,
     make_scan,
 )
-
 from desktop_rag.ingest import ocr as ocr_pages
 from desktop_rag.ingest.extract import extract
 
@@ -229,7 +226,6 @@ def accents() -> dict[str, Any]:
     """CER on a paragraph of each language drawn as a scan here (tests/scanned.py, 200 dpi)."""
     import unicodedata
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from tests.scanned import make_scanned_pdf
 
     def plain(text: str) -> str:

@@ -1,12 +1,12 @@
-"""Helpers shared by the performance benchmarks: corpus paths, peak memory, JSON output."""
+"""Helpers shared by the benchmarks: corpus paths, a command run and measured, JSON output."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
+import resource
+import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -51,53 +51,34 @@ def chunked_library(folder: Path) -> tuple[list[Any], list[Any], int]:
     return docs, chunks, pages
 
 
-class PeakRss:
-    """Samples the resident memory of a process and all its descendants; keeps the peak.
+def run_measured(cmd: list[str], env: dict[str, str], stdin: str = "") -> dict[str, Any]:
+    """Run a command that prints JSON (its last line is read); add its wall seconds, its CPU
+    seconds and the peak summed RSS of its process tree (readers included).
 
-    Resident set sizes of a parent and its children are added up: shared pages are counted
-    twice, so the figure errs high, which is the safe side for a memory budget.
+    CPU seconds are the command's and every process it waited for: unlike the wall clock, they
+    hardly move with what else runs on a shared machine.
     """
+    from bench.memory import TreeMemory
 
-    def __init__(self, pid: int | None = None, interval_s: float = 0.05) -> None:
-        import psutil
-
-        self._proc = psutil.Process(pid or os.getpid())
-        self._interval = interval_s
-        self.peak = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def sample(self) -> int:
-        import psutil
-
-        total = 0
-        try:
-            procs = [self._proc, *self._proc.children(recursive=True)]
-        except psutil.Error:
-            return 0
-        for proc in procs:
-            with contextlib.suppress(psutil.Error):
-                total += proc.memory_info().rss
-        self.peak = max(self.peak, total)
-        return total
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self.sample()
-            self._stop.wait(self._interval)
-
-    def __enter__(self) -> PeakRss:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-        self.sample()
-
-    @property
-    def peak_mb(self) -> float:
-        return round(self.peak / 2**20, 1)
+    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    # Children looked for at every sample: a reader that lives a second still counts.
+    with TreeMemory(proc.pid, series_s=None, children_s=0.0) as rss:
+        out, err = proc.communicate(stdin.encode())
+    wall = time.perf_counter() - t0
+    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
+    if proc.returncode not in (0, 1):
+        say(err.decode(errors="replace")[-3000:])
+        raise SystemExit(f"{cmd[:3]} failed with exit code {proc.returncode}")
+    result: dict[str, Any] = json.loads(out.decode().strip().splitlines()[-1])
+    result["wall_s"] = round(wall, 2)
+    result["cpu_s"] = round(cpu, 2)
+    result["peak_rss_mb"] = rss.peak_mb
+    return result
 
 
 class Timer:

@@ -13,7 +13,7 @@ Writes, under bench/questions/:
 financebench, covid-qa and docugami questions are read from the corpus at run time
 (bench/retrieval.py); only their splits live here. Run again after editing the paraphrases:
 
-    python bench/questions.py
+    python -m bench.questions
 """
 
 from __future__ import annotations

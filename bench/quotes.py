@@ -31,8 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from perfutil import CORPUS, emit, machine, say
-
+from bench.perfutil import CORPUS, emit, machine, say
 from desktop_rag.app import build_app
 from desktop_rag.config import Settings
 from desktop_rag.query import quote

@@ -1,6 +1,6 @@
 """Which PDF reader should come first: speed, failures and lost spaces per reader on the corpus.
 
-Usage: python bench/readers.py [--corpus ../shared/corpus] [--sets covid-qa,financebench,...]
+Usage: python -m bench.readers [--corpus ../shared/corpus] [--sets covid-qa,financebench,...]
 Prints one JSON document.
 """
 

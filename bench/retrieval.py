@@ -8,15 +8,16 @@ Sets (bench/questions.py writes the manuals' questions and every split):
 
 Systems:
 - app: this tree's code (build_app + Retriever.search);
-- baseline: the same script run on an export of another commit (--baseline-commit), so
-  "before" is measured by the code as it was, in the same run;
+- baseline: this script run again on an export of another commit's desktop_rag
+  (--baseline-commit; BENCH_CODE puts it first on sys.path), so "before" is measured by the
+  code as it was, in the same run and with the same questions;
 - prototype: LanceDB's default hybrid search (RRF, k=60) over plain 180-word chunks.
 
 Each library is indexed once per system and cached under bench/data/retrieval/ (delete a folder
 to rebuild it); index times are reported when a build happens. Prints one JSON document.
 
-    python bench/retrieval.py                                  # all sets, app only
-    python bench/retrieval.py --systems baseline,app,prototype --baseline-commit 3e695ba
+    python -m bench.retrieval                                  # all sets, app only
+    python -m bench.retrieval --systems baseline,app,prototype --baseline-commit 3e695ba
 """
 
 from __future__ import annotations
@@ -40,8 +41,10 @@ if TYPE_CHECKING:
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-# The code measured: this tree, or (for the baseline) an export of another commit.
-sys.path.insert(0, os.environ.get("BENCH_CODE", str(ROOT)))
+# The code measured: this tree, or (for the baseline run) an export of another commit, put
+# first so that its desktop_rag is the one imported; the benchmark's own modules stay this tree's.
+if os.environ.get("BENCH_CODE"):
+    sys.path.insert(0, os.environ["BENCH_CODE"])
 CORPUS = ROOT / ".." / "shared" / "corpus"
 QUESTIONS = HERE / "questions"
 CACHE = HERE / "data" / "retrieval"
@@ -104,8 +107,7 @@ def library_paths(library: str, corpus: Path) -> list[str]:
     if library == "financebench":
         return financebench_library(corpus)
     if library == "manuals":
-        sys.path.insert(0, str(HERE))
-        from manuals import fetch  # type: ignore[import-not-found]
+        from bench.manuals import fetch
 
         return [str(p) for p in fetch() if FULL_MANUALS or p.name not in SKIPPED_MANUALS]
     folder = {
@@ -237,8 +239,7 @@ def evaluate(
             library = LIBRARY[name]
             if library not in searchers:
                 if system == "prototype":
-                    sys.path.insert(0, str(HERE))
-                    from prototype import prototype_searcher  # type: ignore[import-not-found]
+                    from bench.prototype import prototype_searcher
 
                     searchers[library], libraries[library] = prototype_searcher(
                         library_paths(library, corpus),
@@ -277,11 +278,11 @@ def start_baseline(commit: str, sets: list[str], corpus: Path) -> subprocess.Pop
         subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
         tmp.rename(tree)
     env = dict(os.environ, BENCH_CODE=str(tree))
-    argv = [sys.executable, str(Path(__file__).resolve()), "--systems", "app"]
+    argv = [sys.executable, "-m", "bench.retrieval", "--systems", "app"]
     argv += ["--tag", "baseline", "--sets", ",".join(sets), "--corpus", str(corpus)]
     argv += ["--financebench", "all" if FULL_FINANCEBENCH else "subset"]
     argv += ["--manuals", "all" if FULL_MANUALS else "subset"]
-    return subprocess.Popen(argv, env=env, cwd=str(tree), stdout=subprocess.PIPE)
+    return subprocess.Popen(argv, env=env, cwd=str(ROOT), stdout=subprocess.PIPE)
 
 
 def finish_baseline(proc: subprocess.Popen[bytes], commit: str) -> dict[str, object]:

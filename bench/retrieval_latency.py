@@ -8,7 +8,7 @@ At each size the store is optimised exactly as after an index run (which builds 
 past its threshold), then real covid-qa questions are asked through the Retriever, timing each
 part; where an ANN index exists its recall@10 is checked against exact search.
 
-Usage: python bench/retrieval_latency.py [--sizes 20000,50000,500000] [--queries 200] [--keep DIR]
+Usage: python -m bench.retrieval_latency [--sizes 20000,50000,500000] [--queries 200] [--keep DIR]
 Prints one JSON document (also kept in bench/out/retrieval_latency.json).
 """
 
@@ -26,15 +26,17 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from perfutil import CORPUS, OUT, PeakRss, chunked_library, emit, machine, say
 
+from bench.memory import TreeMemory
+from bench.perfutil import CORPUS, OUT, chunked_library, emit, machine, say
 from desktop_rag.app import default_embedder
 from desktop_rag.config import Settings
 from desktop_rag.engines.embed import BUNDLED_EMBEDDER_DIM, BUNDLED_EMBEDDER_ID, Embedder
 from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.query.retrieve import Mode, Retriever
 from desktop_rag.store import lance, maintenance
-from desktop_rag.store.lance import SCHEMA_VERSION, IndexMeta, LanceStore
+from desktop_rag.store.lance import LanceStore
+from desktop_rag.store.schema import SCHEMA_VERSION, IndexMeta
 from desktop_rag.types import Chunk, DocumentRecord, Status
 
 BATCH = 25_000  # chunks per commit while growing the library
@@ -231,7 +233,7 @@ def main() -> int:
                 have += n
                 say(f"{have} chunks")
             grow_s = time.perf_counter() - t0
-            with PeakRss() as rss:
+            with TreeMemory(series_s=None, children_s=0.0) as rss:
                 t0 = time.perf_counter()
                 maintenance.optimize(store)
                 optimize_s = time.perf_counter() - t0

@@ -7,7 +7,7 @@ added, saved as JPEG and reassembled into an image-only PDF: no text layer at al
 Run as a script, it makes a long scan of large pages (17.5 x 24.6 in, images at 96 ppi, as in
 issue 31) and reads it to the last page in a reader process with the app's limits, printing
 seconds and the reader's memory after every page (JSON):
-    python bench/scans.py --pages 73 [--lines 50] [--width 110] [--keep DIR]
+    python -m bench.scans --pages 73 [--lines 50] [--width 110] [--keep DIR]
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ model loading counts on both sides, with the peak resident memory of it and its 
   backup): nothing may be embedded, and it must take under 20% of the first index's time.
 The embedder's one-time export (a first start) is done beforehand and reported apart.
 
-Usage: python bench/small_files.py [--files N] [--naive-every N] [--keep DIR]
+Usage: python -m bench.small_files [--files N] [--naive-every N] [--keep DIR]
 Prints one JSON document (also kept in bench/out/small_files.json).
 """
 
@@ -20,18 +20,14 @@ import argparse
 import json
 import os
 import random
-import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from perfutil import REPO, PeakRss, emit, machine, say
-
-sys.path.insert(0, str(REPO))
+from bench.perfutil import REPO, emit, machine, run_measured, say
 
 NAIVE_CHUNK_WORDS = 180
 NAIVE_BATCH = 32
@@ -70,38 +66,11 @@ def make_library(root: Path, files: int, seed: int = 12) -> int:
     return pages_total
 
 
-def _run(cmd: list[str], env: dict[str, str], stdin: str = "") -> dict[str, Any]:
-    # CPU seconds of the process and the children it waited for (the readers): unlike the
-    # wall clock, they hardly move with what else runs on the machine.
-    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(
-        cmd,
-        env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    with PeakRss(proc.pid) as rss:
-        out, err = proc.communicate(stdin.encode())
-    wall = time.perf_counter() - t0
-    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
-    if proc.returncode not in (0, 1):
-        say(err.decode(errors="replace")[-3000:])
-        raise SystemExit(f"{cmd[:3]} failed with exit code {proc.returncode}")
-    result: dict[str, Any] = json.loads(out.decode().strip().splitlines()[-1])
-    result["wall_s"] = round(wall, 2)
-    result["cpu_s"] = round(cpu, 2)
-    result["peak_rss_mb"] = rss.peak_mb
-    return result
-
-
 def _index(library: Path, data: Path, env: dict[str, str]) -> dict[str, Any]:
     # python -m from this checkout, so the code measured is the code beside this script.
     cmd = [sys.executable, "-m", "desktop_rag", "index", str(library), "--json"]
     cmd += ["--data-dir", str(data)]
-    result = _run(cmd, env)
+    result = run_measured(cmd, env)
     result["failed"] = len(result["failed"])
     return result
 
@@ -180,9 +149,9 @@ def main() -> int:
         paths = sorted(str(p) for p in library.rglob("*.pdf"))
         if not args.skip_naive:
             say("naive loop ...")
-            cmd = [sys.executable, __file__, "--naive-worker"]
+            cmd = [sys.executable, "-m", "bench.small_files", "--naive-worker"]
             sample = paths[:: args.naive_every]
-            naive = _run(cmd, env, stdin="\n".join(sample))
+            naive = run_measured(cmd, env, stdin="\n".join(sample))
             naive["files"] = len(sample)
             naive["files_per_s"] = round(len(sample) / naive["wall_s"], 2)
             result["naive"] = naive
@@ -287,7 +256,7 @@ if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--naive-worker":
         sys.exit(naive_worker(sys.stdin.read().splitlines()))
     if len(sys.argv) > 1 and sys.argv[1] == "--profile":
-        # python bench/small_files.py --profile LIBRARY DATA_DIR: where a file's time goes.
+        # python -m bench.small_files --profile LIBRARY DATA_DIR: where a file's time goes.
         out = profile(Path(sys.argv[2]), Path(sys.argv[3]))
         say(json.dumps(out, indent=2))
         sys.exit(0)

@@ -1,8 +1,8 @@
 """Watch a process's threads from outside it: which one held the GIL while its GUI thread stalled.
 
-Usage: python bench/stall_probe.py PID BEAT OUT.jsonl [--gui-tid TID] [--over-ms MS]
+Usage: python -m bench.stall_probe PID BEAT OUT.jsonl [--gui-tid TID] [--over-ms MS]
                                    [--py-spy PATH]
-       python bench/stall_probe.py --summary OUT.jsonl   (JSON: the stalls by cause)
+       python -m bench.stall_probe --summary OUT.jsonl   (JSON: the stalls by cause)
 Run beside the process (bench/window_stall.py starts it with STALL_PROBE=DIR). BEAT is a file
 of 8 bytes the GUI thread rewrites on each tick of its timer (time.monotonic(), a double).
 Every 5 ms the probe reads it and each thread's /proc schedstat (time run, time waited ready

@@ -1,6 +1,6 @@
 """Does the GUI thread stay free? The longest event-loop stall while the window works.
 
-Usage: python bench/window_stall.py [--case index|conversation|all] [--pdfs DIR] [--question TEXT]
+Usage: python -m bench.window_stall [--case index|conversation|all] [--pdfs DIR] [--question TEXT]
                                    [--generate N]
 Opens the window offscreen on a fresh data dir (first start: the embedder loads and the guide
 is indexed). The "index" case indexes DIR (default: 12 covid-qa articles from ../shared/corpus;
@@ -68,7 +68,6 @@ def long_conversation(turns: int = TURNS):  # type: ignore[no-untyped-def]
 def big_pdf(home: Path) -> Path:
     if BIG_PDF.is_file():
         return BIG_PDF
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from tests.pdfgen import make_pdf
 
     pages = [f"Page {p}. " + "Water rates and the capital plan. " * 60 for p in range(1, 301)]
@@ -182,18 +181,17 @@ def main() -> int:
     source = args.pdfs or CORPUS
     folder.mkdir()
     if args.generate:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        from small_files import make_library
+        from bench.small_files import make_library
 
         make_library(folder, args.generate)
         args.files = args.generate
     else:
         for pdf in sorted(source.glob("*.pdf"))[: args.files]:
             shutil.copy(pdf, folder / pdf.name)
-    from memory import GcTimes, TreeMemory
     from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
+    from bench.memory import GcTimes, TreeMemory
     from desktop_rag.config import Settings
     from desktop_rag.gui.session import Session
     from desktop_rag.gui.window import MainWindow
@@ -240,7 +238,7 @@ def main() -> int:
             beat.append(mmap.mmap(f.fileno(), 8))
         beat.append(struct.pack_into)
         probe = subprocess.Popen(
-            [sys.executable, str(Path(__file__).with_name("stall_probe.py")), str(os.getpid()),
+            [sys.executable, "-m", "bench.stall_probe", str(os.getpid()),
              str(beat_file), str(probe_dir / "probe.jsonl"), "--py-spy",
              os.environ.get("PY_SPY", "")]
         )  # fmt: skip

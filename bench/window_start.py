@@ -1,6 +1,6 @@
 """How fast the window appears: runs `desktop-rag` (no command) offscreen and prints JSON.
 
-Usage: python bench/window_start.py [--runs 3]
+Usage: python -m bench.window_start [--runs 3]
 Each run starts a fresh process on a fresh data dir (a first start), reads the app's own
 log for "window shown" (measured from the process's creation) and "library open", then
 sends SIGTERM. Prints {"runs": [...], "shown_s": {...}, "library_open_s": {...}}.

@@ -20,10 +20,12 @@ from desktop_rag.ingest import rebuild
 from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, bundled_tokenizer
 from desktop_rag.ingest.pipeline import IngestService
 from desktop_rag.ingest.progress import ProgressFn
+from desktop_rag.query.ability import Abilities
 from desktop_rag.query.answer import AnswerService
 from desktop_rag.query.retrieve import Retriever
 from desktop_rag.store import lock
-from desktop_rag.store.lance import SCHEMA_VERSION, IndexMeta, LanceStore
+from desktop_rag.store.lance import LanceStore
+from desktop_rag.store.schema import SCHEMA_VERSION, IndexMeta
 from desktop_rag.types import IndexReport, Status
 
 log = logging.getLogger(__name__)
@@ -265,7 +267,11 @@ def build_app(
     ):
         retriever.text_only = True  # its vectors mean nothing to this embedder
     answer = AnswerService(
-        retriever, store, llm or default_llm(settings, verbose), k=settings.top_k
+        retriever,
+        store,
+        llm or default_llm(settings, verbose),
+        k=settings.top_k,
+        abilities=Abilities(cache_dir() / "abilities.json"),
     )
     return App(
         settings, embedder, store, ingest, retriever, answer, meta, stale, needs_reindex, notices

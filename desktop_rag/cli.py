@@ -8,7 +8,7 @@ import os
 import shutil
 import sys
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from desktop_rag import __version__
@@ -124,6 +124,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="a GGUF model file to answer with (default: the settings' model, else the bundled "
         "Gemma 3 270M)",
+    )
+    p.add_argument(
+        "--answers",
+        choices=("auto", "composed", "written"),
+        default="auto",
+        help="who writes the answer: auto (the model when it is measured able to, else the "
+        "sources' own sentences), composed (the sources' own sentences) or written (the model)",
     )
     p.add_argument(
         "-k", type=int, default=None, metavar="N", help="passages to retrieve (default 6)"
@@ -291,12 +298,11 @@ def _print_report(report: IndexReport, args: argparse.Namespace, out: TextIO) ->
 def _cmd_watch(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Index, then reconcile whatever changes, until Ctrl+C or SIGTERM; `--json` prints one
     index report per line, one line per pass. The window's library service does the work."""
-    import queue
+    import contextlib
     import signal
     import threading
 
     from desktop_rag.ingest.scan import normalize
-    from desktop_rag.ingest.watch import Change, Watcher
     from desktop_rag.library_service import LibraryService
 
     roots = [normalize(p) for p in args.paths]
@@ -305,45 +311,35 @@ def _cmd_watch(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> 
         raise UsageError(f"Not found: {', '.join(missing)}. Check the path and try again.")
     library = LibraryService(app.settings, app=app, save_settings=False)
     stop = threading.Event()
-    changes: queue.Queue[Change] = queue.Queue()
 
     def on_signal(signum: int, frame: object) -> None:
         stop.set()
 
+    def unwatched(root: str, why: str, polled: bool) -> None:
+        if polled:
+            print(f"desktop-rag: {root} {why}.", file=err)
+        else:
+            print(f"desktop-rag: {root} {why}; it is indexed but not watched.", file=err)
+
+    def reported(report: IndexReport) -> None:
+        _print_report(report, args, out)
+        if not args.json:
+            print("Watching for changes; Ctrl+C stops.", file=err, flush=True)
+
+    @contextlib.contextmanager
+    def progress() -> Iterator[ProgressPrinter]:
+        printer = ProgressPrinter(err)
+        try:
+            yield printer
+        finally:
+            printer.finish()
+
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-    watcher = Watcher(changes.put)
-    failed = False
     try:
-        watcher.start()
-        for root, why in library.watch(watcher, roots).items():
-            if root in watcher.polled:
-                print(f"desktop-rag: {root} {why}.", file=err)
-            else:
-                print(f"desktop-rag: {root} {why}; it is indexed but not watched.", file=err)
-        library.queue(roots)
-        while not stop.is_set():
-            pending = library.take_pending()
-            if pending:
-                printer = ProgressPrinter(err)
-                try:
-                    report = library.reindex(pending, printer, stop)
-                finally:
-                    printer.finish()
-                if report.cancelled:
-                    break
-                _print_report(report, args, out)
-                failed = failed or bool(report.failed)
-                if not args.json:
-                    print("Watching for changes; Ctrl+C stops.", file=err, flush=True)
-            try:
-                change = changes.get(timeout=0.2)
-            except queue.Empty:
-                continue
-            library.queue(change.roots)
-            while not changes.empty():  # fold changes that arrived meanwhile into one pass
-                library.queue(changes.get_nowait().roots)
+        failed = library.keep_watching(
+            roots, stop, reported, on_unwatched=unwatched, progress=progress
+        )
     finally:
-        watcher.stop()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     if not args.json:
@@ -404,6 +400,7 @@ def _cmd_ask(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> in
     follow-up of the ones before, as in the window."""
     if args.k is not None and args.k <= 0:
         raise UsageError("-k must be a positive number.")
+    _choose_mode(app, args, err)
     if args.question != "-":
         _ask_one(app, args.question, (), args, out)
         return EXIT_OK
@@ -422,6 +419,75 @@ def _cmd_ask(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> in
     return EXIT_OK
 
 
+def _choose_mode(app: App, args: argparse.Namespace, err: TextIO) -> None:
+    """The answer mode asked for, or the model's measured one (measured now, once per model,
+    when the user brought a model not measured yet)."""
+    service = app.answer
+    if args.answers != "auto":
+        service.mode = args.answers
+        return
+    if service.verdict() is None and getattr(service.llm, "chosen_file", None) is not None:
+        print(
+            f"desktop-rag: measuring whether {service.llm.name} writes answers true to their "
+            "sources (once per model)…",
+            file=err,
+            flush=True,
+        )
+        service.decide()
+    if not args.json:
+        print(f"desktop-rag: {service.describe_mode()}.", file=err, flush=True)
+
+
+def ask_json(
+    done: DoneEvent, sources: Sequence[Source], quotes: Sequence[Quote], notice: str = ""
+) -> dict[str, Any]:
+    """The object `ask --json` prints for one answer (the contract in DESIGN.md's command
+    line): the answer, its sources and quotes, what it cites and how it was checked."""
+    from desktop_rag.query.figures import unsupported_note
+
+    t = done.timings
+    return {
+        "answer": done.answer,
+        "sources": [
+            {
+                "n": s.n,
+                "path": s.path,
+                "page": s.page,
+                "section": s.section,
+                "score": round(s.score, 6),
+                "text": s.text,
+            }
+            for s in sources
+        ],
+        "quotes": [
+            {
+                "n": q.n,
+                "path": q.path,
+                "page": q.page,
+                "text": q.text,
+                "score": round(q.score, 4),
+            }
+            for q in quotes
+        ],
+        "cited": list(done.cited),
+        "mode": done.mode,
+        "refused": done.refused,
+        "unsupported": list(done.unsupported),
+        "check": unsupported_note(done.unsupported) if done.unsupported and not done.note else "",
+        **({"notice": notice} if notice else {}),
+        # a written answer replaced by the sources' sentences: why, and what it said
+        **({"note": done.note, "withheld": done.withheld} if done.note else {}),
+        # cited to the source holding its words: what the model had cited
+        **({"recited_from": list(done.recited_from)} if done.recited_from else {}),
+        "timings": {
+            "retrieval_ms": round(t.retrieval_ms, 1),
+            "ttft_s": round(t.ttft_s, 3),
+            "tokens_per_s": round(t.tokens_per_s, 2),
+            "total_s": round(t.total_s, 3),
+        },
+    }
+
+
 def _ask_one(
     app: App, question: str, history: Sequence[Turn], args: argparse.Namespace, out: TextIO
 ) -> DoneEvent:
@@ -433,6 +499,7 @@ def _ask_one(
     quotes: tuple[Quote, ...] = ()
     done: DoneEvent | None = None
     notice = ""
+    answering = False
     for event in app.answer.ask(question, history, k=args.k):
         if isinstance(event, SourcesEvent):
             sources, notice = event.sources, event.notice
@@ -444,8 +511,11 @@ def _ask_one(
                     print(f"[{s.n}] {s.path}, {place(s.path, s.page, s.section)}", file=out)
                 out.flush()
         elif isinstance(event, QuotesEvent):
+            if answering:  # a written answer replaced by these: printed with the note
+                quotes = event.quotes
+                continue
             quotes = event.quotes
-            if quotes and not args.json:
+            if quotes and not args.json and app.answer.answer_mode() != "composed":
                 print("\nIn the sources' own words:", file=out)
                 by_n = {s.n: s for s in sources}
                 for q in quotes:
@@ -455,6 +525,7 @@ def _ask_one(
             if sources and not args.json:
                 print("\nAnswer:", file=out, flush=True)
         elif isinstance(event, TokenEvent):
+            answering = True
             if not args.json:
                 out.write(event.text)
                 out.flush()
@@ -462,57 +533,19 @@ def _ask_one(
             done = event
     assert done is not None  # ask always ends with a DoneEvent
     if args.json:
-        t = done.timings
-        json.dump(
-            {
-                "answer": done.answer,
-                "sources": [
-                    {
-                        "n": s.n,
-                        "path": s.path,
-                        "page": s.page,
-                        "section": s.section,
-                        "score": round(s.score, 6),
-                        "text": s.text,
-                    }
-                    for s in sources
-                ],
-                "quotes": [
-                    {
-                        "n": q.n,
-                        "path": q.path,
-                        "page": q.page,
-                        "text": q.text,
-                        "score": round(q.score, 4),
-                    }
-                    for q in quotes
-                ],
-                "cited": list(done.cited),
-                "refused": done.refused,
-                "unsupported": list(done.unsupported),
-                "check": unsupported_note(done.unsupported) if done.unsupported else "",
-                **({"notice": notice} if notice else {}),
-                # cited to the source holding its words: what the model had cited
-                **({"recited_from": list(done.recited_from)} if done.recited_from else {}),
-                "timings": {
-                    "retrieval_ms": round(t.retrieval_ms, 1),
-                    "ttft_s": round(t.ttft_s, 3),
-                    "tokens_per_s": round(t.tokens_per_s, 2),
-                    "total_s": round(t.total_s, 3),
-                },
-            },
-            out,
-        )
+        json.dump(ask_json(done, sources, quotes, notice), out)
         out.write("\n")
         out.flush()
         return done
     out.write("\n")
-    if done.withheld:
+    if done.note:
+        print(f"\n{done.note}\n{done.answer}", file=out)
+    elif done.withheld:
         # What streamed was the model's; none of it is in its sources, so it is taken back.
         print(f"\n(That answer is not in its sources.) {done.answer}", file=out)
     if done.recited_from and done.cited:
         print(f"\n{recited_note(done.cited[0], done.recited_from)}", file=out)
-    if done.unsupported:
+    if done.unsupported and not done.note:
         print(f"\n{unsupported_note(done.unsupported)}", file=out)
     out.flush()
     return done

@@ -44,6 +44,12 @@ class Exchange:
     quotes: list[Quote] = field(default_factory=list)  # the sources' own words, shown first
     # What the model cited when the answer was cited to the source holding its words instead.
     recited_from: list[int] = field(default_factory=list)
+    # Who wrote the answer ("composed" from the sources' sentences, or "written" by the
+    # model; "" for a refusal or an answer saved before modes), and why a written one was
+    # replaced by the sources' sentences.
+    mode: str = ""
+    note: str = ""
+    model: str = ""
 
     @property
     def complete(self) -> bool:
@@ -65,6 +71,9 @@ class Exchange:
             self.stopped = event.cancelled
             self.unsupported = list(event.unsupported)
             self.recited_from = list(event.recited_from)
+            self.mode = "" if event.refused else event.mode
+            self.note = event.note
+            self.model = event.model
 
     def fail(self, message: str) -> None:
         """The answer could not be finished; what streamed before stays."""
@@ -113,6 +122,67 @@ class Conversation:
         return exchange
 
 
+@dataclass(slots=True)
+class AnswerInProgress:
+    """The answer being written: its exchange, in its conversation."""
+
+    conversation: Conversation
+    exchange: Exchange
+
+
+class ChatState:
+    """The window's conversations as decisions, without Qt: which one is shown, which answer
+    is being written and in which conversation, and which conversations were deleted.
+
+    A deleted conversation is never saved again, not even by its answer finishing after the
+    delete, nor by the window closing mid-answer.
+    """
+
+    def __init__(self) -> None:
+        self.current: Conversation | None = None  # shown; None: a new one, not yet asked in
+        self.in_progress: AnswerInProgress | None = None
+        self._deleted: set[str] = set()
+
+    @property
+    def exchange(self) -> Exchange | None:
+        """The exchange whose answer is being written, if any."""
+        return self.in_progress.exchange if self.in_progress is not None else None
+
+    @property
+    def shown(self) -> bool:
+        """The answer being written is in the conversation shown."""
+        return self.in_progress is not None and self.in_progress.conversation is self.current
+
+    def ask(self, question: str) -> list[Turn] | None:
+        """Start an exchange in the conversation shown (a new one if none is), and return the
+        history it follows; None while another answer is being written."""
+        if self.in_progress is not None:
+            return None
+        conv = self.current or Conversation()
+        self.current = conv
+        history = conv.history()
+        self.in_progress = AnswerInProgress(conv, conv.add(question))
+        return history
+
+    def finish(self) -> Conversation | None:
+        """The answer ended (finished, stopped or failed): the conversation to save, if any."""
+        done, self.in_progress = self.in_progress, None
+        return self.keep(done.conversation) if done is not None else None
+
+    def at_close(self) -> Conversation | None:
+        """The window closes: the conversation of an answer still being written, to save its
+        partial answer, if it was not deleted."""
+        return self.keep(self.in_progress.conversation) if self.in_progress is not None else None
+
+    def keep(self, conv: Conversation) -> Conversation | None:
+        return None if conv.id in self._deleted else conv
+
+    def delete(self, conv_id: str) -> bool:
+        """Forget a conversation; True if the answer being written is in it (stop it)."""
+        self._deleted.add(conv_id)
+        return self.in_progress is not None and self.in_progress.conversation.id == conv_id
+
+
 def title_for(question: str) -> str:
     text = " ".join(question.split())
     if len(text) <= TITLE_CHARS:
@@ -150,6 +220,9 @@ def _from_json(raw: dict[str, Any]) -> Conversation:
                 unsupported=[str(n) for n in e.get("unsupported", [])],
                 quotes=[Quote(**q) for q in e.get("quotes", [])],
                 recited_from=[int(n) for n in e.get("recited_from", [])],
+                mode=str(e.get("mode", "")),
+                note=str(e.get("note", "")),
+                model=str(e.get("model", "")),
             )
         )
     return Conversation(

@@ -14,6 +14,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -369,6 +370,55 @@ class LibraryService:
         watcher.set_roots([r for r in roots if os.path.exists(r)])
         missing = {r: MISSING for r in roots if not os.path.exists(r)}
         return {**watcher.polled, **watcher.errors, **missing}
+
+    def keep_watching(
+        self,
+        roots: Sequence[str],
+        stop: threading.Event,
+        on_report: Callable[[IndexReport], None],
+        *,
+        on_unwatched: Callable[[str, str, bool], None] | None = None,
+        progress: Callable[[], AbstractContextManager[ProgressFn]] | None = None,
+    ) -> bool:
+        """Index the roots, then reconcile whatever changes under them, until `stop` is set
+        (the front end's own loop: `desktop-rag watch`); whether any pass had failures.
+
+        Each pass's report goes to `on_report`; a root watched by polling or not at all is
+        told to `on_unwatched(root, why, polled)`; `progress()` gives each pass its progress
+        callback, as a context that ends with the pass.
+        """
+        import queue
+
+        from desktop_rag.ingest.watch import Change, Watcher
+
+        changes: queue.Queue[Change] = queue.Queue()
+        watcher = Watcher(changes.put)
+        failed = False
+        try:
+            watcher.start()
+            for root, why in self.watch(watcher, roots).items():
+                if on_unwatched is not None:
+                    on_unwatched(root, why, root in watcher.polled)
+            self.queue(roots)
+            while not stop.is_set():
+                pending = self.take_pending()
+                if pending:
+                    with progress() if progress is not None else nullcontext(None) as on_progress:
+                        report = self.reindex(pending, on_progress, stop)
+                    if report.cancelled:
+                        break
+                    on_report(report)
+                    failed = failed or bool(report.failed)
+                try:
+                    change = changes.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                self.queue(change.roots)
+                while not changes.empty():  # fold changes that arrived meanwhile into one pass
+                    self.queue(changes.get_nowait().roots)
+        finally:
+            watcher.stop()
+        return failed
 
     def read_document(self, path: str) -> list[Page]:
         """A document's pages for the window to show, read as indexing reads it: in a reader

@@ -341,6 +341,12 @@ class DoneEvent:
     the refusal and `withheld` what the model wrote. When the sources the model cited do not
     back the answer and another does (claims.backing_source), `cited` is that one, the
     answer's marks say so, and `recited_from` is what the model had cited.
+
+    `mode` says who wrote the answer: "composed" from the sources' own sentences (query/
+    compose.py), or "written" by `model`. A written answer whose claims its cited sources
+    do not back is replaced by the composed one: `mode` is then "composed", `withheld` what
+    the model wrote, `unsupported` what of it the sources lack and `note` says so, in plain
+    words (front ends show the note, not a check of the composed answer).
     """
 
     answer: str
@@ -353,6 +359,9 @@ class DoneEvent:
     withheld: str = ""
     # What the model cited when the answer's words are in another source, cited instead.
     recited_from: tuple[int, ...] = ()
+    mode: str = "written"
+    note: str = ""
+    model: str = ""  # the model that wrote a written answer
 
 
 AnswerEvent = SourcesEvent | QuotesEvent | TokenEvent | DoneEvent

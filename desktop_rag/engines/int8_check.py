@@ -11,7 +11,6 @@ so it is measured once, not at every start. The tests use this same rule.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import platform
 from collections.abc import Sequence
@@ -22,8 +21,8 @@ from typing import Protocol
 
 import numpy as np
 
-from desktop_rag.engines.onnx_export import write_json
 from desktop_rag.infra import cpu
+from desktop_rag.infra.keyed import KeyedJson
 
 log = logging.getLogger(__name__)
 
@@ -100,22 +99,11 @@ class VerdictCache:
     path: Path
 
     def get(self, key: str) -> Agreement | None:
+        raw = KeyedJson(self.path).get(key)
         try:
-            raw = json.loads(self.path.read_text(encoding="utf-8"))[key]
             return Agreement(float(raw["mean"]), float(raw["worst"]), int(raw["texts"]))
-        except (OSError, ValueError, KeyError, TypeError):
+        except (KeyError, TypeError, ValueError):
             return None
 
     def put(self, key: str, agreement: Agreement) -> None:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            if not isinstance(data, dict):
-                data = {}
-        except (OSError, ValueError):
-            data = {}
-        data[key] = asdict(agreement)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            write_json(self.path, data)
-        except OSError as exc:  # a read-only cache only costs a new measurement next time
-            log.info("could not keep the int8 verdict in %s: %s", self.path, exc)
+        KeyedJson(self.path).put(key, asdict(agreement))

@@ -267,6 +267,7 @@ class LlamaCppLlm:
         repeat_penalty: float = 1.1,
     ) -> None:
         self._model_path = Path(model_path).expanduser() if model_path else None
+        self._chosen = self._model_path  # None for the bundled model
         self._threads = max(1, threads)
         self._n_ctx = n_ctx
         self._n_batch = n_batch
@@ -286,6 +287,11 @@ class LlamaCppLlm:
     @property
     def name(self) -> str:
         return self._model_path.name if self._model_path else "Gemma 3 270M (bundled)"
+
+    @property
+    def chosen_file(self) -> Path | None:
+        """The model file the user picked; None for the bundled model."""
+        return self._chosen
 
     @property
     def loaded(self) -> bool:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from desktop_rag.infra import cpu, locks
+from desktop_rag.infra.keyed import write_json
 
 log = logging.getLogger(__name__)
 
@@ -176,13 +177,6 @@ def _locked(path: Path) -> Any:
         yield
     finally:
         os.close(fd)
-
-
-def write_json(path: Path, data: dict[str, Any]) -> None:
-    """Write a small JSON file whole or not at all (a temporary file per process, renamed)."""
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
-    os.replace(tmp, path)
 
 
 # -- the export itself (runs in a child process) ---------------------------------------------

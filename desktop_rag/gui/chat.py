@@ -41,6 +41,7 @@ from desktop_rag.gui.icons import icon, set_icon, tool_button
 from desktop_rag.gui.models import ConversationsModel
 from desktop_rag.library import GUIDE_QUESTION
 from desktop_rag.locations import cite, place
+from desktop_rag.query.ability import describe
 from desktop_rag.query.claims import recited_note
 from desktop_rag.query.figures import unsupported_note
 
@@ -105,8 +106,10 @@ class ChatPane(QWidget):
         self._busy = False
         self._status = ""
         self._first_start = False
-        # The sources show how retrieval ranked each one (BM25, vectors, demotion) when set.
-        self.explain = False
+        self._documents = 0  # indexed documents in the library
+        # The answers (their indexes in the conversation shown) whose sources show how
+        # retrieval ranked each one (BM25, vectors, demotion).
+        self.explained: set[int] = set()
 
         self.view = QTextBrowser()
         self.view.setOpenLinks(False)
@@ -170,12 +173,22 @@ class ChatPane(QWidget):
     def show_conversation(self, conversation: Conversation | None) -> None:
         """Show a conversation; the one already shown, with a new exchange or a changed last
         one, is brought up to date without drawing its earlier exchanges again."""
+        if conversation is not self.conversation:
+            self.explained.clear()  # "Why these?" was asked of an answer of the other one
         self.conversation = conversation
         self.refresh()
 
     def set_first_start(self, first: bool) -> None:
         self._first_start = first
         self.redraw()
+
+    def set_documents(self, indexed: int) -> None:
+        """How many documents the library holds: the welcome says the guide is the only one
+        only while it is."""
+        if indexed != self._documents:
+            self._documents = indexed
+            if self.conversation is None or not self.conversation.exchanges:
+                self.redraw()
 
     def set_busy(self, busy: bool) -> None:
         self._busy = busy
@@ -215,7 +228,7 @@ class ChatPane(QWidget):
         elif scheme == "copy":
             self.copy_answer(int(rest))
         elif scheme == "explain":
-            self.set_explain(not self.explain)
+            self.set_explain(int(rest), int(rest) not in self.explained)
         elif scheme == "ask":
             self.ask(unquote(rest))
 
@@ -374,13 +387,19 @@ class ChatPane(QWidget):
         # each change to the document, which made appending a token cost O(conversation).
         parts = [
             f"<p style='margin-top: 10px; background-color: {c['bubble']};"
-            f" line-height: 130%;'>&nbsp;<b>You</b><br>&nbsp;{_text_html(e.question)}</p>"
+            f" line-height: 130%;'>&nbsp;<b>You</b><br>&nbsp;"
+            # Every line of a Shift+Enter question is set in as far as the first.
+            f"{_text_html(e.question).replace('<br>', '<br>&nbsp;')}</p>"
         ]
         if e.sources:
             parts.append(self._sources_html(i, e))
-        if e.quotes:
+        if e.quotes and e.mode != "composed":
+            # A composed answer is made of these sentences: shown once, as the answer.
             parts.append(self._quotes_html(i, e))
         answer = answer_html(i, e.answer if drawn is None else e.answer[:drawn])
+        if e.mode and e.answer and not e.refused:
+            label = html.escape(describe(e.mode, e.model))
+            answer = f"<span class='muted'>{label}</span><br>{answer}"
         last = self.conversation is not None and i == len(self.conversation.exchanges) - 1
         if (
             not (e.answer if drawn is None else e.answer[:drawn])
@@ -398,7 +417,9 @@ class ChatPane(QWidget):
         if e.recited_from and e.cited and not (last and self._busy):
             note = recited_note(e.cited[0], e.recited_from)
             notes.append(f"<span class='muted'>{html.escape(note)}</span>")
-        if e.unsupported and not (last and self._busy):
+        if e.note and not (last and self._busy):
+            notes.append(f"<span class='muted'>{html.escape(e.note)}</span>")
+        if e.unsupported and not e.note and not (last and self._busy):
             note = unsupported_note(tuple(e.unsupported))
             notes.append(f"<span class='warn'>{html.escape(note)}</span>")
         if e.answer and not (last and self._busy):
@@ -410,8 +431,9 @@ class ChatPane(QWidget):
     def _sources_html(self, i: int, e: Exchange) -> str:
         """One line per file: its name, then each numbered passage's page, all clickable;
         with `explain`, one line per passage saying how retrieval ranked it."""
-        toggle = f"<a href='explain:{i}'>{'Hide ranking' if self.explain else 'Why these?'}</a>"
-        if self.explain:
+        explain = i in self.explained
+        toggle = f"<a href='explain:{i}'>{'Hide ranking' if explain else 'Why these?'}</a>"
+        if explain:
             lines = []
             for s in e.sources:
                 where = html.escape(cite(s.path, s.page, s.section, short=True))
@@ -433,10 +455,13 @@ class ChatPane(QWidget):
             + "</p>"
         )
 
-    def set_explain(self, on: bool) -> None:
-        """Show (or hide) how retrieval ranked each source, under every answer."""
-        if on != self.explain:
-            self.explain = on
+    def set_explain(self, index: int, on: bool) -> None:
+        """Show (or hide) how retrieval ranked each source of one answer."""
+        if on != (index in self.explained):
+            if on:
+                self.explained.add(index)
+            else:
+                self.explained.discard(index)
             self.redraw()
 
     def _quotes_html(self, i: int, e: Exchange) -> str:
@@ -462,11 +487,15 @@ class ChatPane(QWidget):
 
     def _welcome_html(self) -> str:
         q = html.escape(GUIDE_QUESTION)
-        intro = (
-            "<p>Your library starts with the Desktop RAG user guide. Ask it something:</p>"
-            if self._first_start
-            else "<p>Ask anything about the documents in your library. For example:</p>"
-        )
+        if self._first_start and self._documents <= 1:
+            intro = "<p>Your library starts with the Desktop RAG user guide. Ask it something:</p>"
+        elif self._documents > 1:
+            intro = (
+                f"<p>Ask anything about the {self._documents} documents in your library. "
+                "For example:</p>"
+            )
+        else:
+            intro = "<p>Ask anything about the documents in your library. For example:</p>"
         body = (
             "<div style='margin: 24px;'>"
             "<h2>Ask your documents</h2>"

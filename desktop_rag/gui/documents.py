@@ -15,7 +15,7 @@ from PySide6.QtCore import (
     QUrl,
     Signal,
 )
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -27,14 +27,17 @@ from PySide6.QtWidgets import (
     QMenu,
     QProgressBar,
     QSizePolicy,
+    QStyle,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from desktop_rag.gui.icons import icon, set_icon, tool_button
-from desktop_rag.gui.models import DocumentsModel, PathRole, StatusRole
+from desktop_rag.gui.models import STATE_WORD, DocumentsModel, PathRole, StatusRole
 from desktop_rag.types import FailKind, IndexReport, Progress, Status
+
+NARROW_PANE = 420  # pixels: below this, the Chunks column is hidden
 
 
 class DocumentsPane(QWidget):
@@ -56,6 +59,7 @@ class DocumentsPane(QWidget):
         self.model = model
         self._paused = False
         self.running = False
+        self.opening = False  # the library is being opened: its documents are not known yet
 
         title = QLabel("<b>Documents</b>")
         self.add_button = tool_button(
@@ -109,7 +113,9 @@ class DocumentsPane(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._on_table_custom_context_menu_requested)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        # A long name keeps its start and its end ("annual-re…2023.pdf"): names of a series
+        # differ at their end, which cutting the end would hide.
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         header = self.table.horizontalHeader()
         header.setHighlightSections(False)
         header.setStretchLastSection(False)
@@ -120,7 +126,12 @@ class DocumentsPane(QWidget):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Fixed)
             header.resizeSection(col, numbers)
         header.setMinimumSectionSize(40)
-        header.resizeSection(DocumentsModel.STATUS, 96)
+        # The widest state word beside its icon: the column never cuts its word.
+        state = max(self.fontMetrics().horizontalAdvance(w) for w in STATE_WORD.values())
+        header.resizeSection(
+            DocumentsModel.STATUS,
+            state + self.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize) + 20,
+        )
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
         self.detail = QLabel()
@@ -184,6 +195,12 @@ class DocumentsPane(QWidget):
         model.rowsInserted.connect(self._on_model_changed)
         model.rowsRemoved.connect(self._on_model_changed)
         self.set_idle()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        # A narrow pane gives the names the Chunks column's room (each row's tooltip keeps the
+        # count): at 900 x 600 the names were cut to "b…".
+        self.table.setColumnHidden(DocumentsModel.CHUNKS, self.width() < NARROW_PANE)
 
     # -- folders -------------------------------------------------------------------------------
 
@@ -364,6 +381,12 @@ class DocumentsPane(QWidget):
     def _on_pause_button_clicked(self) -> None:
         self.pause_requested.emit(not self._paused)
 
+    def set_opening(self, opening: bool) -> None:
+        """While the library opens, the summary says so (the list is empty until it has)."""
+        self.opening = opening
+        if not self.running:
+            self.set_idle()
+
     def set_idle(self, report: IndexReport | None = None) -> None:
         self.running = False
         self.progress.hide()
@@ -377,7 +400,9 @@ class DocumentsPane(QWidget):
         done = counts.get(Status.INDEXED, 0)
         failed = counts.get(Status.FAILED, 0)
         waiting = counts.get(Status.QUEUED, 0) + counts.get(Status.INDEXING, 0)
-        if not self.model.rowCount():
+        if self.opening and not self.model.rowCount():
+            text = "Opening the library…"
+        elif not self.model.rowCount():
             text = "No documents yet. Drop files or a folder on this window, or add a folder."
         else:
             text = f"{done} document{'s' if done != 1 else ''} · {pages} pages indexed"

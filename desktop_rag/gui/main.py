@@ -74,9 +74,15 @@ class SignalRelay(QObject):
 
 def main(argv: Sequence[str] | None = None) -> NoReturn:
     """Run the window until it is closed, then end the process (see the end)."""
-    from desktop_rag.infra import logs
+    from desktop_rag.infra import display, logs
 
     logs.setup()
+    problem = display.check()
+    if problem:  # Qt would abort the process with a hint that names the wrong package
+        log.info("%s", problem)  # the log file; the user reads it on the terminal
+        print(f"desktop-rag: {problem}", file=sys.stderr)
+        logging.shutdown()
+        sys.exit(1)
     args = list(sys.argv if argv is None else argv)
     QApplication.setApplicationName("Desktop RAG")
     QApplication.setApplicationVersion(__version__)

@@ -33,6 +33,15 @@ STATUS_TEXT = {
     Status.FAILED: "Failed",
     Status.EXCLUDED: "Removed from the index",
 }
+# What the Status column shows beside the state's icon: one word a glance can read at any
+# width (the reason of a failure is in the row's tooltip and the line below the list).
+STATE_WORD = {
+    Status.QUEUED: "Queued",
+    Status.INDEXING: "Indexing",
+    Status.INDEXED: "Indexed",
+    Status.FAILED: "Failed",
+    Status.EXCLUDED: "Removed",
+}
 # Sorting by status puts what needs attention first.
 STATUS_ORDER = {
     Status.FAILED: 0,
@@ -61,6 +70,10 @@ class DocumentRow:
     @property
     def name(self) -> str:
         return os.path.basename(self.path)
+
+    @property
+    def state_word(self) -> str:
+        return STATE_WORD.get(Status(self.status), self.status.title())
 
     @property
     def status_text(self) -> str:
@@ -134,7 +147,7 @@ class DocumentsModel(QAbstractTableModel):
             if col == self.NAME:
                 return row.name
             if col == self.STATUS:
-                return row.status_text
+                return row.state_word
             if col == self.PAGES:
                 return str(row.pages) if row.pages else ""
             if col == self.CHUNKS:
@@ -144,10 +157,14 @@ class DocumentsModel(QAbstractTableModel):
             if row.pages and not paginated(row.path):
                 # The Pages column counts its sections: such a document has no pages.
                 tip += f"\n{row.pages} section{'s' if row.pages != 1 else ''}"
+            if row.chunks:  # the Chunks column is hidden in a narrow pane
+                tip += f"\n{row.chunks} passage{'s' if row.chunks != 1 else ''} indexed"
             if row.error:
                 tip += f"\n\n{row.name} {row.error}"
+            elif row.status_text != row.state_word:
+                tip += f"\n\n{row.status_text}"
             return tip
-        elif role == Qt.ItemDataRole.DecorationRole and col == self.NAME:
+        elif role == Qt.ItemDataRole.DecorationRole and col == self.STATUS:
             return self._icons.get(row.status)
         elif role == Qt.ItemDataRole.TextAlignmentRole and col >= self.PAGES:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -331,10 +348,6 @@ class DocumentsModel(QAbstractTableModel):
                 changed.append(i)
         self._changed(changed)
         self._resort(changed)
-
-    def drop_under(self, folder: str) -> None:
-        prefix = folder.rstrip(os.sep) + os.sep
-        self._remove_many([p for p in self._by_path if p.startswith(prefix)])
 
     def _reset(self, rows: list[DocumentRow]) -> None:
         self.beginResetModel()

@@ -28,19 +28,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_rag.config import Settings, default_threads
+from desktop_rag.config import Settings, cache_dir, default_threads
 from desktop_rag.engines.discover import FoundModel, find_models, human_size
 from desktop_rag.gui.icons import set_icon
 from desktop_rag.gui.workers import Job
 from desktop_rag.library import is_gguf
+from desktop_rag.query.ability import Abilities, settings_line
 
-# What the bundled OCR models read well, measured (README, "Scanned PDFs").
+# What the bundled OCR reads well, measured (README, "Scanned PDFs"), in a reader's words.
 OCR_HINT = (
-    "Pages without text (scans, photographed pages) are read from their image, on this "
-    "computer: a dense page takes about half a minute of one processor core. The models are "
-    "trained on English and Chinese print: accented letters often come out plain (French "
-    "kept 5 of 9 in a test, German none of its ä, ü), so such scans are found less well by "
-    "words spelt with accents. Handwriting is not read."
+    "Pages that are only pictures (scans, photos of pages) are read on this computer, about "
+    "half a minute a page. Printed English reads well; accented letters (é, ü) often lose "
+    "their accents, so a search for such words may miss those pages. Handwriting is not read."
 )
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
@@ -110,6 +109,17 @@ class SettingsDialog(QDialog):
         model_row.addWidget(self.model, 1)
         model_row.addWidget(browse)
         model_row.addWidget(builtin)
+        # Who writes the answers with the model in the field: measured per model.
+        self.answers_line = QLabel()
+        full_width(self.answers_line)
+        self.answers_line.setEnabled(False)
+        self._abilities = Abilities(cache_dir() / "abilities.json")
+        self.model.textChanged.connect(self._on_model_text_changed)
+        self._on_model_text_changed(self.model.text())
+        model_box = QVBoxLayout()
+        model_box.setContentsMargins(0, 0, 0, 0)
+        model_box.addLayout(model_row)
+        model_box.addWidget(self.answers_line)
 
         # The models other apps already downloaded; choosing one fills in the file above.
         self.found = QTreeWidget()
@@ -168,7 +178,7 @@ class SettingsDialog(QDialog):
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         form.addRow("Watched folders:", folder_row)
-        form.addRow("Language model (GGUF):", model_row)
+        form.addRow("Language model (GGUF):", model_box)
         found_box = QVBoxLayout()
         found_box.setContentsMargins(0, 0, 0, 0)
         found_box.addWidget(self.found_status)
@@ -236,6 +246,9 @@ class SettingsDialog(QDialog):
         self.setMinimumHeight(need)
         if self.height() < need:
             self.resize(self.width(), need)
+
+    def _on_model_text_changed(self, text: str) -> None:
+        self.answers_line.setText(settings_line(text.strip(), self._abilities))
 
     def _on_find_job_returned(self, models: object) -> None:
         assert isinstance(models, list)

@@ -7,8 +7,8 @@ import html
 import os
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import Signal
-from PySide6.QtGui import QTextCursor
+from PySide6.QtCore import QPoint, Signal
+from PySide6.QtGui import QResizeEvent, QTextCursor
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from desktop_rag.gui.workers import Job, Lanes
@@ -103,6 +103,17 @@ class TextView(QTextBrowser):
                 self.failed.emit(path, str(exc))
 
         self._lanes.run("read", read, on_returned=done, on_errored=error, name="read document")
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Keep the line at the top in its place: the text wraps anew at the new width, which
+        left the reader elsewhere in the document."""
+        bar = self.verticalScrollBar()
+        top = self.cursorForPosition(QPoint(0, 0)).position() if bar.value() > 0 else -1
+        super().resizeEvent(event)
+        if top >= 0:
+            cursor = QTextCursor(self.document())
+            cursor.setPosition(top)
+            bar.setValue(bar.value() + self.cursorRect(cursor).top())
 
     @property
     def reading(self) -> bool:

@@ -1,42 +1,20 @@
 """The source pane: an answer's sources, the PDF at the cited page with the passage marked
 (or a document without pages as text, at the cited section).
 
-A PDF is opened on a worker (a file on a slow drive or a network share can take seconds, and
-QPdfView lays out every page of a long one): the worker loads it, reads every page's size and
-finds the passage's rectangles (query/marks.py: the chunk's character span from pdfium's text
-page, or an OCR'd chunk's word boxes), so the GUI thread only swaps the ready document in,
-draws the marks and scrolls them into view. The last request wins.
+A PDF is opened on a worker (gui/loader.py: a file on a slow drive or a network share can take
+seconds, and QPdfView lays out every page of a long one), which also finds the passage's
+rectangles (query/marks.py), so the GUI thread only swaps the ready document in, draws the
+marks (gui/pageview.py) and scrolls them into view. The last request wins.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 
-from PySide6.QtCore import (
-    QCoreApplication,
-    QModelIndex,
-    QPointF,
-    QRect,
-    QRectF,
-    Qt,
-    QTimer,
-    QUrl,
-    Signal,
-)
-from PySide6.QtGui import (
-    QColor,
-    QDesktopServices,
-    QGuiApplication,
-    QIcon,
-    QPainter,
-    QPaintEvent,
-    QPen,
-    QResizeEvent,
-    QWheelEvent,
-)
+from PySide6.QtCore import QModelIndex, QPointF, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QIcon
 from PySide6.QtPdf import QPdfDocument
 from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import (
@@ -52,224 +30,18 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_rag.gui.icons import icon, tool_button
+from desktop_rag.gui.loader import BoxesLookup, Loaded, PdfLoader, Request
 from desktop_rag.gui.models import SourcesModel
+from desktop_rag.gui.pageview import Marks, PageView
 from desktop_rag.gui.textview import TextView
-from desktop_rag.gui.workers import Job, Lanes
 from desktop_rag.locations import paginated, section_mark
-from desktop_rag.query.marks import Box, span_boxes, word_boxes
 from desktop_rag.types import Source
-
-# The passage shaded, the quotes of the answer inside it outlined as well.
-PASSAGE_FILL = QColor(255, 214, 0, 80)
-QUOTE_FILL = QColor(255, 170, 0, 110)
-QUOTE_PEN = QColor(214, 120, 0)
-# Where the passage's top goes, as a share of the view's height: high enough to show what
-# follows, low enough to show a line or two before it.
-TOP_SHARE = 0.15
-# QPdfView names as current the page under a line at this share of the view's height.
-_CURRENT_LINE = 0.4
 
 
 def readable(text: str) -> str:
     """A passage as prose: the PDF's line breaks joined, its paragraph breaks kept."""
     paragraphs = re.split(r"\n\s*\n", text.strip())
     return "\n\n".join(" ".join(p.split()) for p in paragraphs)
-
-
-@dataclass(frozen=True, slots=True)
-class Marks:
-    """What to draw on one page (0-based): the passage's boxes and its quotes' boxes."""
-
-    page: int
-    passage: tuple[Box, ...] = ()
-    quotes: tuple[Box, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class _Request:
-    serial: int
-    path: str
-    page: int  # 1-based
-    source: Source | None
-    quotes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class _Loaded:
-    request: _Request
-    document: QPdfDocument | None  # None: the document shown already is the one
-    error: QPdfDocument.Error
-    exists: bool
-    marks: Marks | None = field(default=None)
-
-
-BoxesLookup = Callable[[str, int], Sequence[str]]
-
-
-def find_marks(
-    request: _Request, lookup: BoxesLookup | None = None, has_text: bool = True
-) -> Marks | None:
-    """The passage's rectangles on its page, and its quotes' (runs on the worker): from the
-    source's own word boxes, else from pdfium's text page, else from the boxes stored with the
-    page's chunks (an OCR'd page has no text layer)."""
-    source = request.source
-    if source is None:
-        return None
-    page = source.page
-    passage = word_boxes(source.boxes, source.start, source.end)
-    stored: list[str] = [source.boxes] if source.boxes else []
-    if not passage:
-        passage = span_boxes(source.path, page, source.start, source.end, source.text)
-    if not passage and lookup is not None:
-        stored = list(lookup(source.path, page))
-        passage = [b for boxes in stored for b in word_boxes(boxes, source.start, source.end)]
-    quotes: list[Box] = []
-    for quote in request.quotes:
-        if stored:
-            continue  # an OCR'd page: its quotes are inside the passage already marked
-        quotes += span_boxes(source.path, page, source.start, source.end, quote)
-    return Marks(page - 1, tuple(passage), tuple(quotes))
-
-
-class PageView(QPdfView):
-    """QPdfView, drawing the marks of a passage over its page and scrolling it into view.
-
-    QPdfView keeps where it puts each page to itself; `page_rect` works it out as it does
-    (pages stacked with `pageSpacing` between them, inside `documentMargins`, each page's point
-    size at the screen's logical DPI, scaled to the view's width when fitting it), which
-    tests/gui/test_viewer_marks.py checks against what QPdfView draws."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.marks: Marks | None = None
-        self._anchored = False  # keep the passage in view as the layout settles
-
-    def set_marks(self, marks: Marks | None) -> None:
-        self.marks = marks
-        self.viewport().update()
-
-    def page_rect(self, page: int) -> QRect:
-        """Where the page (0-based) is drawn, in the viewport's pixels."""
-        document = self.document()
-        if document is None or not 0 <= page < document.pageCount():
-            return QRect()
-        sizes = [self._page_size(p) for p in range(document.pageCount())]
-        margins = self.documentMargins()
-        width = self.viewport().width()
-        total = max(s.width() for s in sizes) + margins.left() + margins.right()
-        y = margins.top() + sum(sizes[p].height() + self.pageSpacing() for p in range(page))
-        x = (max(total, width) - sizes[page].width()) // 2
-        size = sizes[page]
-        return QRect(
-            x - self.horizontalScrollBar().value(),
-            y - self.verticalScrollBar().value(),
-            size.width(),
-            size.height(),
-        )
-
-    def _page_size(self, page: int):  # type: ignore[no-untyped-def]
-        document = self.document()
-        screen = QGuiApplication.primaryScreen()
-        dpi = screen.logicalDotsPerInch() if screen is not None else 96.0
-        points = document.pagePointSize(page) * (dpi / 72.0)
-        if self.zoomMode() == QPdfView.ZoomMode.FitToWidth:
-            size = points.toSize()
-            margins = self.documentMargins()
-            usable = self.viewport().width() - margins.left() - margins.right()
-            return size * (usable / size.width()) if size.width() > 0 else size
-        if self.zoomMode() == QPdfView.ZoomMode.FitInView:
-            margins = self.documentMargins()
-            room = self.viewport().size()
-            room.setWidth(room.width() - margins.left() - margins.right())
-            room.setHeight(room.height() - self.pageSpacing())
-            return points.toSize().scaled(room, Qt.AspectRatioMode.KeepAspectRatio)
-        return (points * self.zoomFactor()).toSize()
-
-    def box_rect(self, page: int, box: Box) -> QRectF:
-        r = self.page_rect(page)
-        return QRectF(
-            r.x() + box.x0 * r.width(),
-            r.y() + box.y0 * r.height(),
-            (box.x1 - box.x0) * r.width(),
-            (box.y1 - box.y0) * r.height(),
-        )
-
-    def reveal(self) -> None:
-        """Scroll so the passage is in view and its page is the current one: its top a little
-        below the view's top, all of it when it fits, the page under QPdfView's current-page
-        line."""
-        marks = self.marks
-        if marks is None or not marks.passage:
-            return
-        self._anchored = True
-        v = self.verticalScrollBar()
-        h = self.horizontalScrollBar()
-        # In document coordinates (box_rect is relative to the scroll position).
-        offset = QPointF(h.value(), v.value())
-        first = self.box_rect(marks.page, marks.passage[0]).translated(offset)
-        area = QRectF(first)
-        for box in marks.passage[1:]:
-            area = area.united(self.box_rect(marks.page, box).translated(offset))
-        page = QRectF(self.page_rect(marks.page)).translated(offset)
-        height = self.viewport().height()
-        width = self.viewport().width()
-        if area.height() <= height - 8:
-            # All of it fits: its top a little below the view's top, or centred if need be.
-            y = area.top() - min(TOP_SHARE * height, (height - area.height()) / 2)
-        else:
-            y = first.top() - 4  # taller than the view (both columns of a page): its start
-        line = _CURRENT_LINE * height
-        y = min(max(y, page.top() - line + 2), page.bottom() - line - 3)
-        v.setValue(int(min(max(y, v.minimum()), v.maximum())))
-        if area.width() <= width - 8:
-            if area.left() < h.value() or area.right() > h.value() + width:
-                x = area.left() - (width - area.width()) / 2
-                h.setValue(int(min(max(x, h.minimum()), h.maximum())))
-        else:
-            h.setValue(int(min(max(first.left() - 8, h.minimum()), h.maximum())))
-
-    def release(self) -> None:
-        """The reader moves on: stop bringing the passage back into view."""
-        self._anchored = False
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        super().paintEvent(event)
-        marks = self.marks
-        if marks is None or not (marks.passage or marks.quotes):
-            return
-        painter = QPainter(self.viewport())
-        painter.setPen(Qt.PenStyle.NoPen)
-        for box in marks.passage:
-            painter.fillRect(self.box_rect(marks.page, box), PASSAGE_FILL)
-        if marks.quotes:
-            painter.setPen(QPen(QUOTE_PEN, 1.5))
-            painter.setBrush(QUOTE_FILL)
-            for box in marks.quotes:
-                painter.drawRect(self.box_rect(marks.page, box))
-        painter.end()
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        if self._anchored:
-            self.reveal()  # the layout changed under the passage: bring it back
-
-    def wheelEvent(self, event: QWheelEvent) -> None:
-        self.release()
-        super().wheelEvent(event)
-
-
-def load_document(path: str) -> tuple[QPdfDocument, QPdfDocument.Error, bool]:
-    """Open a PDF and read each page's size (what QPdfView's layout asks for), on the calling
-    thread; the document is handed to the GUI thread, where it will be used."""
-    document = QPdfDocument()
-    error = document.load(path)
-    if error == QPdfDocument.Error.None_:
-        for page in range(document.pageCount()):
-            document.pagePointSize(page)  # pdfium keeps it: the view's layout is then quick
-    app = QCoreApplication.instance()
-    if app is not None:
-        document.moveToThread(app.thread())
-    return document, error, os.path.exists(path)
 
 
 class SourcePane(QWidget):
@@ -280,6 +52,7 @@ class SourcePane(QWidget):
     source_selected = Signal(object)  # Source
     opened = Signal(str)  # path, shown at the requested page
     open_failed = Signal(str, str)  # path, why
+    notice = Signal(str)  # a short message for the status bar
 
     def __init__(self, model: SourcesModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -288,21 +61,31 @@ class SourcePane(QWidget):
         self.matched = ""  # the text marked on the page ("" when nothing could be matched)
         # Where an OCR'd page's word boxes are kept (its chunks in the index), if anywhere.
         self.boxes_lookup: BoxesLookup | None = None
-        self._lanes = Lanes(["pdf"], self)
-        self._serial = 0
-        self._wanted: _Request | None = None
+        self.loader = PdfLoader(self)
+        self._text_path = ""
+        self._text_page = 0
 
+        self._make_list()
+        self._make_bar()
+        self._make_pages()
+        self._make_placeholder()
+        self._lay_out()
+        self._connect()
+        self._update_buttons()
+        self._on_model_reset()
+
+    def _make_list(self) -> None:
         self.title = QLabel("<b>Sources</b>")
         self.list = QListView()
-        self.list.setModel(model)
+        self.list.setModel(self.model)
         self.list.setAccessibleName("Sources of the answer")
         # A long line is cut at its end, the section's, keeping the file and page in sight (the
         # tooltip has it whole): a sideways scroll bar would hide them and take a row's room.
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.list.clicked.connect(self._on_list_clicked)
-        self.list.activated.connect(self._on_list_clicked)
 
+    def _make_bar(self) -> None:
+        """The heading (file and page) and the buttons above the page."""
         self.heading = QLabel()
         self.heading.setAccessibleName("Page shown")
         self.heading.setTextFormat(Qt.TextFormat.PlainText)
@@ -310,6 +93,7 @@ class SourcePane(QWidget):
         font.setBold(True)
         self.heading.setFont(font)
         self.heading.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.heading.setWordWrap(True)  # a narrow pane shows the page and its label too
         self.prev_button = tool_button("previous", "Previous page", "Previous page")
         self.next_button = tool_button("next", "Next page", "Next page")
         self.zoom_out_button = tool_button("zoom-out", "Zoom out", "Zoom out")
@@ -320,8 +104,8 @@ class SourcePane(QWidget):
             "Open this PDF in your usual PDF viewer",
             text_beside=True,
         )
-        bar = QHBoxLayout()
-        bar.addStretch(1)
+        self.bar = QHBoxLayout()
+        self.bar.addStretch(1)
         for b in (
             self.prev_button,
             self.next_button,
@@ -329,30 +113,27 @@ class SourcePane(QWidget):
             self.zoom_in_button,
             self.open_button,
         ):
-            bar.addWidget(b)
+            self.bar.addWidget(b)
 
+    def _make_pages(self) -> None:
+        """The PDF view and, in its place for documents without pages, the text view."""
         self.document = QPdfDocument(self)
         self.pdf = PageView()
         self.pdf.setAccessibleName("PDF page")
         self.pdf.setDocument(self.document)
         self.pdf.setPageMode(QPdfView.PageMode.MultiPage)
         self.pdf.setZoomMode(QPdfView.ZoomMode.FitToWidth)
-        self.pdf.verticalScrollBar().sliderPressed.connect(self.pdf.release)
-
         # Documents without pages (Word, HTML, EPUB, text) show as text in the PDF's place.
         self.text_view = TextView()
-        self.text_view.shown.connect(self._on_text_view_shown)
-        self.text_view.failed.connect(self._on_text_view_failed)
         self.page_stack = QStackedWidget()
         self.page_stack.addWidget(self.pdf)
         self.page_stack.addWidget(self.text_view)
-        self._text_path = ""
-        self._text_page = 0
-
         self.passage = QTextBrowser()
         self.passage.setAccessibleName("Cited passage")
         self.passage.setOpenLinks(False)
 
+    def _make_placeholder(self) -> None:
+        """What shows before any page: how to get one."""
         self.placeholder = QWidget()
         self.placeholder.setAccessibleName("No page shown")
         mark = QLabel()
@@ -371,11 +152,12 @@ class SourcePane(QWidget):
         empty.addWidget(hint)
         empty.addStretch(1)
 
+    def _lay_out(self) -> None:
         viewer = QWidget()
         viewer_layout = QVBoxLayout(viewer)
         viewer_layout.setContentsMargins(0, 0, 0, 0)
         viewer_layout.addWidget(self.heading)
-        viewer_layout.addLayout(bar)
+        viewer_layout.addLayout(self.bar)
         self.split = QSplitter(Qt.Orientation.Vertical)
         self.split.setObjectName("sourceSplit")
         self.split.addWidget(self.page_stack)
@@ -399,15 +181,20 @@ class SourcePane(QWidget):
         layout.addWidget(self.list)
         layout.addWidget(self.stack, 1)
 
+    def _connect(self) -> None:
+        self.list.clicked.connect(self._on_list_clicked)
+        self.list.activated.connect(self._on_list_clicked)
+        self.pdf.verticalScrollBar().sliderPressed.connect(self.pdf.release)
+        self.text_view.shown.connect(self._on_text_view_shown)
+        self.text_view.failed.connect(self._on_text_view_failed)
+        self.loader.loaded.connect(self._on_loader_loaded)
         self.prev_button.clicked.connect(self._on_prev_button_clicked)
         self.next_button.clicked.connect(self._on_next_button_clicked)
         self.zoom_in_button.clicked.connect(self._on_zoom_in_button_clicked)
         self.zoom_out_button.clicked.connect(self._on_zoom_out_button_clicked)
         self.open_button.clicked.connect(self._on_open_button_clicked)
         self.pdf.pageNavigator().currentPageChanged.connect(self._on_navigator_page_changed)
-        model.modelReset.connect(self._on_model_reset)
-        self._update_buttons()
-        self._on_model_reset()
+        self.model.modelReset.connect(self._on_model_reset)
 
     # -- showing -------------------------------------------------------------------------------
 
@@ -419,7 +206,7 @@ class SourcePane(QWidget):
     @property
     def loading(self) -> bool:
         """A document asked for is still being opened."""
-        return self._wanted is not None
+        return self.loader.loading
 
     def show_source(self, source: Source, quotes: Sequence[str] = ()) -> None:
         """Open the source's PDF at its page and mark the passage (and these quotes of it)."""
@@ -449,46 +236,27 @@ class SourcePane(QWidget):
 
     def clear(self) -> None:
         self.source = None
-        self._wanted = None
+        self.loader.settle()
         self.model.set_sources([])
         self.stack.setCurrentIndex(0)
 
     def _request(
         self, path: str, page: int, source: Source | None, quotes: tuple[str, ...] = ()
     ) -> None:
-        self._serial += 1
-        request = _Request(self._serial, path, page, source, quotes)
-        self._wanted = request
-        lookup = self.boxes_lookup
+        request = self.loader.ask(path, page, source, quotes)
         if self.document.property("path") == path and self.document.pageCount() > 0:
             if source is None:
-                self._wanted = None
+                self.loader.settle()
                 self._show(request, None)
-                return
-
-            def mark(job: Job) -> _Loaded:
-                marks = find_marks(request, lookup)
-                return _Loaded(request, None, QPdfDocument.Error.None_, True, marks)
-
-            self._lanes.run("pdf", mark, on_returned=self._on_load_returned, name="mark passage")
+            else:
+                self.loader.mark(request, self.boxes_lookup)
             return
         self.heading.setText(f"Opening {os.path.basename(path)}…")
         self.heading.setToolTip(path)
+        self.loader.open(request, self.boxes_lookup)
 
-        def load(job: Job) -> _Loaded:
-            document, error, exists = load_document(path)
-            marks = find_marks(request, lookup) if error == QPdfDocument.Error.None_ else None
-            return _Loaded(request, document, error, exists, marks)
-
-        self._lanes.run("pdf", load, on_returned=self._on_load_returned, name="open pdf")
-
-    def _on_load_returned(self, loaded: _Loaded) -> None:
+    def _on_loader_loaded(self, loaded: Loaded) -> None:
         request, document = loaded.request, loaded.document
-        if self._wanted is None or request.serial != self._wanted.serial:
-            if document is not None:
-                document.deleteLater()  # another document was asked for meanwhile
-            return
-        self._wanted = None
         if document is None:
             self._show(request, loaded.marks)
             return
@@ -504,15 +272,19 @@ class SourcePane(QWidget):
         self.pdf.set_marks(None)
         self.pdf.setDocument(document)
         old.deleteLater()
-        self._show(request, loaded.marks)
+        self._show(request, loaded.marks, new_document=True)
 
-    def _show(self, request: _Request, marks: Marks | None) -> None:
+    def _show(self, request: Request, marks: Marks | None, new_document: bool = False) -> None:
         page = min(max(request.page, 1), self.document.pageCount()) - 1
         if marks is not None and marks.page != page:
             marks = None
         marked = request.source is not None and marks is not None and bool(marks.passage)
         self.matched = request.source.text if request.source is not None and marked else ""
         self.pdf.set_marks(marks)
+        if new_document:
+            # Each document opens at the default zoom, from its left edge: the zoom and the
+            # sideways scroll chosen for the last one hid the start of this one's passage.
+            self.pdf.fit()
         self.pdf.release()
         self.pdf.pageNavigator().jump(page, QPointF(0, 0), 0)
         self.pdf.reveal()
@@ -524,13 +296,13 @@ class SourcePane(QWidget):
         self.opened.emit(request.path)
 
     def _settle(self, serial: int, page: int) -> None:
-        if serial != self._serial:
+        if serial != self.loader.serial:
             return
         if self.pdf.pageNavigator().currentPage() != page:
             self.pdf.pageNavigator().jump(page, QPointF(0, 0), 0)
         self.pdf.reveal()
 
-    def _failed(self, request: _Request, why: str) -> None:
+    def _failed(self, request: Request, why: str) -> None:
         path = request.path
         self.pdf.set_marks(None)
         self.document.close()
@@ -551,8 +323,7 @@ class SourcePane(QWidget):
 
     def _show_text(self, path: str, page: int, start: int, end: int) -> None:
         """A document without pages: its text, at the section, the passage marked."""
-        self._serial += 1  # a PDF still opening is no longer wanted
-        self._wanted = None
+        self.loader.cancel()  # a PDF still opening is no longer wanted
         self._text_path = path
         self._text_page = page
         self.matched = ""
@@ -588,6 +359,9 @@ class SourcePane(QWidget):
         n = f"[{self.source.n}] " if self.source else ""
         total = self.document.pageCount()
         text = f"{n}{os.path.basename(path)} — page {self.current_page} of {total}"
+        label = self.document.pageLabel(self.current_page - 1)
+        if label and label != str(self.current_page):  # the number printed on the page
+            text += f" (printed {label})"
         self.heading.setText(text)
         self.heading.setToolTip(path)
         self._update_buttons()
@@ -639,31 +413,18 @@ class SourcePane(QWidget):
         last = self.document.pageCount() - 1
         nav.jump(min(last, nav.currentPage() + 1), QPointF(0, 0), 0)
 
-    def _effective_zoom(self) -> float:
-        if self.pdf.zoomMode() == QPdfView.ZoomMode.Custom or self.document.pageCount() == 0:
-            return self.pdf.zoomFactor()
-        points = self.document.pagePointSize(self.pdf.pageNavigator().currentPage())
-        width = points.width() * self.pdf.logicalDpiX() / 72
-        margins = self.pdf.documentMargins()
-        usable = self.pdf.viewport().width() - margins.left() - margins.right()
-        return usable / width if width > 0 else 1.0
-
-    def _zoom(self, factor: float) -> None:
-        zoom = self._effective_zoom() * factor
-        self.pdf.setZoomMode(QPdfView.ZoomMode.Custom)
-        self.pdf.setZoomFactor(min(8.0, max(0.25, zoom)))
-        if self.pdf.marks is not None:
-            self.pdf.reveal()  # zooming keeps the passage in view
-
     def _on_zoom_in_button_clicked(self) -> None:
-        self._zoom(1.25)
+        self.pdf.zoom(1.25)
 
     def _on_zoom_out_button_clicked(self) -> None:
-        self._zoom(0.8)
+        self.pdf.zoom(0.8)
 
     def _on_open_button_clicked(self) -> None:
         path = self._text_path or str(
             self.document.property("path") or (self.source.path if self.source else "")
         )
-        if path:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(path))
+        if path and not QDesktopServices.openUrl(QUrl.fromLocalFile(path)):
+            self.notice.emit(
+                f"No program on this computer is set up to open {os.path.basename(path)}; "
+                f"the file is {path}."
+            )

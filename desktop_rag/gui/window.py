@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from desktop_rag import __version__
 from desktop_rag.config import config_dir
-from desktop_rag.conversations import Conversation, Exchange
+from desktop_rag.conversations import ChatState, Conversation, Exchange
 from desktop_rag.gui.chat import ChatPane, ConversationsPane
 from desktop_rag.gui.documents import DocumentsPane
 from desktop_rag.gui.icons import icon, refresh, set_icon
@@ -48,6 +48,7 @@ from desktop_rag.types import (
     Progress,
     QuotesEvent,
     SourcesEvent,
+    Status,
     TokenEvent,
 )
 
@@ -79,10 +80,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.setMinimumSize(760, 480)
 
-        self.current: Conversation | None = None
-        self.asking: Exchange | None = None
-        self._asking_conv: Conversation | None = None
-        self._deleted: set[str] = set()  # never saved again, even by an answer finishing
+        self.state = ChatState()  # what is shown and answered; what is never saved again
         self._closing = False
         self._closed = False
         self.clean_exit = True
@@ -120,6 +118,21 @@ class MainWindow(QMainWindow):
         self._connect()
         self._restore_layout()
         self.documents.set_folders(session.folders)
+        self.documents.set_opening(True)  # not "no documents yet" while the index opens
+
+    @property
+    def current(self) -> Conversation | None:
+        """The conversation shown (None: a new one, not asked in yet)."""
+        return self.state.current
+
+    @current.setter
+    def current(self, conv: Conversation | None) -> None:
+        self.state.current = conv
+
+    @property
+    def asking(self) -> Exchange | None:
+        """The exchange whose answer is being written, if any."""
+        return self.state.exchange
 
     # -- construction --------------------------------------------------------------------------
 
@@ -244,6 +257,7 @@ class MainWindow(QMainWindow):
         self.chat.source_clicked.connect(self._on_chat_source_clicked)
         self.chat.copied.connect(self._on_chat_copied)
         self.sources.open_failed.connect(self._on_sources_open_failed)
+        self.sources.notice.connect(self._on_session_notice)
 
     def start(self) -> None:
         """Open the library and the conversations in the background."""
@@ -287,10 +301,12 @@ class MainWindow(QMainWindow):
 
     def _on_session_opened(self, records: list) -> None:
         self.documents_model.set_records(records)
+        self.documents.set_opening(False)
         self.documents.set_idle()
         self._update_library_label()
 
     def _on_session_open_failed(self, message: str) -> None:
+        self.documents.set_opening(False)
         self.library_label.setText("Library: cannot be opened")
         self.statusBar().showMessage(message)
         QMessageBox.warning(self, "The library cannot be opened", message)
@@ -361,10 +377,12 @@ class MainWindow(QMainWindow):
         if not self.session.indexing:
             self.documents.set_idle(report)
         self._update_library_label()
-        if report.failed and not report.cancelled:
-            n = len(report.failed)
+        failed = self.documents_model.counts().get(Status.FAILED, 0)
+        if report.failed and not report.cancelled and failed:
+            # The pane's count, which holds the failures of earlier runs too: the two agree.
             self.statusBar().showMessage(
-                f"{n} file{'s' if n != 1 else ''} could not be indexed; see Documents.", 10000
+                f"{failed} file{'s' if failed != 1 else ''} could not be read; see Documents.",
+                10000,
             )
 
     def _on_session_index_failed(self, message: str) -> None:
@@ -382,6 +400,7 @@ class MainWindow(QMainWindow):
         counts = self.documents_model.counts()
         done = counts.get("indexed", 0)
         pages, _ = self.documents_model.totals()
+        self.chat.set_documents(done)
         text = f"Library: {done} document{'s' if done != 1 else ''}, {pages} pages"
         if self.session.indexing:
             text += " (indexing)"
@@ -390,13 +409,18 @@ class MainWindow(QMainWindow):
         self.library_label.setText(text)
 
     def _on_add_folder_action_triggered(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Add a folder of documents to watch")
+        folder = QFileDialog.getExistingDirectory(
+            self, "Add a folder of documents to watch", os.path.expanduser("~")
+        )
         if folder:
             self.session.add_folder(folder)
 
     def _on_add_files_action_triggered(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(
-            self, "Add documents (they are copied into your library)", "", DOCUMENT_FILTER
+            self,
+            "Add documents (they are copied into your library)",
+            os.path.expanduser("~"),
+            DOCUMENT_FILTER,
         )
         if paths:
             self.session.import_files(paths)
@@ -429,6 +453,21 @@ class MainWindow(QMainWindow):
             self.session.set_password(path, password)
 
     def _on_documents_reindex_requested(self, path: str) -> None:
+        """Index again, or include again: the row says so at once, the log and the status bar
+        too, and the run that reads it again follows (after the one in progress)."""
+        name = os.path.basename(path)
+        if self.session.app is None:
+            self.statusBar().showMessage(
+                f"The library is still opening; ask again for {name} in a moment.", 8000
+            )
+            return
+        log.info("indexing %s again, as asked", path)
+        self.documents_model.apply(FileEvent(path, Status.QUEUED))
+        if self.session.needs_rebuilding:
+            self.session.reindex([path])  # it says why it waits
+            return
+        waits = " after the indexing in progress" if self.session.indexing else ""
+        self.statusBar().showMessage(f"{name} is queued to be indexed again{waits}.", 8000)
         self.session.reindex([path])
 
     # -- models --------------------------------------------------------------------------------
@@ -495,9 +534,8 @@ class MainWindow(QMainWindow):
             self.show_conversation(conv)
 
     def _on_conversations_delete_requested(self, conv_id: str) -> None:
-        if self._asking_conv is not None and self._asking_conv.id == conv_id:
+        if self.state.delete(conv_id):
             self.session.stop_answer()
-        self._deleted.add(conv_id)
         self.conversations_model.remove(conv_id)
         self.session.delete_conversation(conv_id)
         if self.current is not None and self.current.id == conv_id:
@@ -509,14 +547,12 @@ class MainWindow(QMainWindow):
         self.ask(question)
 
     def ask(self, question: str) -> None:
-        if self.asking is not None:
+        history = self.state.ask(question)
+        if history is None:
             self.statusBar().showMessage("Wait for the answer to finish, or stop it (Esc).", 5000)
             return
-        conv = self.current or Conversation()
-        self.current = conv
-        history = conv.history()
-        self.asking = conv.add(question)
-        self._asking_conv = conv
+        conv = self.state.current
+        assert conv is not None  # asking shows the conversation asked in
         self.conversations_model.upsert(conv)
         self.conversations.select(conv.id)
         self.sources_model.set_sources([])
@@ -528,10 +564,10 @@ class MainWindow(QMainWindow):
             self._finish_answer()
 
     def _on_session_answer_event(self, event: AnswerEvent) -> None:
-        exchange = self.asking
+        exchange = self.state.exchange
         if exchange is None:
             return
-        shown = self._asking_conv is self.current
+        shown = self.state.shown
         first_words = isinstance(event, TokenEvent) and not exchange.answer
         exchange.apply(event)
         if isinstance(event, SourcesEvent):
@@ -555,24 +591,23 @@ class MainWindow(QMainWindow):
             self.sources_model.set_sources(exchange.sources, exchange.cited)
 
     def _on_session_answer_failed(self, message: str) -> None:
-        if self.asking is not None:
-            self.asking.fail(message)
+        exchange = self.state.exchange
+        if exchange is not None:
+            exchange.fail(message)
 
     def _on_session_answer_finished(self) -> None:
         self._finish_answer()
 
     def _finish_answer(self) -> None:
-        conv = self._asking_conv
-        self.asking = None
-        self._asking_conv = None
+        conv = self.state.finish()
         self.stop_action.setEnabled(False)
         self.chat.set_busy(False)
-        if conv is not None and conv.id not in self._deleted:
+        if conv is not None:
             self.session.save_conversation(conv)
         self.chat.refresh()
 
     def _redraw_if_shown(self) -> None:
-        if self._asking_conv is self.current:
+        if self.state.shown:
             self.chat.refresh()
 
     def _on_chat_source_clicked(self, exchange_index: int, n: int) -> None:
@@ -676,8 +711,8 @@ class MainWindow(QMainWindow):
             return
         self._closing = True
         self.save_layout()
-        conv = self._asking_conv
-        if conv is not None and conv.id not in self._deleted:
+        conv = self.state.at_close()
+        if conv is not None:
             self.session.save_conversation(conv)  # the partial answer, at least
         self.hide()
         self.session.shutdown()

@@ -15,7 +15,10 @@ _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 def setup(verbose: bool = False, to_file: bool = True) -> None:
     """Idempotent. Document text is never logged above DEBUG, and only as short excerpts."""
     # The Rust side of LanceDB logs to stderr on its own; keep it to errors unless asked.
+    # lance reads LANCE_LOG; lancedb's own logger reads LANCEDB_LOG (its deprecation warnings
+    # filled the window's stderr by the dozen).
     os.environ.setdefault("LANCE_LOG", "debug" if verbose else "error")
+    os.environ.setdefault("LANCEDB_LOG", "debug" if verbose else "error")
     root = logging.getLogger()
     if getattr(root, "_desktop_rag", False):
         return

@@ -10,7 +10,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from desktop_rag.ingest import outline, readers
-from desktop_rag.ingest.readers.base import ExtractError, cap_page, corrupt_message, sniff
+from desktop_rag.ingest.readers.base import (
+    ExtractError,
+    cap_page,
+    check_file,
+    check_pdf_header,
+    corrupt_message,
+)
 from desktop_rag.ingest.readers.pdf import READER_ORDER, read_pdf
 from desktop_rag.types import FailKind, Page
 
@@ -55,7 +61,7 @@ def extract(
     other = readers.reader_for(path)
     if other is not None:
         return _extract_other(path, other)
-    sniff(path)
+    check_pdf_header(check_file(path, "PDFs"))
     try:
         digest = sha256_file(path)
     except OSError as exc:
@@ -65,10 +71,8 @@ def extract(
 
 
 def _extract_other(path: str, reader: FormatReader) -> Extracted:
-    sniff(path, pdf=False)
+    head = check_file(path)
     try:
-        with open(path, "rb") as f:
-            head = f.read(1024)
         digest = sha256_file(path)
     except OSError as exc:
         raise ExtractError(FailKind.UNREADABLE, f"cannot be read ({exc}).") from exc

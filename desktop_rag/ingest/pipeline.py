@@ -14,11 +14,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from desktop_rag.engines import ocr as ocr_engine
+from desktop_rag.engines import ocr
 from desktop_rag.engines.embed import Embedder, Preparable
 from desktop_rag.errors import BusyError, Cancelled, UsageError
 from desktop_rag.infra import faults, priority
-from desktop_rag.ingest import ocr as ocr_pages
 from desktop_rag.ingest import retry, sandbox
 from desktop_rag.ingest.chunk import (
     ChunkParams,
@@ -28,6 +27,7 @@ from desktop_rag.ingest.chunk import (
     rechunk_ids,
 )
 from desktop_rag.ingest.extract import Extracted, ExtractError, sha256_file
+from desktop_rag.ingest.ocr import page_problems, reader_name, with_boxes
 from desktop_rag.ingest.outline import layout_pages
 from desktop_rag.ingest.progress import FileFn, OcrProgress, ProgressFn, Tracker
 from desktop_rag.ingest.scan import (
@@ -43,7 +43,8 @@ from desktop_rag.ingest.scan import (
     scan,
 )
 from desktop_rag.store import lock, maintenance
-from desktop_rag.store.lance import LanceStore, chunk_from_row
+from desktop_rag.store.lance import LanceStore
+from desktop_rag.store.schema import chunk_from_row
 from desktop_rag.types import (
     Chunk,
     DocumentRecord,
@@ -514,7 +515,7 @@ class IngestService:
         first reading stops at its text layer when pages need OCR and puts it at the end;
         files the user asked to read with OCR go at the end from the start."""
         by_path = {d.info.path: d for d in decisions}
-        auto = sandbox.OcrMode.AUTO if self.ocr and ocr_engine.available() else sandbox.OcrMode.OFF
+        auto = sandbox.OcrMode.AUTO if self.ocr and ocr.available() else sandbox.OcrMode.OFF
         jobs = [
             sandbox.Job(
                 d.info.path,
@@ -552,7 +553,7 @@ class IngestService:
         chunks = chunk_pages(
             doc_id_for(info.path), info.path, extracted.pages, self.tokenizer, self.params, layouts
         )
-        return ocr_pages.with_boxes(chunks, extracted.pages)
+        return with_boxes(chunks, extracted.pages)
 
     def _chunked_ahead(
         self, extracted: Iterator[tuple[Decision, sandbox.Outcome | sandbox.Reading]]
@@ -642,13 +643,13 @@ class IngestService:
             chunks=len(chunks),
             status=Status.INDEXED,
             # Pages OCR could not read cost those pages; the row says which and why.
-            error=ocr_pages.page_problems(extracted.pages, len(extracted.pages)),
+            error=page_problems(extracted.pages, len(extracted.pages)),
             error_kind="",
             indexed_at=time.time(),
             format=format_for(info.path),
             reader=OCR_READER
             if forced
-            else ocr_pages.reader_name(extracted.reader, ocr_done, len(extracted.pages)),
+            else reader_name(extracted.reader, ocr_done, len(extracted.pages)),
             ocr=forced,
         )
         pending.documents.append(record)

@@ -20,7 +20,6 @@ PDF_SUFFIX = ".pdf"
 TRANSIENT_KINDS = frozenset(
     {FailKind.UNREADABLE, FailKind.LOCKED, FailKind.TIMEOUT, FailKind.CHANGING, FailKind.ERROR}
 )
-RETRY_KINDS = TRANSIENT_KINDS  # the name the failure branch and the GUI know them by
 # A file that failed the same way this many runs in a row waits until it changes.
 MAX_SAME_FAILURES = 3
 
@@ -152,7 +151,7 @@ def wants_ocr(doc: DocumentRecord) -> bool:
 def gave_up(doc: DocumentRecord, info: FileInfo) -> bool:
     """This very version of the file failed the same passing way too many runs in a row."""
     return (
-        doc.error_kind in RETRY_KINDS
+        doc.error_kind in TRANSIENT_KINDS
         and doc.failures >= MAX_SAME_FAILURES
         and (doc.failed_size, doc.failed_mtime_ns) == (info.size, info.mtime_ns)
     )
@@ -166,7 +165,8 @@ def plan(
 ) -> Plan:
     """Compare size and mtime with the documents table; no file is read here.
 
-    A file the user removed stays out, unless it is among `named` (given by its own path).
+    A file the user removed stays out, unless it is among `named` (given by its own path); a
+    file that failed is read again when it is named, even unchanged.
     """
     by_path = {d.path: d for d in known}
     named = set(named)
@@ -182,8 +182,11 @@ def plan(
             else:
                 out.excluded.append(doc)
             continue
+        if doc is not None and doc.status == Status.FAILED and path in named:
+            out.candidates.append(info)  # "Index again": the user asks, whatever failed before
+            continue
         if doc is not None and (doc.size, doc.mtime_ns) == (info.size, info.mtime_ns):
-            failed_for_good = doc.status == Status.FAILED and doc.error_kind not in RETRY_KINDS
+            failed_for_good = doc.status == Status.FAILED and doc.error_kind not in TRANSIENT_KINDS
             if doc.status == Status.INDEXED or failed_for_good:
                 out.unchanged.append(doc)
                 continue

@@ -7,17 +7,19 @@ import math
 import re
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 
 from desktop_rag.engines.llm import Llm
 from desktop_rag.errors import EmptyLibraryError
-from desktop_rag.query import claims, follow_up
+from desktop_rag.query import ability, claims, follow_up
+from desktop_rag.query.compose import Composed, compose
 from desktop_rag.query.prompt import (
     MODEL_NOT_FOUND,
     NOTHING_RELEVANT,
     WORDS_ONLY,
     build_prompt,
+    number_sources,
     parse_citations,
 )
 from desktop_rag.query.quote import pick_quotes
@@ -76,6 +78,19 @@ _STOP_TEXT = """i me my myself we our ours ourselves you your yours yourself you
     weren won wouldn would could may might must shall also many much"""
 _STOP_WORDS = frozenset(_STOP_TEXT.split())
 
+COMPOSED = "composed"
+WRITTEN = "written"
+MODES = (COMPOSED, WRITTEN)
+
+
+def unbacked_note(words: Sequence[str]) -> str:
+    """What the reader is told when a written answer is replaced by the sources' sentences."""
+    listed = ", ".join(words[:5]) + (" …" if len(words) > 5 else "")
+    return (
+        f"The model's answer said {listed}, which its sources do not, so their own sentences "
+        "are shown instead."
+    )
+
 
 class AnswerService:
     """Answers a question from the library, as a stream of events for any front end.
@@ -93,6 +108,7 @@ class AnswerService:
         k: int = 6,
         answer_tokens: int = 256,
         threshold: float = RELEVANCE_THRESHOLD,
+        abilities: ability.Abilities | None = None,
     ) -> None:
         self.retriever = retriever
         self.store = store
@@ -111,16 +127,63 @@ class AnswerService:
         self.unknown_gate_passages = UNKNOWN_GATE_PASSAGES
         self._idf: dict[str, float] = {}
         self._idf_rows = -1
+        # Who writes the answer: None decides per model (`writes`, the measured rule of
+        # query/ability.py), or COMPOSED / WRITTEN whatever the model.
+        self.mode: str | None = None
+        self.abilities = abilities
+        # A written answer that its cited sources do not back is replaced by the composed one
+        # (off: flagged or withheld as before, for the benchmark's "before").
+        self.replace_unbacked = True
 
     def warm_up(self) -> None:
-        """Load the model now (blocking; call it from a worker thread)."""
+        """Load the model now, and measure once whether it writes (blocking; call it from a
+        worker thread)."""
         self.llm.load()
+        self.decide()
+
+    def verdict(self) -> ability.Verdict | None:
+        """The measured verdict on the model the user picked (None for the bundled one, whose
+        answers are composed, and for a model not measured yet)."""
+        model = getattr(self.llm, "chosen_file", None)
+        if model is None or self.abilities is None:
+            return None
+        return self.abilities.get(model)
+
+    def decide(
+        self,
+        cancel: threading.Event | None = None,
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> str:
+        """The answer mode, measuring a model the user picked the first time it is used."""
+        if self.mode in MODES:
+            return self.mode
+        model = getattr(self.llm, "chosen_file", None)
+        if model is None or self.abilities is None:
+            return COMPOSED
+        found = self.abilities.get(model)
+        if found is None:
+            found = ability.measure(self.llm, self.retriever.recent, cancel, on_progress)
+            if found.probes:
+                self.abilities.put(model, found)
+            log.info("answer mode of %s measured: %s", model.name, found)
+        return WRITTEN if found.writes else COMPOSED
+
+    def describe_mode(self) -> str:
+        """What Settings and each answer say of who writes the answers."""
+        return ability.describe(self.answer_mode(), self.llm.name)
 
     def use_llm(self, llm: Llm) -> Llm:
         """Answer with this model from the next question on; the old one, for its caller to
         close (never under a running answer, which holds it)."""
         old, self.llm = self.llm, llm
         return old
+
+    def answer_mode(self) -> str:
+        """COMPOSED or WRITTEN, for the model answering now."""
+        if self.mode in MODES:
+            return self.mode
+        found = self.verdict()
+        return WRITTEN if found is not None and found.writes else COMPOSED
 
     def retrieval_query(self, question: str, history: Sequence[Turn]) -> str:
         """A follow-up that refers back leans on the previous question for its subject."""
@@ -181,6 +244,10 @@ class AnswerService:
                 Timings(retrieval_ms=retrieval_ms, ttft_s=total, total_s=total),
                 refused=True,
             )
+            return
+
+        if self.answer_mode() == COMPOSED:
+            yield from self._composed(query, hits, notice, t0, retrieval_ms)
             return
 
         llm = self.llm
@@ -330,6 +397,22 @@ class AnswerService:
             log.info("answer cited %s, its words are in [%d]: cited to it", list(cited), n)
             answer, recited_from, cited = claims.recite(answer, n), cited, (n,)
             unsupported, support = by.unsupported, by.support
+        if unsupported and self.replace_unbacked:
+            # Never the opposite of the page: the sources' own sentences stand in for it.
+            composed = compose(query, fitted.sources, self.retriever.recent)
+            if composed.text:
+                log.info("written answer not backed by its sources (%s): composed", unsupported)
+                yield DoneEvent(
+                    composed.text,
+                    composed.cited,
+                    timings,
+                    unsupported=unsupported,
+                    support=support,
+                    withheld=answer,
+                    mode=COMPOSED,
+                    note=unbacked_note(unsupported),
+                )
+                return
         yield DoneEvent(
             answer,
             cited,
@@ -337,7 +420,23 @@ class AnswerService:
             unsupported=unsupported,
             support=support,
             recited_from=recited_from,
+            mode=WRITTEN,
+            model=llm.name,
         )
+
+    def _composed(
+        self, query: str, hits: Sequence[Hit], notice: str, t0: float, retrieval_ms: float
+    ) -> Iterator[AnswerEvent]:
+        """The answer from the sources' own sentences: no model, so it is on screen at once."""
+        sources = number_sources(hits)
+        yield SourcesEvent(sources, notice)
+        composed: Composed = compose(query, sources, self.retriever.recent)
+        yield QuotesEvent(composed.quotes)
+        answer = composed.text or NOTHING_RELEVANT
+        yield TokenEvent(answer)
+        total = time.perf_counter() - t0
+        timings = Timings(retrieval_ms=retrieval_ms, ttft_s=total, total_s=total)
+        yield DoneEvent(answer, composed.cited, timings, refused=not composed.text, mode=COMPOSED)
 
     def rarity(self, word: str) -> float:
         """A word's IDF over the library's passages, as the full-text index reads it (at least

@@ -236,19 +236,7 @@ def build_prompt(
             truncated += 1
         budget -= cost
         lines.append(line)
-        sources.append(
-            Source(
-                n=n,
-                path=hit.path,
-                page=hit.page,
-                score=hit.score,
-                text=text,
-                start=hit.start,
-                end=hit.end,
-                section=hit.section,
-                why=hit.why,
-            )
-        )
+        sources.append(_source(n, hit, text))
     dropped = len(merged) - len(sources)
 
     source_block = "Sources:\n" + "".join(line + "\n" for line in lines)
@@ -267,6 +255,28 @@ def build_prompt(
             answer_prefix=prefix,
         )
     return Fitted(prompt, tuple(sources), dropped, truncated, len(turns))
+
+
+def _source(n: int, hit: Hit, text: str) -> Source:
+    return Source(
+        n=n,
+        path=hit.path,
+        page=hit.page,
+        score=hit.score,
+        text=text,
+        start=hit.start,
+        end=hit.end,
+        section=hit.section,
+        why=hit.why,
+    )
+
+
+def number_sources(hits: Sequence[Hit]) -> tuple[Source, ...]:
+    """The sources as build_prompt numbers them (one per page, reference marks dropped), for
+    an answer no model reads: nothing is cut to fit a context."""
+    return tuple(
+        _source(n, hit, clean_source(hit.text)) for n, hit in enumerate(merge_hits(hits), 1)
+    )
 
 
 def parse_citations(answer: str, n_sources: int) -> tuple[int, ...]:

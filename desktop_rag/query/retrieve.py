@@ -23,10 +23,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# Reciprocal rank fusion's constants (`fuse`, kept for bench/retrieval_tune.py's comparison).
-RRF_K = 10
-VECTOR_WEIGHT = 0.5
-TEXT_WEIGHT = 1.0
 # A hybrid search blends scores, not ranks: rank fusion gives BM25's first passage full credit
 # however weak its match, and on manuals and filings that is often a passage sharing only a
 # question's common words, while the passage that answers it is the nearest by meaning. The
@@ -56,28 +52,6 @@ class Mode(StrEnum):
     HYBRID = "hybrid"
     VECTOR = "vector"
     TEXT = "text"
-
-
-def fuse(
-    rankings: Sequence[Sequence[Hit]],
-    k: int | None = None,
-    weights: Sequence[float] | None = None,
-) -> list[Hit]:
-    """Weighted reciprocal rank fusion: score = sum of weight / (k + rank), rank from 1."""
-    k = RRF_K if k is None else k
-    scores: dict[str, float] = {}
-    best: dict[str, Hit] = {}
-    weights = weights or [1.0] * len(rankings)
-    for ranking, weight in zip(rankings, weights, strict=True):
-        for rank, hit in enumerate(ranking, start=1):
-            scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + weight / (k + rank)
-            seen = best.get(hit.chunk_id)
-            if seen is None or hit.similarity > seen.similarity:
-                best[hit.chunk_id] = hit
-    fused = [replace(best[cid], score=score) for cid, score in scores.items()]
-    # Ties (a passage ranked the same in both lists) break by similarity, then id for stability.
-    fused.sort(key=lambda h: (-h.score, -h.similarity, h.chunk_id))
-    return fused
 
 
 def with_similarity(

@@ -1,4 +1,6 @@
-"""The LanceDB tables (documents, chunks), their metadata, and every read and write to them.
+"""The LanceDB tables (documents, chunks): opening them, and every read and write to them.
+
+Their columns and the index metadata are in store/schema.py.
 
 Keeping the tables healthy (repair, compaction, index building) is in store/maintenance.py,
 and the writer lock in store/lock.py.
@@ -7,13 +9,11 @@ and the writer lock in store/lock.py.
 from __future__ import annotations
 
 import errno
-import json
 import logging
-import os
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,23 +24,26 @@ import pyarrow as pa
 from desktop_rag.errors import IndexDamagedError, IndexMismatchError, StoreError
 from desktop_rag.infra import faults
 from desktop_rag.store.lock import writer
+from desktop_rag.store.schema import (
+    ADDED_DOCUMENT_COLUMNS,
+    CHUNK_COLUMNS,
+    CHUNKS,
+    DOCUMENTS,
+    HIT_EXTRAS,
+    META_FILE,
+    IndexMeta,
+    chunks_schema,
+    documents_schema,
+    hit_from_row,
+    read_meta,
+    write_meta,
+)
 from desktop_rag.types import Chunk, DocumentRecord, Hit, Status
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 log = logging.getLogger(__name__)
-
-# 2: chunks gained section, nav and boxes; documents gained format and reader.
-SCHEMA_VERSION = 2
-DOCUMENTS = "documents"
-CHUNKS = "chunks"
-META_FILE = "meta.json"
-_CHUNK_COLUMNS = ["chunk_id", "doc_id", "path", "page", "start", "end", "text"]
-# Columns added by format 2; an index built before them is read without them (as built, until
-# it is rebuilt), and its rows get the defaults of types.Chunk.
-_CHUNK_EXTRAS = ["section", "nav", "boxes"]
-_HIT_EXTRAS = ["section", "nav"]  # what a hit carries of them: boxes can be large
 
 # BM25 over a chunk's section heading counts this much beside its text: the heading names what
 # the passage is about in a few words, where its text spends many; counted twice it cost
@@ -59,108 +62,6 @@ ANN_EF = 120  # HNSW candidates explored per query, at least k x ANN_REFINE
 # Candidates re-ranked by exact distance, per result: a larger factor with a smaller ef kept
 # less recall against exact search for little time saved (bench/retrieval_latency.py).
 ANN_REFINE = 10
-
-
-@dataclass(frozen=True, slots=True)
-class IndexMeta:
-    """What the vectors and chunks in an index were made with; a mismatch means rebuild."""
-
-    schema_version: int
-    embedder_id: str
-    dim: int
-    chunking: dict[str, int]
-
-    def differences(self, other: IndexMeta) -> list[str]:
-        """What keeps an index built with `other` from being used with this one; none when its
-        chunking differs only in MIXABLE_CHUNKING."""
-        out = []
-        if self.schema_version != other.schema_version:
-            out.append(f"index format {other.schema_version} → {self.schema_version}")
-        if self.embedder_id != other.embedder_id or self.dim != other.dim:
-            out.append(
-                f"embedder {other.embedder_id} ({other.dim}d) → {self.embedder_id} ({self.dim}d)"
-            )
-        mine, theirs = _unmixable(self.chunking), _unmixable(other.chunking)
-        if mine != theirs:
-            sizes = {k: v for k, v in mine.items() if k != "sections"}
-            if sizes == {k: v for k, v in theirs.items() if k != "sections"}:
-                out.append("chunks without section headings → chunks that know their section")
-            else:
-                out.append(f"chunking {other.chunking} → {self.chunking}")
-        return out
-
-
-# Chunking parameters whose vectors mix with the others' in one index: an index made before
-# one of them keeps its chunks, and files indexed since are embedded the new way, with no
-# rebuild asked for. nav_headings: a navigation page's vector of its text or of its heading
-# alone are both matched, and demoted, alike (ingest/chunk.py).
-MIXABLE_CHUNKING = frozenset({"nav_headings"})
-
-
-def _unmixable(chunking: dict[str, int]) -> dict[str, int]:
-    return {k: v for k, v in chunking.items() if k not in MIXABLE_CHUNKING}
-
-
-def documents_schema() -> pa.Schema:
-    return pa.schema(
-        [
-            ("doc_id", pa.string()),
-            ("path", pa.string()),
-            ("size", pa.int64()),
-            ("mtime_ns", pa.int64()),
-            ("sha256", pa.string()),
-            ("pages", pa.int32()),
-            ("chunks", pa.int32()),
-            ("status", pa.string()),
-            ("error", pa.string()),
-            ("error_kind", pa.string()),
-            ("indexed_at", pa.float64()),
-            ("format", pa.string()),
-            ("reader", pa.string()),
-            ("failures", pa.int32()),
-            ("failed_size", pa.int64()),
-            ("failed_mtime_ns", pa.int64()),
-            ("ocr", pa.bool_()),
-        ]
-    )
-
-
-# Columns added to the documents table since format 1, with the value old rows get: an index
-# made before them is brought up to date by its first writer instead of being rebuilt.
-_ADDED_DOCUMENT_COLUMNS = {
-    "failures": "CAST(0 AS INT)",
-    "failed_size": "CAST(-1 AS BIGINT)",
-    "failed_mtime_ns": "CAST(-1 AS BIGINT)",
-    "ocr": "false",  # "read with OCR", asked per file (issue 16)
-}
-
-
-def chunks_schema(dim: int) -> pa.Schema:
-    return pa.schema(
-        [
-            ("chunk_id", pa.string()),
-            ("doc_id", pa.string()),
-            ("path", pa.string()),
-            ("page", pa.int32()),
-            ("start", pa.int32()),
-            ("end", pa.int32()),
-            ("text", pa.string()),
-            ("section", pa.string()),
-            ("nav", pa.bool_()),
-            ("boxes", pa.string()),
-            ("vector", pa.list_(pa.float32(), dim)),
-        ]
-    )
-
-
-def chunk_from_row(row: dict[str, Any]) -> Chunk:
-    """A stored chunk row (any columns beyond a Chunk's are ignored, missing ones defaulted)."""
-    return Chunk(**{k: row[k] for k in (*_CHUNK_COLUMNS, *_CHUNK_EXTRAS) if k in row})
-
-
-def _hit_from_row(row: dict[str, Any], score: float, similarity: float = 0.0) -> Hit:
-    fields = {k: row[k] for k in (*_CHUNK_COLUMNS, *_HIT_EXTRAS) if k in row}
-    return Hit(**fields, score=score, similarity=similarity)
 
 
 def _sql_list(values: Iterable[str]) -> str:
@@ -210,7 +111,7 @@ class LanceStore:
             self.path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"Cannot create the index folder {self.path}: {exc}") from exc
-        on_disk = self.read_meta()
+        on_disk = read_meta(self.path)
         has_tables = any((self.path / f"{t}.lance").exists() for t in (DOCUMENTS, CHUNKS))
         if on_disk is None and has_tables:
             raise IndexDamagedError(f"The index in {self.path} has lost its metadata file.")
@@ -267,37 +168,16 @@ class LanceStore:
         except Exception as exc:
             raise IndexDamagedError(f"The index in {self.path} is damaged ({exc}).") from exc
         if on_disk is None:
-            self.write_meta()
+            write_meta(self.path, self.meta)
         return self
 
     @classmethod
     def open_as_built(cls, path: Path) -> LanceStore:
         """Open an index with the metadata it was built with (to read an outdated index)."""
-        meta = cls(path, IndexMeta(0, "", 0, {})).read_meta()
+        meta = read_meta(Path(path))
         if meta is None:
             raise IndexDamagedError(f"The index in {path} has lost its metadata file.")
         return cls(path, meta).open()
-
-    def read_meta(self) -> IndexMeta | None:
-        try:
-            raw = json.loads((self.path / META_FILE).read_text(encoding="utf-8"))
-            return IndexMeta(
-                int(raw["schema_version"]),
-                str(raw["embedder_id"]),
-                int(raw["dim"]),
-                {str(k): int(v) for k, v in raw["chunking"].items()},
-            )
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise IndexDamagedError(
-                f"The index metadata in {self.path} is damaged ({exc})."
-            ) from exc
-
-    def write_meta(self) -> None:
-        tmp = self.path / (META_FILE + ".tmp")
-        tmp.write_text(json.dumps(asdict(self.meta), indent=2), encoding="utf-8")
-        os.replace(tmp, self.path / META_FILE)
 
     # -- reads -------------------------------------------------------------------------------
 
@@ -309,7 +189,7 @@ class LanceStore:
     def _columns(self, extras: Sequence[str]) -> list[str]:
         """The chunk columns to read: the base ones and those of `extras` this table has."""
         have = set(self._chunks.schema.names)
-        return [*_CHUNK_COLUMNS, *(c for c in extras if c in have)]
+        return [*CHUNK_COLUMNS, *(c for c in extras if c in have)]
 
     def count_chunks(self, where: str | None = None) -> int:
         return int(self._chunks.count_rows(where))
@@ -334,7 +214,7 @@ class LanceStore:
         query = (
             self._chunks.search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
             .distance_type("cosine")
-            .select([*self._columns(_HIT_EXTRAS), "_distance"])
+            .select([*self._columns(HIT_EXTRAS), "_distance"])
             .limit(k)
         )
         if exact:
@@ -345,7 +225,7 @@ class LanceStore:
             query = query.ef(max(ANN_EF, k * refine)).refine_factor(refine)
         table = query.to_arrow()
         return [
-            _hit_from_row(row, 1.0 - float(row["_distance"]), 1.0 - float(row["_distance"]))
+            hit_from_row(row, 1.0 - float(row["_distance"]), 1.0 - float(row["_distance"]))
             for row in table.to_pylist()
         ]
 
@@ -384,12 +264,12 @@ class LanceStore:
             match = _match(terms)
         table = (
             self._chunks.search(match, query_type="fts")
-            .select([*self._columns(_HIT_EXTRAS), *extra, "_score"])
+            .select([*self._columns(HIT_EXTRAS), *extra, "_score"])
             .limit(k)
             .to_arrow()
         )
         rows = table.to_pylist()
-        return [_hit_from_row(row, float(row["_score"])) for row in rows], rows
+        return [hit_from_row(row, float(row["_score"])) for row in rows], rows
 
     def term_frequency(self, term: str, cap: int) -> int:
         """How many chunks hold one word (as the full-text index reads it), counted up to cap."""
@@ -514,7 +394,7 @@ class LanceStore:
     def _add_missing_columns(self) -> None:
         """Bring a documents table made by an earlier version up to date (writers only)."""
         have = set(self._docs.schema.names)
-        missing = {k: v for k, v in _ADDED_DOCUMENT_COLUMNS.items() if k not in have}
+        missing = {k: v for k, v in ADDED_DOCUMENT_COLUMNS.items() if k not in have}
         if missing:
             self._docs.add_columns(missing)
             log.info("added %s to the documents table", ", ".join(missing))

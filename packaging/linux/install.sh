@@ -27,6 +27,34 @@ refresh() {
     fi
 }
 
+# The X11 libraries Qt's xcb plugin loads (desktop_rag/infra/display.py keeps the same list
+# and says the same when the window starts): Qt's own message names only the first.
+XCB_LIBS="libxcb-cursor.so.0:libxcb-cursor0 libxcb-icccm.so.4:libxcb-icccm4
+libxcb-keysyms.so.1:libxcb-keysyms1 libxcb-image.so.0:libxcb-image0
+libxcb-randr.so.0:libxcb-randr0 libxcb-render-util.so.0:libxcb-render-util0
+libxcb-render.so.0:libxcb-render0 libxcb-shape.so.0:libxcb-shape0 libxcb-shm.so.0:libxcb-shm0
+libxcb-sync.so.1:libxcb-sync1 libxcb-util.so.1:libxcb-util1 libxcb-xfixes.so.0:libxcb-xfixes0
+libxcb-xkb.so.1:libxcb-xkb1 libxcb.so.1:libxcb1 libxkbcommon-x11.so.0:libxkbcommon-x11-0
+libxkbcommon.so.0:libxkbcommon0"
+
+check_display() {
+    ldconfig=$(command -v ldconfig || echo /sbin/ldconfig)
+    [ -x "$ldconfig" ] || return 0
+    known=$("$ldconfig" -p 2>/dev/null) || return 0
+    missing=""
+    for pair in $XCB_LIBS; do
+        lib=${pair%%:*}
+        case $known in
+            *"$lib "*) ;;
+            *) [ -e "$app_dir/_internal/$lib" ] || missing="$missing ${pair#*:}" ;;
+        esac
+    done
+    if [ -n "$missing" ]; then
+        echo "The window needs X11 libraries this system lacks. On Debian or Ubuntu:"
+        echo "    sudo apt-get install$missing"
+    fi
+}
+
 uninstall() {
     rm -f "$desktop_file" "$icon_svg" "$icon_png"
     if [ -L "$bin_link" ]; then rm -f "$bin_link"; fi
@@ -66,6 +94,7 @@ install() {
     cp "$app_dir/desktop-rag.png" "$icon_png"
     refresh
     echo "Desktop RAG is installed: open it from your applications menu, or run $bin_link"
+    check_display
     case ":$PATH:" in
         *":$prefix/bin:"*) ;;
         *) echo "($prefix/bin is not on your PATH: add it to run desktop-rag by name)" ;;

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+
 from desktop_rag.conversations import Conversation
 from desktop_rag.gui.icons import icon
 from desktop_rag.gui.models import ConversationsModel, DocumentsModel, PathRole, SourcesModel
@@ -26,7 +28,8 @@ def test_documents_model(qapp, qtmodeltester):
     assert three is not None and (three.pages, three.chunks) == (4, 9)
     assert model.counts() == {"indexed": 1, "failed": 1}
     index = model.index(model.paths().index("/a/two.pdf"), DocumentsModel.STATUS)
-    assert index.data() == "Failed: is empty."
+    assert index.data() == "Failed", "one word a glance can read; the reason is below it"
+    assert "is empty." in index.data(Qt.ItemDataRole.ToolTipRole)
     assert index.data(PathRole) == "/a/two.pdf"
 
     model.apply(FileEvent("/a/four.pdf", "indexing"))

@@ -1,59 +1,84 @@
-"""The text view reads a document in a reader process, under the reader's limits: a file that
-hangs or fails the reader costs that reader, never the window."""
+"""Documents without pages in the window: "manual.docx, § 3.4" in the sources, the text shown
+with its headings, scrolled to the passage and marked, "Open in system viewer" as for PDFs."""
 
 from __future__ import annotations
 
-from functools import partial
+from PySide6.QtCore import Qt, QUrl
 
-import pytest
-
-from desktop_rag.gui.textview import TextView
-from desktop_rag.ingest.extract import ExtractError
-from desktop_rag.library_service import read_document
-from desktop_rag.types import FailKind
+from desktop_rag.gui.models import SourcesModel
+from desktop_rag.gui.textview import document_html
+from desktop_rag.gui.viewer import SourcePane
+from desktop_rag.ingest.extract import extract
+from desktop_rag.types import Page, Source
 from tests.docgen import make_docx
-from tests.fake_readers import read_by_name
+from tests.helpers.window import WAIT_MS, ask, wait_indexed
 
-WAIT_MS = 60_000  # a reader process is started for each document: slow on a busy machine
-MANUAL = [(1, "1 Introduction", ["This manual explains how the office printer is installed."])]
+MANUAL = [
+    (1, "1 Introduction", ["This manual explains how the office printer is installed."]),
+    (1, "3 Setup", []),
+    (2, "3.4 Choosing a printer", ["Choose a printer that speaks PostScript over USB."]),
+    (1, "4 Care", ["Dust the paper tray once a month with a dry cloth. " * 40]),
+]
 
 
-def test_a_document_is_read_in_a_reader_process_not_the_windows(qtbot, tmp_path, monkeypatch):
-    from desktop_rag.ingest import extract as extract_module
+def test_document_html_marks_the_passage_under_its_heading():
+    pages = [
+        Page(1, "1 Introduction\n\nIntro text.", "1 Introduction"),
+        Page(2, "3.4 Choosing\n\nPick a PostScript printer.", "3 Setup › 3.4 Choosing"),
+    ]
+    start = pages[1].text.index("PostScript")
+    html = document_html(pages, 2, start, start + len("PostScript printer"))
+    assert "<h1>1 Introduction</h1>" in html and "<h2>3.4 Choosing</h2>" in html
+    assert "<a name='passage'></a><span" in html and ">PostScript printer</span>" in html
+    assert html.index("<h2>3.4 Choosing</h2>") < html.index("name='passage'")
 
-    def in_the_window(*args, **kwargs):
-        raise AssertionError("read in the window's own process")
 
-    # The reader process imports its own copy of the module: only this process's is patched.
-    monkeypatch.setattr(extract_module, "_extract_other", in_the_window)
+def test_pane_shows_a_docx_at_its_section_with_the_passage_marked(qtbot, tmp_path, monkeypatch):
     path = str(make_docx(tmp_path / "manual.docx", MANUAL))
-    view = TextView()
-    qtbot.addWidget(view)
-    failures: list[str] = []
-    view.failed.connect(lambda _path, why: failures.append(why))
-    with qtbot.waitSignal(view.shown, timeout=WAIT_MS):
-        view.show_passage(path, 1)
-    assert failures == []
-    assert "office printer is installed" in view.toPlainText()
+    page = next(p for p in extract(path).pages if p.section.endswith("3.4 Choosing a printer"))
+    start = page.text.index("Choose a printer")
+    end = start + len("Choose a printer that speaks PostScript")
+    source = Source(1, path, page.number, 1.0, page.text[start:end], start, end, page.section)
+    model = SourcesModel()
+    model.set_sources([source])
+    assert model.index(0).data() == "[1] manual.docx, § 3.4 Choosing a printer"
+    pane = SourcePane(model)
+    qtbot.addWidget(pane)
+    opened = []
+    monkeypatch.setattr(
+        "desktop_rag.gui.viewer.QDesktopServices.openUrl", lambda url: opened.append(url)
+    )
+    with qtbot.waitSignal(pane.text_view.shown, timeout=WAIT_MS):
+        pane.show_source(source)
+    qtbot.waitUntil(lambda: not pane.text_view.reading, timeout=WAIT_MS)
+    assert pane.page_stack.currentWidget() is pane.text_view
+    assert pane.heading.text() == "[1] manual.docx, § 3.4 Choosing a printer"
+    assert pane.matched == "Choose a printer that speaks PostScript"
+    text = pane.text_view.toPlainText()
+    assert "3.4 Choosing a printer" in text and "Dust the paper tray" in text
+    selection = pane.text_view.document().toHtml()
+    assert "background-color:#ffe978" in selection.replace(" ", "")
+    assert pane.open_button.isEnabled() and not pane.next_button.isEnabled()
+    pane.open_button.click()
+    assert opened == [QUrl.fromLocalFile(path)]
 
 
-def test_a_file_that_hangs_the_reader_cannot_hang_the_window(qtbot, tmp_path):
-    path = tmp_path / "a hang.docx"  # read_by_name sleeps for a minute on it
-    path.write_bytes(b"PK\x03\x04 not read")
-    view = TextView(read=partial(read_document, timeout_s=2.0, memory_mb=0, read=read_by_name))
-    qtbot.addWidget(view)
-    with qtbot.waitSignal(view.failed, timeout=WAIT_MS) as failed:
-        view.show_passage(str(path), 1)  # returns at once; the window's loop runs meanwhile
-    # Stopped at the reader's time limit, not after the minute the reader would hang for.
-    assert failed.args == [str(path), failed.args[1]]
-    assert "took longer than 2 s" in failed.args[1]
-    qtbot.waitUntil(lambda: not view.reading, timeout=WAIT_MS)
-    assert "cannot be opened" in view.toPlainText()
-
-
-def test_a_reader_that_dies_is_a_reason_not_a_crash(tmp_path):
-    path = tmp_path / "b crash.docx"  # read_by_name ends its process on it
-    path.write_bytes(b"PK\x03\x04 not read")
-    with pytest.raises(ExtractError) as raised:
-        read_document(str(path), timeout_s=30.0, memory_mb=0, read=read_by_name)
-    assert raised.value.kind == FailKind.CORRUPT
+def test_a_docx_citation_opens_its_text_in_the_window(open_window, qtbot, tmp_path):
+    folder = tmp_path / "manuals"
+    folder.mkdir()
+    make_docx(folder / "printer.docx", MANUAL)
+    window = open_window()
+    window.session.add_folder(str(folder))
+    wait_indexed(window, qtbot, 2, WAIT_MS)  # the guide and the manual
+    ask(window, qtbot, "Which printer should I choose? PostScript over USB")
+    source = next(s for s in window.current.exchanges[0].sources if s.path.endswith(".docx"))
+    assert source.section == "3 Setup › 3.4 Choosing a printer"
+    assert "§&nbsp;3.4" in window.chat.view.toHtml() or "§ 3.4" in window.chat.view.toPlainText()
+    pane = window.sources
+    with qtbot.waitSignal(pane.text_view.shown, timeout=WAIT_MS):
+        window.chat.view.anchorClicked.emit(QUrl(f"cite:0:{source.n}"))
+    assert pane.heading.text().endswith("printer.docx, § 3.4 Choosing a printer")
+    assert "PostScript" in pane.matched
+    model = window.documents_model
+    row = model._by_path[source.path]
+    assert "3 sections" in model.index(row, model.NAME).data(Qt.ItemDataRole.ToolTipRole)

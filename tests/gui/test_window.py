@@ -16,19 +16,11 @@ from desktop_rag.library import GUIDE_NAME, GUIDE_QUESTION
 from desktop_rag.query.prompt import NOTHING_RELEVANT
 from desktop_rag.types import DoneEvent, SourcesEvent, TokenEvent
 from tests.gui.conftest import FakeAnswerService, close, fast_app_factory
+from tests.helpers.window import WAIT_MS
+from tests.helpers.window import ask as _ask
+from tests.helpers.window import names as _names
+from tests.helpers.window import wait_indexed as _wait_indexed
 from tests.pdfgen import make_pdf
-
-WAIT_MS = 30_000
-
-
-def _names(window, status: str | None = None) -> set[str]:
-    model: DocumentsModel = window.documents_model
-    out = set()
-    for path in model.paths():
-        row = model.row_for(path)
-        if row is not None and (status is None or row.status == status):
-            out.add(os.path.basename(path))
-    return out
 
 
 def test_first_start_creates_the_library_with_the_guide_and_suggests_a_question(
@@ -82,24 +74,6 @@ def test_a_failed_file_shows_its_reason(open_window, tmp_path, qtbot):
             window.documents.table.setCurrentIndex(index)
     assert window.documents.detail.isVisibleTo(window)
     assert row.error in window.documents.detail.text()
-
-
-def _wait_indexed(window, qtbot, n: int, timeout: int = WAIT_MS) -> None:
-    """n files indexed and the run over (files show as indexed a moment before the commit)."""
-    qtbot.waitUntil(
-        lambda: len(_names(window, "indexed")) == n and not window.session.indexing,
-        timeout=timeout,
-    )
-
-
-def _ask(window, qtbot, question: str, timeout: int = WAIT_MS) -> list[object]:
-    events: list[object] = []
-    window.session.answer_event.connect(events.append)
-    with qtbot.waitSignal(window.session.answer_finished, timeout=timeout):
-        window.chat.question.setPlainText(question)
-        qtbot.keyClick(window.chat.question, Qt.Key.Key_Return)
-    window.session.answer_event.disconnect(events.append)
-    return events
 
 
 def test_asking_shows_sources_first_then_streams_the_answer(open_window, animal_pdfs, qtbot):

@@ -4,30 +4,16 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from desktop_rag.app import build_app
 from desktop_rag.config import Settings
+from tests.helpers.cli import cli
 from tests.pdfgen import make_pdf
 
 pytestmark = pytest.mark.slow
-
-
-def cli(*args: str, data_dir: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    env.pop("DESKTOP_RAG_DATA_DIR", None)
-    return subprocess.run(
-        [sys.executable, "-m", "desktop_rag", *args, "--data-dir", str(data_dir)],
-        capture_output=True,
-        text=True,
-        input=stdin,
-        env=env,
-        timeout=600,
-    )
 
 
 @pytest.fixture(scope="module")

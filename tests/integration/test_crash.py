@@ -22,7 +22,8 @@ import pytest
 
 from desktop_rag.engines.embed import BUNDLED_EMBEDDER_DIM, BUNDLED_EMBEDDER_ID
 from desktop_rag.ingest.chunk import ChunkParams
-from desktop_rag.store.lance import SCHEMA_VERSION, IndexMeta, LanceStore
+from desktop_rag.store.lance import LanceStore
+from desktop_rag.store.schema import SCHEMA_VERSION, IndexMeta
 from tests.pdfgen import make_pdf
 
 pytestmark = pytest.mark.slow

@@ -20,6 +20,7 @@ def test_files_without_xref_table_fall_back_to_pdfium(corpus, name):
     assert result.reader == "pdfium" and any(p.text for p in result.pages)
 
 
+@pytest.mark.slow  # whole 10-K filings, read twice
 def test_filings_beyond_pypdf_array_limits_open(corpus):
     path = corpus / "docugami-10q" / "pdf" / "2023 Q1 MSFT.pdf"
     result = extract(str(path), order=("pypdf",))
@@ -27,6 +28,7 @@ def test_filings_beyond_pypdf_array_limits_open(corpus):
     assert "microsoft" in " ".join(p.text for p in result.pages[:5]).lower()
 
 
+@pytest.mark.slow  # whole 10-K filings, read twice
 def test_empty_password_aes_filings_open_with_both_readers(corpus):
     import pypdf
 

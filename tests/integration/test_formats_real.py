@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.docgen import html_of, make_docx, make_epub, make_odt
-from tests.integration.test_core_real import cli
+from tests.helpers.cli import cli
 from tests.pdfgen import make_pdf
 
 pytestmark = pytest.mark.slow

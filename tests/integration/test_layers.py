@@ -197,6 +197,8 @@ def package_modules() -> dict[str, str]:
         if parts[-1] == "__init__":
             parts = parts[:-1]
         out[".".join(parts)] = path.read_text(encoding="utf-8")
+    # A wrong REPO (this file moved) would find nothing, and every rule would hold vacuously.
+    assert len(out) > 50, f"found {len(out)} modules under {PACKAGE}"
     return out
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_core_real import cli
+from tests.helpers.cli import cli
 
 pytestmark = pytest.mark.slow
 

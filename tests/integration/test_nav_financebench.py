@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from desktop_rag.cleaning import clean_text
 from desktop_rag.ingest.nav import nav_reason
+
+pytestmark = pytest.mark.slow  # every gold page of the financebench filings
 
 
 def test_no_financebench_evidence_page_is_a_navigation_page(corpus: Path) -> None:

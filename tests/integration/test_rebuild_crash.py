@@ -22,6 +22,8 @@ from desktop_rag.store import lock
 from tests.fakes import HashEmbedder, WordTokenizer
 from tests.pdfgen import encrypt_pdf, make_pdf
 
+pytestmark = pytest.mark.slow  # a process started and killed at every crash point
+
 REPO = Path(__file__).resolve().parents[2]
 OLD, NEW = ChunkParams(60, 10), ChunkParams(80, 10)
 

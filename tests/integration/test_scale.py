@@ -20,6 +20,8 @@ from desktop_rag.ingest.chunk import ChunkParams
 from tests.fakes import HashEmbedder, WordTokenizer
 from tests.pdfgen import make_pdf
 
+pytestmark = pytest.mark.slow  # a thousand files through 16 reader processes
+
 FILES = 1000
 RECYCLE_AFTER = 64  # files per reader process in this test: 16 processes for 1,000 files
 FOLDERS = ["Année 2024", "Année 2024/Q1 rapports", "Projets — été", "日本語 フォルダ", "plain"]

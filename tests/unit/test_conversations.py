@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from desktop_rag.conversations import Conversation, ConversationStore, Exchange
+from desktop_rag.conversations import ChatState, Conversation, ConversationStore, Exchange
 from desktop_rag.types import DoneEvent, Source, SourcesEvent, Timings, TokenEvent
 
 SOURCES = (
@@ -109,3 +109,31 @@ def test_a_ranking_saved_as_fused_loads_as_blended(tmp_path: Path) -> None:
     loaded = next(c for c in store.load_all() if c.id == "old")
     explained = loaded.exchanges[0].sources[0].why
     assert explained is not None and explained.blended == 0.64 and explained.vector_rank == 1
+
+
+def test_one_answer_at_a_time_in_the_conversation_shown() -> None:
+    state = ChatState()
+    assert state.ask("Why is octopus blood blue?") == []
+    first = state.current
+    assert first is not None and state.shown and state.exchange is first.exchanges[0]
+    assert state.ask("And zebras?") is None, "a second question waits for the first answer"
+    state.exchange.apply(DoneEvent("Hemocyanin [1].", (1,), Timings()))  # type: ignore[union-attr]
+    assert state.finish() is first and state.in_progress is None
+    history = state.ask("And zebras?")
+    assert history is not None and [t.question for t in history] == ["Why is octopus blood blue?"]
+    state.current = Conversation()  # another conversation shown while this one is answered
+    assert not state.shown and state.exchange is first.exchanges[1]
+
+
+def test_a_deleted_conversation_is_never_saved_again() -> None:
+    state = ChatState()
+    state.ask("Why is octopus blood blue?")
+    asked = state.current
+    assert asked is not None
+    assert state.delete(asked.id), "the answer being written in it is to be stopped"
+    assert state.at_close() is None, "not saved at close mid-answer"
+    assert state.finish() is None, "not saved by its answer finishing after the delete"
+    state.current = None
+    state.ask("Another question")
+    assert not state.delete("someone-else"), "no answer of that one to stop"
+    assert state.at_close() is state.current and state.finish() is state.current

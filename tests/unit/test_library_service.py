@@ -332,3 +332,32 @@ def test_read_with_ocr_asks_for_the_file_and_the_setting_reaches_the_indexer(
     service.apply_settings(replace(service.settings, ocr=False))
     assert not service.app.ingest.ocr
     assert Settings.load().ocr is False
+
+
+def test_keep_watching_indexes_then_each_change_until_stopped(
+    service: LibraryService, tmp_path: Path
+) -> None:
+    """The watch loop of `desktop-rag watch`, run by the service without the command line."""
+    import queue
+    import threading
+
+    folder = tmp_path / "watched"
+    make_pdf(folder / "a.pdf", ["Apples grow on trees in orchards."])
+    reports: queue.Queue = queue.Queue()
+    stop = threading.Event()
+    result: list[bool] = []
+    loop = threading.Thread(
+        target=lambda: result.append(service.keep_watching([str(folder)], stop, reports.put))
+    )
+    loop.start()
+    try:
+        first = reports.get(timeout=60)
+        assert (first.indexed, first.failed) == (1, [])
+        make_pdf(folder / "b.pdf", ["Bananas grow in bunches on large plants."])
+        second = reports.get(timeout=60)
+        assert (second.indexed, second.unchanged) == (1, 1)
+    finally:
+        stop.set()
+        loop.join(timeout=30)
+    assert not loop.is_alive() and result == [False]
+    assert indexed(service) >= {str(folder / "a.pdf"), str(folder / "b.pdf")}

@@ -155,3 +155,44 @@ def test_one_qt_the_ocr_engine_comes_without_opencv_python():
     makefile = (REPO / "Makefile").read_text()
     assert 'pip install --quiet --no-deps "rapidocr-onnxruntime==$(RAPIDOCR)"' in makefile
     assert metadata.version("rapidocr-onnxruntime") in makefile
+
+
+def _ldconfig(tmp_path: Path, libs: list[str]) -> dict[str, str]:
+    """An environment whose ldconfig -p lists only these libraries."""
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    known = "".join(f"\\t{lib} (libc6,x86-64) => /usr/lib/{lib}\\n" for lib in libs)
+    (tools / "ldconfig").write_text(f"#!/bin/sh\nprintf '{known}'\n")
+    (tools / "ldconfig").chmod(0o755)
+    env = _env(tmp_path, tmp_path / "apps")
+    env["PATH"] = f"{tools}:/usr/bin:/bin"
+    return env
+
+
+def test_install_names_the_debian_packages_the_window_lacks(tmp_path):
+    # A fresh Debian had libxcb-cursor0 (the one Qt's own message names) but not these two.
+    from desktop_rag.infra.display import XCB_LIBRARIES
+
+    app = _fake_app(tmp_path / "unpacked" / "desktop-rag")
+    there = [lib for lib in XCB_LIBRARIES if "icccm" not in lib and "keysyms" not in lib]
+    done = _install(app, _ldconfig(tmp_path, there))
+    assert done.returncode == 0, done.stderr
+    assert "sudo apt-get install" in done.stdout, done.stdout
+    wanted = done.stdout.split("sudo apt-get install", 1)[1].splitlines()[0].split()
+    assert wanted == ["libxcb-icccm4", "libxcb-keysyms1"]
+
+
+def test_install_says_nothing_more_when_the_libraries_are_there(tmp_path):
+    from desktop_rag.infra.display import XCB_LIBRARIES
+
+    app = _fake_app(tmp_path / "unpacked" / "desktop-rag")
+    done = _install(app, _ldconfig(tmp_path, list(XCB_LIBRARIES)))
+    assert done.returncode == 0 and "apt-get" not in done.stdout, done.stdout
+
+
+def test_the_installer_and_the_app_check_the_same_libraries():
+    from desktop_rag.infra.display import XCB_LIBRARIES
+
+    script = (LINUX / "install.sh").read_text()
+    listed = script.split('XCB_LIBS="', 1)[1].split('"', 1)[0].split()
+    assert dict(pair.split(":") for pair in listed) == XCB_LIBRARIES

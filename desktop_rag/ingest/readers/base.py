@@ -50,9 +50,9 @@ def _locked(exc: OSError) -> bool:
     )
 
 
-def sniff(path: str, pdf: bool = True) -> None:
-    """Reject what is plainly not a PDF (or, with pdf=False, empty, huge or unreadable)
-    before a reader spends time on it."""
+def check_file(path: str, what: str = "files") -> bytes:
+    """The file's first bytes, once it is known to be readable, not empty and not huge: an
+    ExtractError before a reader spends time on it. `what`: what to split it into if huge."""
     try:
         size = os.path.getsize(path)
         with open(path, "rb") as f:
@@ -74,9 +74,14 @@ def sniff(path: str, pdf: bool = True) -> None:
         raise ExtractError(
             FailKind.TOO_LARGE,
             f"is too large ({size / 2**30:.1f} GiB; the limit is "
-            f"{MAX_FILE_BYTES / 2**30:.0f} GiB). Split it into smaller PDFs.",
+            f"{MAX_FILE_BYTES / 2**30:.0f} GiB). Split it into smaller {what}.",
         )
-    if pdf and b"%PDF-" not in head:
+    return head
+
+
+def check_pdf_header(head: bytes) -> None:
+    """Reject what is plainly not a PDF, by its first bytes (what it is instead, if known)."""
+    if b"%PDF-" not in head:
         lowered = head.lstrip().lower()
         if lowered.startswith((b"<!doctype html", b"<html")) or b"<html" in lowered[:512]:
             what = "a web page (HTML) saved with a .pdf name"

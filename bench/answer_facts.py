@@ -1,0 +1,376 @@
+"""Does the answer a user reads state the fact? Scored on the answer's own words, per mode.
+
+Sets (each library built once under bench/data/facts/, git-ignored):
+- manuals: bench/questions/manuals-facts.jsonl, questions written the way users ask about the
+  manuals of bench/manuals.py (the Debian FAQ and the R FAQ left out), each with its page and
+  the must-words of its fact; states the fact = at least half of the must-words in the text.
+  The library is every manual its questions name (so nothing is tuned on the FAQs).
+- covid: --covid questions of covid-qa drawn at random (seed 0) over all 98 articles; states
+  the fact = a gold answer contained in the text (normalised, SQuAD style).
+- finance: financebench's questions with a figure on bench/retrieval.py's 14 filings; states
+  the fact = a figure within 1% of the gold one.
+Every set is split in halves (manuals by the split its questions carry, the others by a hash of
+the question, as bench/answer_quality.py): choose on "tune", report "report".
+
+Modes (the real service, bundled model and embedder, LanceDB on disk):
+- composed: the answer built from the sources' own sentences (query/compose.py);
+- written-before: the model writes, with the guards of the previous release (an unbacked
+  answer flagged or withheld);
+- written: the model writes, and an answer its cited sources do not back is replaced by the
+  composed one (what a model judged able to write gets).
+For each answer: states the fact (the text the user reads, citations dropped); beside it the
+ceiling retrieval allows (the first source passage states it), any source, the first quote;
+contradicts or invents (an answer shown with a name, term or figure its cited sources lack,
+by the claims check); refused; its length in words; the time to its first words.
+
+Usage: python -m bench.answer_facts [--sets manuals,covid,finance] [--modes composed]
+           [--covid 80] [--tag TAG]
+       python -m bench.answer_facts --rescore bench/data/facts/answers-*.json
+Answers are kept in bench/data/facts/answers-SET-MODE[-TAG].json; prints one JSON document.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO / ".." / "shared" / "corpus"
+DATA = REPO / "bench" / "data" / "facts"
+QUESTIONS = REPO / "bench" / "questions"
+MANUALS = REPO / "bench" / "data" / "manuals"
+MODES = ("composed", "written-before", "written")
+_CITATION = re.compile(r"\[\d+(?:\s*[,;–-]\s*\d+)*\]")
+_LEAD = re.compile(r"^\s*According to \[\d+\],?\s*", re.I)
+
+
+def plain(answer: str) -> str:
+    """The words a user reads: the answer without its [n] marks and "According to [n],"."""
+    return " ".join(_CITATION.sub(" ", _LEAD.sub("", answer)).split())
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def manual_states(text: str, must: list[str]) -> bool:
+    low = _norm(text)
+    held = sum(1 for m in must if _norm(m) in low)
+    return held * 2 >= len(must)
+
+
+def manual_questions() -> list[dict[str, Any]]:
+    path = QUESTIONS / "manuals-facts.jsonl"
+    rows = [json.loads(line) for line in path.open() if line.strip()]
+    return [
+        {
+            "question": r["question"],
+            "must": r["must"],
+            "split": "tune" if r["split"] == "tune" else "report",
+            "gold_pages": [[r["pdf"], r["page"]]],
+        }
+        for r in rows
+    ]
+
+
+def set_questions(name: str, covid: int) -> tuple[list[dict[str, Any]], list[str]]:
+    """The questions of a set, each with its split, and the paths of its library."""
+    from bench import answer_quality as aq
+
+    corpus = CORPUS.resolve()
+    if name == "manuals":
+        qs = manual_questions()
+        pdfs = sorted({p for q in qs for p, _ in q["gold_pages"]})
+        return qs, [str(MANUALS / p) for p in pdfs]
+    if name == "covid":
+        qs = aq.covid_questions(corpus, covid)
+        paths = [str(corpus / "covid-qa" / "pdf")]
+    elif name == "finance":
+        splits = json.loads((QUESTIONS / "splits.json").read_text())["financebench"]
+        held = set(splits["library"])
+        qs = [q for q in aq.finance_questions(corpus, held) if q["figures"]]
+        folder = corpus / "financebench" / "pdfs"
+        paths = [str(folder / f"{d}.pdf") for d in sorted(held)]
+    else:
+        raise SystemExit(f"unknown set {name}")
+    for q in qs:
+        q["split"] = aq.half(q["question"])
+        q["gold_pages"] = [list(p) for p in q["gold_pages"]]
+    return qs, paths
+
+
+def states(name: str, text: str, q: dict[str, Any]) -> bool:
+    from bench import answer_quality as aq
+
+    if not text:
+        return False
+    if name == "manuals":
+        return manual_states(text, q["must"])
+    if name == "covid":
+        return any(aq.contains(text, g) for g in q["golds"])
+    scale = aq.question_scale(q["question"])
+    return any(aq.number_match(text, g, scale) for g in q["figures"])
+
+
+def open_library(name: str, paths: list[str]) -> Any:
+    from desktop_rag.app import build_app
+    from desktop_rag.config import Settings
+
+    # Indexing at normal priority: the app's background priority starves it on a busy machine.
+    app = build_app(Settings(data_dir=str(DATA / name), index_low_priority=False))
+    t0 = time.perf_counter()
+    report = app.ingest.index(paths)
+    print(
+        f"{name}: {report.indexed} indexed, {report.unchanged} unchanged, "
+        f"{app.store.count_chunks()} chunks, {time.perf_counter() - t0:.0f} s",
+        file=sys.stderr,
+    )
+    return app
+
+
+def answer_one(app: Any, question: str) -> dict[str, Any]:
+    from desktop_rag.types import DoneEvent, QuotesEvent, SourcesEvent, TokenEvent
+
+    t0 = time.perf_counter()
+    first = None
+    row: dict[str, Any] = {"sources": [], "quotes": []}
+    for event in app.answer.ask(question):
+        if isinstance(event, SourcesEvent):
+            row["sources"] = [
+                {"n": s.n, "path": os.path.basename(s.path), "page": s.page, "text": s.text}
+                for s in event.sources
+            ]
+        elif isinstance(event, QuotesEvent):
+            row["quotes"] = [{"n": q.n, "page": q.page, "text": q.text} for q in event.quotes]
+        elif isinstance(event, TokenEvent) and first is None:
+            first = time.perf_counter() - t0
+        elif isinstance(event, DoneEvent):
+            row.update(
+                answer=event.answer,
+                cited=list(event.cited),
+                refused=event.refused,
+                unsupported=list(event.unsupported),
+                withheld=event.withheld,
+                mode=event.mode,
+                note=event.note,
+            )
+    row["first_words_s"] = round(first or 0.0, 3)
+    row["total_s"] = round(time.perf_counter() - t0, 3)
+    return row
+
+
+def set_mode(app: Any, mode: str) -> None:
+    service = app.answer
+    service.mode = "composed" if mode == "composed" else "written"
+    service.replace_unbacked = mode != "written-before"
+
+
+def invents(app: Any, row: dict[str, Any], question: str) -> bool:
+    """An answer shown as an answer with a name, term or figure its cited sources lack."""
+    from desktop_rag.query import claims
+
+    if row["refused"] or not row["answer"]:
+        return False
+    if row["unsupported"] and not row.get("note"):
+        return True  # shown, flagged "check this answer" (a replaced one is checked below)
+    cited = [s["text"] for s in row["sources"] if s["n"] in row["cited"]] or [
+        s["text"] for s in row["sources"]
+    ]
+    found = claims.check(
+        row["answer"], cited, app.answer.rarity, also_read=[question], asked=[question]
+    )
+    return bool(found.unsupported)
+
+
+def run(name: str, mode: str, app: Any, qs: list[dict[str, Any]], out: Path) -> dict[str, Any]:
+    rows = []
+    for i, q in enumerate(qs):
+        row = answer_one(app, q["question"])
+        row.update(question=q["question"], split=q["split"])
+        row["invents"] = invents(app, row, q["question"])
+        rows.append(row)
+        print(f"{name} {mode} {i + 1}/{len(qs)} {row['first_words_s']:.2f}s", file=sys.stderr)
+    data = {"set": name, "mode": mode, "questions": qs, "rows": rows}
+    out.write_text(json.dumps(data, indent=1))
+    return data
+
+
+def summary(data: dict[str, Any]) -> dict[str, Any]:
+    name = data["set"]
+    by_q = {q["question"]: q for q in data["questions"]}
+    result: dict[str, Any] = {}
+    for split in ("tune", "report"):
+        rows = [r for r in data["rows"] if r["split"] == split]
+        if not rows:
+            continue
+        n = len(rows)
+
+        def share(test: Any, rows: list[dict[str, Any]] = rows, n: int = n) -> float:
+            return round(sum(1 for r in rows if test(r)) / n, 3)
+
+        shown = [r for r in rows if not r["refused"]]
+        lengths = [len(plain(r["answer"]).split()) for r in shown]
+        result[split] = {
+            "questions": n,
+            "states_fact": share(
+                lambda r: not r["refused"] and states(name, plain(r["answer"]), by_q[r["question"]])
+            ),
+            "first_passage_holds": share(
+                lambda r: (
+                    bool(r["sources"])
+                    and states(name, r["sources"][0]["text"], by_q[r["question"]])
+                )
+            ),
+            "any_source_holds": share(
+                lambda r: any(states(name, s["text"], by_q[r["question"]]) for s in r["sources"])
+            ),
+            "first_quote_holds": share(
+                lambda r: (
+                    bool(r["quotes"]) and states(name, r["quotes"][0]["text"], by_q[r["question"]])
+                )
+            ),
+            "contradicts_or_invents": sum(1 for r in rows if r["invents"]),
+            "refused": share(lambda r: r["refused"]),
+            "replaced_by_composed": sum(1 for r in rows if r.get("note")),
+            "median_words": statistics.median(lengths) if lengths else 0,
+            "median_first_words_s": round(statistics.median(r["first_words_s"] for r in rows), 3),
+        }
+        ceiling = result[split]["first_passage_holds"]
+        result[split]["of_ceiling"] = (
+            round(result[split]["states_fact"] / ceiling, 3) if ceiling else None
+        )
+    return result
+
+
+VARIANTS: dict[str, dict[str, Any]] = {
+    "app": {},
+    "no-rank": {"weights": (0.6, 0.4, 0.0)},
+    "vector-only": {"weights": (1.0, 0.0, 0.0)},
+    "terms-only": {"weights": (0.0, 1.0, 0.0)},
+    "rank-heavy": {"weights": (0.4, 0.2, 0.4)},
+    "one-sentence": {"MAX_SENTENCES": 1},
+    "two-sentences": {"MAX_SENTENCES": 2},
+    "budget-40": {"WORD_BUDGET": 40},
+    "budget-80": {"WORD_BUDGET": 80},
+    "keep-0.6": {"keep_ratio": 0.6},
+    "keep-0.9": {"keep_ratio": 0.9},
+    "top-2": {"TOP_SOURCES": 2},
+    "top-6": {"TOP_SOURCES": 6},
+    "keep-0.6-b80": {"keep_ratio": 0.6, "WORD_BUDGET": 80},
+    "keep-0.6-b70": {"keep_ratio": 0.6, "WORD_BUDGET": 70},
+    "keep-0.6-b70-cue-0.2": {"keep_ratio": 0.6, "WORD_BUDGET": 70, "cue": 0.2},
+    "b70-cue-0.2": {"WORD_BUDGET": 70, "cue": 0.2},
+    "keep-0.6-b65-cue-0.2": {"keep_ratio": 0.6, "WORD_BUDGET": 65, "cue": 0.2},
+    "keep-0.5-b65-cue-0.2": {"keep_ratio": 0.5, "WORD_BUDGET": 65, "cue": 0.2},
+    "keep-0.6-b65-cue-0.3": {"keep_ratio": 0.6, "WORD_BUDGET": 65, "cue": 0.3},
+    "cue-0.05": {"cue": 0.05},
+    "cue-0.1": {"cue": 0.1},
+    "cue-0.2": {"cue": 0.2},
+}
+
+
+def replay(files: list[str], names: list[str]) -> dict[str, Any]:
+    """Compose again, with other weights and budgets, from the sources a run kept: states the
+    fact and median words per split, without retrieval or the model."""
+    from desktop_rag.app import build_app
+    from desktop_rag.config import Settings
+    from desktop_rag.query import compose
+    from desktop_rag.types import Source
+
+    out: dict[str, Any] = {}
+    for f in files:
+        data = json.loads(Path(f).read_text())
+        name = data["set"]
+        # The app's own embedder (the int8 one where the CPU keeps it close to fp32).
+        embedder = build_app(Settings(data_dir=str(DATA / name))).retriever.recent
+        by_q = {q["question"]: q for q in data["questions"]}
+        for variant in names:
+            params = dict(VARIANTS[variant])
+            weights = params.pop(
+                "weights", (compose.VECTOR_WEIGHT, compose.TERM_WEIGHT, compose.RANK_WEIGHT)
+            )
+            keep = params.pop("keep_ratio", compose.KEEP_RATIO)
+            cue_w = params.pop("cue", None)
+            saved = {k: getattr(compose, k) for k in params}
+            for k, v in params.items():
+                setattr(compose, k, v)
+            try:
+                result: dict[str, Any] = {}
+                for split in ("tune", "report"):
+                    rows = [r for r in data["rows"] if r["split"] == split and not r["refused"]]
+                    n = len([r for r in data["rows"] if r["split"] == split])
+                    hits, lengths = 0, []
+                    for r in rows:
+                        sources = [
+                            Source(s["n"], s["path"], s["page"], 0.0, s["text"])
+                            for s in r["sources"]
+                        ]
+                        found = compose.candidates(sources, compose.TOP_SOURCES)
+                        scores = compose.score(r["question"], found, embedder, weights, cue_w)
+                        made = compose.render(
+                            compose.choose(r["question"], found, scores, keep_ratio=keep),
+                            sources,
+                        )
+                        hits += states(name, plain(made.text), by_q[r["question"]])
+                        lengths.append(len(plain(made.text).split()))
+                    result[split] = {
+                        "states_fact": round(hits / n, 3) if n else None,
+                        "median_words": statistics.median(lengths) if lengths else 0,
+                    }
+                out[f"{name}/{variant}"] = result
+                print(f"{name}/{variant}: {json.dumps(result)}", file=sys.stderr)
+            finally:
+                for k, v in saved.items():
+                    setattr(compose, k, v)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sets", default="manuals,covid,finance")
+    parser.add_argument("--modes", default="composed")
+    parser.add_argument("--covid", type=int, default=80)
+    parser.add_argument("--tag", default="")
+    parser.add_argument("--rescore", nargs="*")
+    parser.add_argument("--replay", nargs="*", help="answers files of a composed run")
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    DATA.mkdir(parents=True, exist_ok=True)
+    results: dict[str, Any] = {}
+    if args.replay:
+        print(json.dumps(replay(args.replay, args.variants.split(",")), indent=1))
+        return 0
+    if args.rescore:
+        for f in args.rescore:
+            data = json.loads(Path(f).read_text())
+            results[f"{data['set']}/{data['mode']}"] = summary(data)
+        print(json.dumps(results, indent=1))
+        return 0
+    from bench.perfutil import machine
+
+    results["machine"] = machine()
+    tag = f"-{args.tag}" if args.tag else ""
+    for name in args.sets.split(","):
+        qs, paths = set_questions(name, args.covid)
+        app = open_library(name, paths)
+        for mode in args.modes.split(","):
+            set_mode(app, mode)
+            data = run(name, mode, app, qs, DATA / f"answers-{name}-{mode}{tag}.json")
+            results[f"{name}/{mode}"] = summary(data)
+            print(json.dumps(results[f"{name}/{mode}"]), file=sys.stderr)
+        app.close() if hasattr(app, "close") else None
+    print(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

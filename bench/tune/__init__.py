@@ -1,0 +1,1 @@
+"""Tuning runs: the sweeps and replays the ranking constants were chosen with."""

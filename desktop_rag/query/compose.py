@@ -1,0 +1,230 @@
+"""The answer composed from the sources' own sentences: the fact first, in the document's words.
+
+A 270M base model's written answers held the fact in 10% of user-phrased questions while the
+first source held it in 77%, and some said the opposite of the page they cited. So with such a
+model the answer a user reads is not written: it is the few sentences of the sources that best
+answer the question, verbatim, each with its [n], in reading order, joined with a neighbour
+where the fact runs on into the next sentence ("… as follows:", "This …"), and short (at most
+MAX_SENTENCES sentences and WORD_BUDGET words unless the question asks for steps or a list).
+
+Each sentence of the top sources is scored by meaning (the embedder's cosine to the question),
+by the question's words (BM25 over these sentences) and by its source's rank (retrieval put the
+fact in the first source far more often than in the others); the weights were chosen on the
+tune halves of bench/answer_facts.py's sets and are reported on the other halves.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from desktop_rag.engines.embed import Embedder
+from desktop_rag.query.quote import split_sentences, term_scores
+from desktop_rag.types import Quote, Source
+
+# The sources read: retrieval's first few hold the fact nearly always.
+TOP_SOURCES = 4
+MAX_CANDIDATES = 48
+# Weights of meaning, the question's words and the source's rank (1 for the first source,
+# falling as 1/rank); each score is in 0..1. The weights, the cue, the budget and the keep
+# ratio were chosen on the tune halves of bench/answer_facts.py's manual and covid-qa sets
+# (`--replay`, docs/performance.md "Answers true to the page"); a second sentence from the
+# first source only, one sentence per source, always the next sentence, or the model picking
+# among numbered sentences each did no better there.
+VECTOR_WEIGHT = 0.5
+TERM_WEIGHT = 0.3
+RANK_WEIGHT = 0.2
+# A sentence holding what the question asks for (a figure for "how many", a reason for
+# "why", a command or a name of code for "how do I" and "which") gains this much.
+CUE_WEIGHT = 0.2
+# At most this many sentences and about this many words: a fact, not a pasted passage.
+MAX_SENTENCES = 3
+WORD_BUDGET = 65
+WORD_LIMIT = 80
+# ... more for a question asking for steps or a list.
+LIST_SENTENCES = 5
+LIST_WORD_BUDGET = 110
+# A further sentence is added only when it scores at least this share of the best one.
+KEEP_RATIO = 0.6
+
+# A sentence that announces what follows, or one that continues the one before it.
+_ANNOUNCES = re.compile(r"(?::|\bas follows\.?|\bfollowing\.?)\s*$", re.I)
+_CONTINUES = re.compile(
+    r"^(?:it|its|this|these|that|those|they|their|such|then|otherwise|however|here|"
+    r"for example|for instance|e\.g\.|i\.e\.|in this case|in that case|note that|so)\b",
+    re.I,
+)
+_ASKS_LIST = re.compile(
+    r"\b(?:steps?|list|which (?:are|options|files|commands)|what are (?:the )?(?:ways|options|"
+    r"steps)|how do i (?:set ?up|install|configure))\b",
+    re.I,
+)
+
+
+_ASKS_NUMBER = re.compile(
+    r"\b(?:how (?:many|much|long|large|big|often|far|old)|what (?:size|percentage|number)|"
+    r"maximum|minimum|limit|at most|at least)\b",
+    re.I,
+)
+_ASKS_REASON = re.compile(r"\bwhy\b|\bwhat causes\b|\bhow come\b", re.I)
+_ASKS_CODE = re.compile(
+    r"\b(?:how (?:do|can|should) (?:i|you|we)|which|what (?:command|option|argument|package|"
+    r"file|function|setting|variable)|command|option)\b",
+    re.I,
+)
+_NUMBER = re.compile(r"\d")
+_REASON = re.compile(r"\b(?:because|since|due to|so that|therefore|caused by|as a result)\b", re.I)
+# A name of code: a command line, an option, a variable, a path or a call.
+_CODE = re.compile(
+    r"(?:\b[a-z]+[_.][a-z_.]+\b|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|--?[a-z]|\\[a-z]+|"
+    r"\w\(|/\w+/|\b\w+=|\bR CMD\b)"
+)
+
+
+def cue(question: str, text: str) -> float:
+    """1 when the sentence holds the kind of thing the question asks for, else 0."""
+    if _ASKS_NUMBER.search(question):
+        return float(bool(_NUMBER.search(text)))
+    if _ASKS_REASON.search(question):
+        return float(bool(_REASON.search(text)))
+    if _ASKS_CODE.search(question):
+        return float(bool(_CODE.search(text)))
+    return 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    n: int  # the source's number
+    rank: int  # its rank among the sources read (0 for the first)
+    index: int  # the sentence's place in its source
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Composed:
+    """The answer's text with its [n] marks, the sentences it is made of (as quotes, in the
+    answer's order) and the sources it cites."""
+
+    text: str
+    quotes: tuple[Quote, ...]
+    cited: tuple[int, ...]
+
+
+def candidates(sources: Sequence[Source], top: int = TOP_SOURCES) -> list[Candidate]:
+    out: list[Candidate] = []
+    for rank, source in enumerate(sources[:top]):
+        for index, text in enumerate(split_sentences(source.text)):
+            if len(out) >= MAX_CANDIDATES:
+                return out
+            out.append(Candidate(source.n, rank, index, text))
+    return out
+
+
+def score(
+    question: str,
+    found: Sequence[Candidate],
+    embedder: Embedder,
+    weights: tuple[float, float, float] = (VECTOR_WEIGHT, TERM_WEIGHT, RANK_WEIGHT),
+    cue_weight: float | None = None,
+) -> list[float]:
+    """Each candidate's score: meaning, the question's words, its source's rank and whether
+    it holds what the question asks for."""
+    if not found:
+        return []
+    vector_w, term_w, rank_w = weights
+    cue_w = CUE_WEIGHT if cue_weight is None else cue_weight
+    terms = term_scores(question, [c.text for c in found])
+    q = np.asarray(embedder.embed_query(question), dtype=np.float32).reshape(-1)
+    vectors = np.asarray(embedder.embed([c.text for c in found]), dtype=np.float32)
+    cosine = vectors @ q
+    return [
+        vector_w * max(0.0, float(cos))
+        + term_w * t
+        + rank_w / (1 + c.rank)
+        + (cue_w * cue(question, c.text) if cue_w else 0.0)
+        for c, cos, t in zip(found, cosine, terms, strict=True)
+    ]
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def choose(
+    question: str,
+    found: Sequence[Candidate],
+    scores: Sequence[float],
+    *,
+    keep_ratio: float = KEEP_RATIO,
+) -> list[Candidate]:
+    """The best sentence, its neighbour where the fact runs on, then the next best while
+    they score near it, within the sentence and word budgets; in reading order."""
+    if not found:
+        return []
+    listing = bool(_ASKS_LIST.search(question))
+    max_sentences = LIST_SENTENCES if listing else MAX_SENTENCES
+    budget = LIST_WORD_BUDGET if listing else WORD_BUDGET
+    where = {(c.n, c.index): i for i, c in enumerate(found)}
+    order = sorted(range(len(found)), key=lambda i: (-scores[i], i))
+    best = scores[order[0]]
+    chosen: list[int] = []
+    used = 0
+
+    def take(i: int, limit: int) -> bool:
+        nonlocal used
+        if i in chosen or len(chosen) >= max_sentences or used + words(found[i].text) > limit:
+            return False
+        chosen.append(i)
+        used += words(found[i].text)
+        return True
+
+    for rank, i in enumerate(order):
+        if rank and scores[i] < keep_ratio * best:
+            break
+        c = found[i]
+        # The first sentence is taken whatever its length (split_sentences caps it).
+        if not take(i, WORD_LIMIT if not chosen else budget):
+            continue
+        before = where.get((c.n, c.index - 1))
+        after = where.get((c.n, c.index + 1))
+        if after is not None and (_ANNOUNCES.search(c.text) or _CONTINUES.match(found[after].text)):
+            take(after, WORD_LIMIT)
+        if before is not None and _CONTINUES.match(c.text):
+            take(before, WORD_LIMIT)
+        if len(chosen) >= max_sentences or used >= budget:
+            break
+    # Reading order: sources in the order of their best sentence, sentences as they stand.
+    first_seen: dict[int, int] = {}
+    for i in chosen:
+        first_seen.setdefault(found[i].n, len(first_seen))
+    chosen.sort(key=lambda i: (first_seen[found[i].n], found[i].index))
+    return [found[i] for i in chosen]
+
+
+def render(chosen: Sequence[Candidate], sources: Sequence[Source]) -> Composed:
+    """The sentences with one [n] after each run of neighbours from the same source."""
+    by_n = {s.n: s for s in sources}
+    parts: list[str] = []
+    quotes: list[Quote] = []
+    cited: list[int] = []
+    for k, c in enumerate(chosen):
+        parts.append(c.text)
+        nxt = chosen[k + 1] if k + 1 < len(chosen) else None
+        if nxt is None or nxt.n != c.n or nxt.index != c.index + 1:
+            parts[-1] = f"{parts[-1]} [{c.n}]"
+        source = by_n[c.n]
+        quotes.append(Quote(c.n, source.path, source.page, c.text, 1.0 - k * 0.01))
+        if c.n not in cited:
+            cited.append(c.n)
+    return Composed(" ".join(parts), tuple(quotes), tuple(cited))
+
+
+def compose(question: str, sources: Sequence[Source], embedder: Embedder) -> Composed:
+    """The answer from the sources' own sentences (empty when they have none)."""
+    found = candidates(sources)
+    if not found or not question.strip():
+        return Composed("", (), ())
+    return render(choose(question, found, score(question, found, embedder)), sources)

@@ -1,0 +1,129 @@
+"""Settings lists the GGUF models other apps downloaded; choosing one is like picking the file."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QLabel, QWidget
+
+from desktop_rag.config import Settings
+from desktop_rag.engines import discover
+from desktop_rag.gui.settings_dialog import PATH_ROLE, SettingsDialog
+from tests.helpers.gguf import write_gguf
+
+pytest.importorskip("gguf")
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    for var in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "LLAMA_CACHE", "OLLAMA_MODELS"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(discover, "ollama_folders", lambda *a: [home / ".ollama" / "models"])
+    return home
+
+
+def _dialog(qtbot, settings: Settings | None = None) -> SettingsDialog:
+    dialog = SettingsDialog(settings or Settings())
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: "Looking" not in dialog.found_status.text(), timeout=10_000)
+    return dialog
+
+
+def test_choosing_a_found_model_fills_in_the_model_file(qtbot, home):
+    lm = write_gguf(home / ".lmstudio/models/pub/repo/tiny-Q4_K_M.gguf", name="Tiny LM")
+    cached = write_gguf(home / ".cache/llama.cpp/other.gguf", name="Other", file_type=7)
+    dialog = _dialog(qtbot)
+    assert dialog.found.isVisibleTo(dialog)
+    rows = {
+        dialog.found.topLevelItem(i).text(0): dialog.found.topLevelItem(i)
+        for i in range(dialog.found.topLevelItemCount())
+    }
+    assert set(rows) == {"Tiny LM", "Other"}
+    tiny = rows["Tiny LM"]
+    assert [tiny.text(c) for c in (1, 2, 4)] == ["LM Studio", "Q4_K_M", "fits"]
+    assert rows["Other"].text(2) == "Q8_0"
+    tiny.setSelected(True)
+    assert dialog.model.text() == str(lm)
+    dialog.accept()
+    assert dialog.result() == dialog.DialogCode.Accepted
+    assert dialog.result_settings().model_path == str(lm)
+    assert rows["Other"].data(0, PATH_ROLE) == str(cached)
+
+
+def test_the_model_in_use_is_shown_selected(qtbot, home):
+    lm = write_gguf(home / ".lmstudio/models/pub/repo/tiny.gguf")
+    dialog = _dialog(qtbot, Settings(model_path=str(lm)))
+    assert [i.data(0, PATH_ROLE) for i in dialog.found.selectedItems()] == [str(lm)]
+
+
+def test_no_models_found_says_so(qtbot, home):
+    dialog = _dialog(qtbot)
+    assert not dialog.found.isVisibleTo(dialog)
+    assert "No models found" in dialog.found_status.text()
+
+
+def test_ocr_can_be_turned_off_and_says_what_it_reads_well(qtbot, home):
+    dialog = _dialog(qtbot, Settings(ocr=True))
+    assert dialog.ocr.isChecked()
+    assert "accented letters" in dialog.ocr.toolTip()
+    dialog.ocr.setChecked(False)
+    assert dialog.result_settings().ocr is False
+
+
+@pytest.mark.parametrize("found", [False, True])
+def test_every_line_of_the_dialog_has_its_room(qtbot, home, tmp_path, found):
+    """Word-wrapped lines (no models found, what OCR reads, the note below, an error) get the
+    height their text needs at the dialog's width: none drawn over the next."""
+    if found:
+        write_gguf(home / ".lmstudio/models/pub/repo/tiny-Q4_K_M.gguf", name="Tiny LM")
+    dialog = SettingsDialog(Settings())
+    qtbot.addWidget(dialog)
+    dialog.show()  # as the window opens it: the search for models ends after it is shown
+    qtbot.waitExposed(dialog)
+    qtbot.waitUntil(lambda: "Looking" not in dialog.found_status.text(), timeout=10_000)
+    qtbot.wait(50)
+    _assert_room(dialog)
+    dialog.model.setText(str(tmp_path / "missing.gguf"))
+    dialog.accept()  # refused: the file does not exist, and the dialog says so
+    qtbot.waitUntil(dialog.error.isVisible)
+    qtbot.wait(50)
+    _assert_room(dialog)
+
+
+def _assert_room(dialog: SettingsDialog) -> None:
+    labels = [w for w in dialog.findChildren(QLabel) if w.wordWrap() and w.isVisible()]
+    assert len(labels) >= 2
+    for label in labels:
+        need = label.heightForWidth(label.width())
+        assert label.height() >= need, f"{label.text()[:40]!r}: {label.height()} < {need}"
+    shown = sorted(
+        (w for w in dialog.findChildren(QWidget) if w.isVisible() and w.parent() is dialog),
+        key=lambda w: w.y(),
+    )
+    for upper, lower in pairwise(shown):
+        if upper.x() + upper.width() > lower.x() and lower.x() + lower.width() > upper.x():
+            assert upper.geometry().bottom() < lower.y(), f"{upper!r} overlaps {lower!r}"
+
+
+def test_settings_says_who_writes_the_answers_with_each_model(qtbot, home, tmp_path):
+    from desktop_rag.config import cache_dir
+    from desktop_rag.query.ability import Abilities, Verdict
+
+    big = write_gguf(tmp_path / "big.gguf", name="Big")
+    small = write_gguf(tmp_path / "small.gguf", name="Small")
+    kept = Abilities(cache_dir() / "abilities.json")
+    kept.put(big, Verdict(True, 8, 6, 0, 8, "big.gguf"))
+    kept.put(small, Verdict(False, 2, 6, 3, 8, "small.gguf"))
+    dialog = _dialog(qtbot)
+    line = dialog.answers_line
+    assert "own sentences" in line.text() and "built-in" in line.text()
+    dialog.model.setText(str(big))
+    assert "written by big.gguf" in line.text() and "8 of 8 facts" in line.text()
+    dialog.model.setText(str(small))
+    assert "own sentences" in line.text() and "small.gguf was tried" in line.text()
+    dialog.model.setText(str(tmp_path / "new.gguf"))
+    assert "first time it answers" in line.text()

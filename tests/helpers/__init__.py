@@ -1,0 +1,1 @@
+"""Helpers the tests share: document writers, fakes, and steps several test files take."""

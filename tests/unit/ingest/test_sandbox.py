@@ -1,0 +1,189 @@
+"""The reader processes: every result goes with its own file, whatever happens to the reader.
+
+Real processes with a small recycle count and fake files that crash, hang or run out of memory,
+at every position of the queue (first task of a process, its last before recycling, in flight
+while another one fails).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from desktop_rag.infra import priority
+from desktop_rag.ingest import sandbox
+from desktop_rag.ingest.extract import Extracted, ExtractError
+from desktop_rag.types import FailKind
+from tests.fake_readers import read_by_name, text_of
+
+TIMEOUT_S = 1.0
+
+
+def _files(tmp_path: Path, names: list[str]) -> list[str]:
+    paths = []
+    for name in names:
+        path = tmp_path / name
+        path.write_bytes(b"%PDF-1.4 fake")
+        paths.append(str(path))
+    return paths
+
+
+def _run(paths: list[str], *, ahead: int, max_tasks: int) -> list[tuple[str, sandbox.Outcome]]:
+    box = sandbox.Sandbox(
+        timeout_s=TIMEOUT_S, memory_mb=0, ahead=ahead, max_tasks=max_tasks, read=read_by_name
+    )
+    try:
+        return [(job.path, outcome) for job, outcome in box.run(sandbox.Job(p) for p in paths)]
+    finally:
+        box.close()
+
+
+def _check(results: list[tuple[str, sandbox.Outcome]], paths: list[str], bad: dict[str, FailKind]):
+    assert sorted(p for p, _ in results) == sorted(paths), "every file gets exactly one result"
+    for path, outcome in results:
+        if path in bad:
+            assert isinstance(outcome, ExtractError), path
+            assert outcome.kind == bad[path], (path, outcome)
+        else:
+            assert isinstance(outcome, Extracted), (path, outcome)
+            assert outcome.pages[0].text == text_of(path), "a result matched to another file"
+
+
+@pytest.mark.parametrize("ahead", [1, 2, 3])
+@pytest.mark.parametrize("max_tasks", [1, 2, 3])
+def test_recycling_keeps_every_result_with_its_file(tmp_path, ahead, max_tasks):
+    paths = _files(tmp_path, [f"file {i:02d}.pdf" for i in range(10)])
+    _check(_run(paths, ahead=ahead, max_tasks=max_tasks), paths, {})
+
+
+FAULTS = {"crash": FailKind.CORRUPT, "hang": FailKind.TIMEOUT, "oom": FailKind.MEMORY}
+
+
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+@pytest.mark.parametrize("position", range(7))
+def test_a_fault_at_any_position_costs_only_that_file(tmp_path, fault, position):
+    # 7 files with a process recycled every 3: the fault falls on the first, middle and last
+    # task of a process, with the next file already in flight (production keeps 2 ahead).
+    names = [f"file {i}.pdf" for i in range(7)]
+    names[position] = f"file {position} {fault}.pdf"
+    paths = _files(tmp_path, names)
+    results = _run(paths, ahead=2, max_tasks=3)
+    _check(results, paths, {paths[position]: FAULTS[fault]})
+
+
+def test_a_reader_killed_while_telling_the_indexer_stops_no_other_reader(tmp_path):
+    # A reader killed mid-message (a crash in the PDF library while it reports a page) once
+    # left the readers' shared queue lock held: every later reader then hung on exit and the
+    # run never ended. Run in a thread so that such a hang fails the test instead of the suite.
+    names = ["a.pdf", "b dies-telling.pdf", "c.pdf", "d.pdf", "e.pdf"]
+    paths = _files(tmp_path, names)
+    results: list[tuple[str, sandbox.Outcome]] = []
+    worker = threading.Thread(
+        target=lambda: results.extend(_run(paths, ahead=2, max_tasks=1)), daemon=True
+    )
+    worker.start()
+    worker.join(60)
+    assert not worker.is_alive(), "the run hung after a reader died mid-message"
+    _check(results, paths, {paths[1]: FailKind.CORRUPT})
+
+
+def test_faults_back_to_back_and_at_both_ends(tmp_path):
+    names = ["a crash.pdf", "b hang.pdf", "c.pdf", "d crash.pdf", "e.pdf", "f oom.pdf"]
+    names += ["g.pdf", "h hang.pdf", "i crash.pdf"]
+    paths = _files(tmp_path, names)
+    bad = {p: FAULTS[k] for p in paths for k in FAULTS if k in Path(p).name}
+    _check(_run(paths, ahead=3, max_tasks=2), paths, bad)
+
+
+def test_cancel_stops_at_once_and_leaves_no_reader_behind(tmp_path):
+    paths = _files(tmp_path, ["a.pdf", "b hang.pdf", "c.pdf", "d.pdf"])
+    box = sandbox.Sandbox(timeout_s=60, memory_mb=0, ahead=2, max_tasks=2, read=read_by_name)
+    cancel = threading.Event()
+    got = []
+    t0 = 0.0
+    try:
+        for job, outcome in box.run((sandbox.Job(p) for p in paths), cancel):
+            got.append((job.path, outcome))
+            # The next file hangs: cancel while the reader is stuck in it.
+            threading.Timer(0.3, cancel.set).start()
+            t0 = time.monotonic()
+        waited = time.monotonic() - t0
+    finally:
+        box.close()
+    assert [p for p, _ in got] == paths[:1]
+    assert waited < 10, "cancel must not wait for the hanging file"
+    assert not box.alive()
+    assert _reader_processes() == [], "the hanging reader was killed"
+
+
+def _reader_processes() -> list[int]:
+    import psutil
+
+    found = []
+    for child in psutil.Process().children():
+        try:
+            if "spawn_main" in " ".join(child.cmdline()) and child.status() != "zombie":
+                found.append(child.pid)
+        except psutil.Error:
+            continue
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="nice and ionice as on Linux")
+def test_readers_run_at_low_cpu_and_io_priority(tmp_path):
+    import psutil
+
+    before = os.getpriority(os.PRIO_PROCESS, 0)
+    [(_, outcome)] = _run(_files(tmp_path, ["priority.pdf"]), ahead=2, max_tasks=3)
+    assert isinstance(outcome, Extracted)
+    nice, io_class = map(int, outcome.pages[0].text.split())
+    assert nice >= priority.NICE
+    assert io_class == psutil.IOPRIO_CLASS_IDLE
+    assert os.getpriority(os.PRIO_PROCESS, 0) == before, "only the readers are lowered"
+
+
+def test_a_broken_pool_is_a_failure_worth_retrying_not_a_damaged_file(tmp_path):
+    from concurrent.futures import Future
+
+    from desktop_rag.ingest.scan import TRANSIENT_KINDS
+
+    broken: Future = Future()
+    broken.set_exception(RuntimeError("the pool's manager stopped"))
+    box = sandbox.Sandbox(memory_mb=0)
+    outcome = box._outcome(sandbox.Job(str(tmp_path / "a.pdf")), broken)
+    assert isinstance(outcome, ExtractError) and outcome.kind in TRANSIENT_KINDS
+
+
+def test_files_that_read_fast_go_ahead_of_a_scan(tmp_path: Path) -> None:
+    """Issue 31: a .docx added with a scan stayed queued until the scan was read. A file with
+    pages to OCR is put after the others; its OCR is announced when it begins."""
+    scan = tmp_path / "ocr-slow-5.pdf"
+    fast = [tmp_path / f"fast-{i}.pdf" for i in range(3)]
+    for p in (scan, *fast):
+        p.write_bytes(b"%PDF-1.4")
+    deferred: list[tuple[str, int]] = []
+    box = sandbox.Sandbox(timeout_s=60, memory_mb=0, read=read_by_name, ahead=1)
+    try:
+        got = [
+            (Path(job.path).name, type(outcome).__name__)
+            for job, outcome in box.run(
+                [sandbox.Job(str(p), defer=True) for p in (scan, *fast)],
+                on_defer=lambda job, pages: deferred.append((Path(job.path).name, pages)),
+                news=True,
+            )
+        ]
+    finally:
+        box.close()
+    assert deferred == [("ocr-slow-5.pdf", 5)]
+    assert got == [
+        ("fast-0.pdf", "Extracted"),
+        ("fast-1.pdf", "Extracted"),
+        ("fast-2.pdf", "Extracted"),
+        ("ocr-slow-5.pdf", "Reading"),
+        ("ocr-slow-5.pdf", "Extracted"),
+    ]
