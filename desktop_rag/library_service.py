@@ -466,6 +466,8 @@ def read_document(
     )
     try:
         for _job, outcome in box.run([sandbox.Job(path, password, sandbox.OcrMode.OFF)]):
+            if isinstance(outcome, sandbox.Reading):  # news only (never without OCR)
+                continue
             if isinstance(outcome, ExtractError):
                 raise outcome
             return outcome.pages

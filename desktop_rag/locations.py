@@ -1,4 +1,4 @@
-"""How a passage's place in its document is written: "p. 26" in a PDF, "§ 3.4" elsewhere."""
+"""How a passage's place in its document is written: "p. 26" in a PDF, "§ 3.4 Setup" elsewhere."""
 
 from __future__ import annotations
 
@@ -24,15 +24,16 @@ def paginated(path: str) -> bool:
 
 
 def section_mark(section: str, page: int) -> str:
-    """ "§ 3.4" for a numbered heading, "§ Choosing a printer" otherwise, "§ 2" without one."""
+    """ "§ 3.4 Choosing a printer": the last heading of a path, its number and title, cut if
+    long (as a PDF's page shows its heading); "§ 2", the section's ordinal, without one."""
     last = section.rsplit(SEPARATOR, 1)[-1].strip()
     if not last:
         return f"§ {page}"
-    match = _NUMBER.match(last)
-    if match:
-        return f"§ {match.group(1)}"
     if len(last) > MAX_TITLE_CHARS:
-        last = last[:MAX_TITLE_CHARS].rsplit(" ", 1)[0] + " …"
+        match = _NUMBER.match(last)
+        # A numbered title is cut after its number's share, so "§ 2.5.2" stays whole.
+        room = MAX_TITLE_CHARS + (len(match.group(1)) + 1 if match else 0)
+        last = last[:room].rsplit(" ", 1)[0] + " …"
     return f"§ {last}"
 
 

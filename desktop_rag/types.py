@@ -41,7 +41,8 @@ class Page:
 
     Formats without pages (Word, HTML, EPUB, ...) give one Page per section: `number` is the
     section's ordinal and `section` its heading path ("3 Setup › 3.4 Choosing a printer").
-    A page read with OCR has `ocr` set (even when OCR found nothing confident on it).
+    A page read with OCR has `ocr` set (even when OCR found nothing confident on it); one
+    OCR could not read has `error`, the reason, and whatever text layer it had.
     """
 
     number: int
@@ -50,6 +51,7 @@ class Page:
     # Read with OCR: the word boxes of `text` ([start, end, x0, y0, x1, y1], see ingest/ocr.py).
     ocr: bool = False
     boxes: tuple[tuple[int, int, float, float, float, float], ...] = ()
+    error: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,6 +53,10 @@ def _fake_ocr(path: str, name: str, request: Any) -> Extracted:
     from desktop_rag.ingest.ocr import wait_while_paused
 
     total = int(Path(name).stem.rsplit("-", 1)[1])
+    if getattr(request, "defer", False):
+        from desktop_rag.ingest.ocr import OcrDeferred
+
+        raise OcrDeferred(total)
     request.on_start(total)
     pages = []
     for done in range(1, total + 1):

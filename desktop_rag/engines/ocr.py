@@ -6,6 +6,7 @@ import importlib.util
 import itertools
 import logging
 import threading
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -43,13 +44,58 @@ class OcrLine:
     chars: tuple[Box, ...] = ()
 
 
+class OcrEngineError(Exception):
+    """The engine could not read one image; the message says what happened, in words.
+
+    `out_of_memory` is set when an allocation failed (ONNX Runtime's std::bad_alloc under the
+    reader's address-space limit, or a MemoryError): the same page may read at fewer pixels.
+    """
+
+    def __init__(self, message: str, *, out_of_memory: bool = False) -> None:
+        super().__init__(message)
+        self.out_of_memory = out_of_memory
+
+
+# Where in RapidOCR a failure happened, by the module its traceback passes through.
+_STAGES = (
+    ("ch_ppocr_det", "text detection"),
+    ("ch_ppocr_cls", "text direction"),
+    ("ch_ppocr_rec", "text recognition"),
+)
+_OOM_MARKS = ("bad_alloc", "failed to allocate", "out of memory", "cannot allocate memory")
+
+
+def engine_error(exc: BaseException) -> OcrEngineError:
+    """An engine's exception as an OcrEngineError: ONNX Runtime's own message (not the
+    traceback RapidOCR wraps it in), the model that raised it, and whether memory ran out."""
+    if isinstance(exc, OcrEngineError):
+        return exc
+    cause = exc.__cause__ if exc.__cause__ is not None else exc
+    text = str(cause).strip()
+    detail = text.splitlines()[-1].strip() if text else type(cause).__name__
+    # "[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : Non-zero status code returned while
+    # running Conv node. Name:'conv2d_482.tmp_0_nchwc' Status Message: std::bad_alloc"
+    detail = detail.split("Status Message:")[-1].strip() or detail
+    files = " ".join(frame.filename for frame in traceback.extract_tb(exc.__traceback__))
+    stage = next((name for mark, name in _STAGES if mark in files), "")
+    where = f" in its {stage} model" if stage else ""
+    lowered = text.lower()
+    if isinstance(cause, MemoryError) or any(mark in lowered for mark in _OOM_MARKS):
+        return OcrEngineError(
+            f"the OCR engine ran out of memory{where} ({detail or 'MemoryError'})",
+            out_of_memory=True,
+        )
+    return OcrEngineError(f"the OCR engine failed{where} ({detail[:200]})")
+
+
 class OcrEngine(Protocol):
     """What reading a page image needs of an OCR engine."""
 
     name: str
 
     def read(self, image: NDArray[np.uint8]) -> list[OcrLine]:
-        """The lines of text on an RGB image (height x width x 3), in any order."""
+        """The lines of text on an RGB image (height x width x 3), in any order; raises
+        OcrEngineError when the engine fails on it."""
         ...
 
 
@@ -96,8 +142,10 @@ class RapidOcr:
             return self._engine
 
     def read(self, image: NDArray[np.uint8]) -> list[OcrLine]:
-        engine = self._load()
-        result, _ = engine(image, return_word_box=True)
+        try:
+            result, _ = self._load()(image, return_word_box=True)
+        except Exception as exc:  # ONNX Runtime's errors, wrapped by RapidOCR in its own
+            raise engine_error(exc) from exc
         lines = []
         for item in result or ():
             quad, text, score = item[0], str(item[1]), float(item[2])

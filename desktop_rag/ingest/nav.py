@@ -2,8 +2,11 @@
 
 A contents page repeats every section title beside a page number, so words alone rank it above
 the section itself; a running header ("Chapter 2: Installing R 5", a 10-K's "Table of
-Contents" link) repeats on page after page. Both are found here at index time: navigation pages
-are kept but marked (retrieval demotes them), running lines are left out of what is matched.
+Contents" link) repeats on page after page. A manual made from HTML carries navigation lines
+("Next: 2.5.3 ..., Previous: 2.5.1 ..., Up: 2.5 ... [Contents][Index]") at the edges of every
+section, naming its neighbours. All are found here at index time, in every format: navigation
+pages are kept but marked (retrieval demotes them), running and navigation lines are left out
+of what is matched.
 """
 
 from __future__ import annotations
@@ -31,12 +34,28 @@ _LETTER = re.compile(r"[A-Za-z]")
 _DIGITS = re.compile(r"[0-9]+")
 _ROMAN = re.compile(r"^[ivxlc]+$", re.IGNORECASE)
 
+# A navigation line: links to the neighbouring sections ("Next: ...", "Previous: ...",
+# "Up: ...") and to the contents or index ("[Contents][Index]"), as Texinfo, Sphinx and other
+# HTML manuals print them above and below each section.
+_LINK_LABEL = re.compile(r"(?:^|[\s,|])(?:next|previous|prev|up|top|home)\s*:", re.IGNORECASE)
+_BRACKET_LINK = re.compile(
+    r"\[\s*(?:contents|index|top|up|next|prev(?:ious)?|home)\s*\]", re.IGNORECASE
+)
 MIN_NAV_LINES = 6  # fewer lines ending in a page number than this is never a navigation page
 NAV_SHARE = 0.6  # of the lines with letters, without a navigation title
 NAV_SHARE_TITLED = 0.35  # with one ("Contents", "Index", "List of Tables") near the top
 ASCENDING_SHARE = 0.8  # of consecutive numbers, for pages without dot leaders: a contents page
 RUNNING_EDGE = 2  # running headers and footers are among this many lines at a page's edges
 RUNNING_MIN_PAGES = 3  # a line is running once it recurs, position-alike, on this many pages
+
+
+def nav_line(line: str) -> bool:
+    """Whether a line is a section's navigation links ("Next: ..., Up: ... [Contents]")."""
+    labels = len(_LINK_LABEL.findall(line))
+    brackets = _BRACKET_LINK.findall(line)
+    if labels >= 2 or (labels and brackets):
+        return True
+    return bool(brackets) and not _LETTER.search(_BRACKET_LINK.sub("", line))
 
 
 def _ref_value(ref: str) -> int | None:
@@ -54,6 +73,8 @@ def nav_reason(text: str) -> str:
     after a word.
     """
     lines = [ln.strip() for ln in text.splitlines() if _LETTER.search(ln)]
+    if lines and all(nav_line(ln) for ln in lines):
+        return f"navigation links: {len(lines)} line{'s' if len(lines) != 1 else ''}"
     if len(lines) < MIN_NAV_LINES:
         return ""
     leaders = 0
@@ -135,13 +156,16 @@ def _edges(text: str) -> list[tuple[str, int, int, str]]:
     return out
 
 
-def body_spans(texts: Sequence[str]) -> list[tuple[int, int]]:
+def body_spans(texts: Sequence[str], *, repeated: bool = True) -> list[tuple[int, int]]:
     """For each page, the span of its text without its running headers and footers.
 
     A line at a page's top or bottom edge is running when a line of the same shape (digits
     aside) sits at the same edge of at least RUNNING_MIN_PAGES pages of the document; a bare
-    page number always is. Only whole lines at the edges are cut, so every span is one slice
-    of the page's text and offsets into it stay offsets into the page.
+    page number and a navigation line (nav_line) always are. Only whole lines at the edges are
+    cut, so every span is one slice of the page's text and offsets into it stay offsets into
+    the page. `repeated` False cuts navigation lines only: a document read by sections (each
+    starting with its own heading) has no running headers, and its headings may repeat in
+    shape ("Step 1", "Step 2", ...).
     """
     edges = [_edges(t) for t in texts]
     seen: Counter[tuple[str, str]] = Counter()
@@ -154,7 +178,8 @@ def body_spans(texts: Sequence[str]) -> list[tuple[int, int]]:
         running = [
             (s, e, edge)
             for shape, s, e, edge in page
-            if shape.strip("# ") == "" or seen[(shape, edge)] >= RUNNING_MIN_PAGES
+            if nav_line(text[s:e])
+            or (repeated and (shape.strip("# ") == "" or seen[(shape, edge)] >= RUNNING_MIN_PAGES))
         ]
         for s, e, edge in running:
             if edge == "top" and text[start:s].strip() == "":

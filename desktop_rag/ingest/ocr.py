@@ -6,26 +6,42 @@ of its word boxes are offsets into the very text that is chunked and stored.
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
+import math
 import statistics
+import sys
 import time
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from desktop_rag.engines.ocr import OcrEngine, OcrLine
+from desktop_rag.engines.ocr import OcrEngine, OcrEngineError, OcrLine, engine_error
 from desktop_rag.types import Chunk, Page
 
 log = logging.getLogger(__name__)
 
-# Render resolution, chosen by measurement on scanned covid-qa and financebench pages
-# (bench/ocr.py --dpi): see README, "Scanned PDFs".
+# The highest render resolution, chosen by measurement on scanned covid-qa and financebench
+# pages (bench/ocr.py --dpi): see README, "Scanned PDFs". A page that is one scanned image is
+# rendered at that image's own resolution when it is lower (rendering a 96 ppi scan at 200 dpi
+# adds no detail, only pixels), never below MIN_DPI.
 DPI = 200
-# A page is rendered no larger than this many pixels on its longer side (a poster-sized page
-# would otherwise need gigabytes); the engine's own limit is engines.ocr.MAX_SIDE.
+MIN_DPI = 96
+# An image covering this share of the page is the page's scan.
+SCAN_COVER = 0.5
+# The most pixels a page is rendered with. The detection model needs about 190 MB per
+# megapixel on top of the reader's ~0.5 GB: a 17.5 x 24.6 in page at 200 dpi (9 MP) peaked
+# at 2.2 GB resident, beside the reader's 3 GB address-space limit. Letter and A4 pages at 200
+# dpi (3.7-3.9 MP) are within it, unchanged.
+PIXEL_BUDGET = 5_000_000
+# No side longer than this either (a long receipt); the engine's own limit is
+# engines.ocr.MAX_SIDE.
 MAX_RENDER_SIDE = 3600
+# A page the engine had no memory for is tried once more with this share of its pixels.
+RETRY_PIXELS = 0.4
 # Lines the recogniser is less sure of than this are dropped: noise, stamps and pictures give
 # short, unsure lines, and indexing them would put invented words in the index.
 MIN_LINE_SCORE = 0.6
@@ -48,11 +64,23 @@ class OcrRequest:
     `paused` is polled between pages."""
 
     force: bool = False
+    # Say how many pages need OCR (OcrDeferred) instead of reading them: the file is read
+    # again later, so that files without scanned pages go ahead of it.
+    defer: bool = False
     dpi: int = DPI
+    pixel_budget: int = PIXEL_BUDGET
     min_line_score: float = MIN_LINE_SCORE
     on_page: PageFn | None = None
     on_start: Callable[[int], None] | None = None  # pages about to be OCR'd, once
     paused: Callable[[], bool] | None = None
+
+
+class OcrDeferred(Exception):
+    """A file with `pages` to OCR, not read now because its request said `defer`."""
+
+    def __init__(self, pages: int) -> None:
+        super().__init__(f"{pages} page{'s' if pages != 1 else ''} to read with OCR")
+        self.pages = pages
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,34 +304,183 @@ def shows_something(page: Any) -> bool:
         return True
 
 
-def render(page: Any, dpi: int = DPI) -> Any:
-    """The page as displayed (its /Rotate applied), RGB, at `dpi` within MAX_RENDER_SIDE."""
+def scan_dpi(page: Any) -> float | None:
+    """The resolution of the image that covers most of the page (a scan), if one does."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as raw
+
+    width, height = page.get_size()
+    area = max(width * height, 1.0)
+    best: tuple[float, float] | None = None  # (area covered, its dpi)
+    try:
+        for obj in page.get_objects(filter=[raw.FPDF_PAGEOBJ_IMAGE], max_depth=2):
+            left, bottom, right, top = obj.get_bounds()
+            covered = max(0.0, right - left) * max(0.0, top - bottom)
+            if covered < SCAN_COVER * area or (best is not None and covered <= best[0]):
+                continue
+            meta = obj.get_metadata()
+            dpi = max(float(meta.horizontal_dpi), float(meta.vertical_dpi))
+            if dpi > 0:
+                best = (covered, dpi)
+    except pdfium.PdfiumError:  # an odd image: render as for any page
+        return None
+    return None if best is None else best[1]
+
+
+def render_scale(page: Any, dpi: int = DPI, budget: int = PIXEL_BUDGET) -> float:
+    """Pixels per point to render a page at: `dpi` at most, its scan's own resolution when
+    that is lower (not below MIN_DPI), within `budget` pixels and MAX_RENDER_SIDE."""
+    width, height = page.get_size()  # points, after /Rotate
+    width, height = max(width, 1.0), max(height, 1.0)
+    own = scan_dpi(page)
+    if own is not None:
+        dpi = round(min(dpi, max(own, MIN_DPI)))
+    scale = dpi / 72.0
+    scale = min(scale, MAX_RENDER_SIDE / max(width, height))
+    scale = min(scale, math.sqrt(budget / (width * height)))
+    # pdfium rounds the bitmap's sides up.
+    while math.ceil(width * scale) * math.ceil(height * scale) > budget:
+        scale *= 0.999
+    return scale
+
+
+def render(page: Any, scale: float) -> Any:
+    """The page as displayed (its /Rotate applied), RGB, at `scale` pixels per point."""
     import numpy as np
 
-    width, height = page.get_size()  # points, after /Rotate
-    scale = dpi / 72.0
-    longest = max(width, height, 1.0)
-    scale = min(scale, MAX_RENDER_SIDE / longest)
     bitmap = page.render(scale=scale, may_draw_forms=True)
     try:
         image = bitmap.to_numpy()
         mode = bitmap.mode
+        if mode in ("BGRA", "BGRX"):
+            image = image[:, :, [2, 1, 0]]
+        elif mode == "BGR":
+            image = image[:, :, ::-1]
+        elif mode == "L":
+            image = np.repeat(image[:, :, None], 3, axis=2)
+        return np.ascontiguousarray(image)
     finally:
         bitmap.close()
-    if mode in ("BGRA", "BGRX"):
-        image = image[:, :, [2, 1, 0]]
-    elif mode == "BGR":
-        image = image[:, :, ::-1]
-    elif mode == "L":
-        image = np.repeat(image[:, :, None], 3, axis=2)
-    return np.ascontiguousarray(image)
 
 
 def read_page(page: Any, engine: OcrEngine, request: OcrRequest) -> OcrText:
-    image = render(page, request.dpi)
-    lines = engine.read(image)
+    """One page read with OCR; a page the engine had no memory for is read again with
+    RETRY_PIXELS of its pixels before the error is raised (OcrEngineError)."""
+    scale = render_scale(page, request.dpi, request.pixel_budget)
+    try:
+        return _read_at(page, engine, scale, request)
+    except OcrEngineError as exc:
+        if not exc.out_of_memory:
+            raise
+        log.warning("OCR ran out of memory at %.2f px/pt; trying fewer pixels: %s", scale, exc)
+    gc.collect()  # the failed attempt's arrays, before asking for memory again
+    return _read_at(page, engine, scale * math.sqrt(RETRY_PIXELS), request)
+
+
+def _read_at(page: Any, engine: OcrEngine, scale: float, request: OcrRequest) -> OcrText:
+    try:
+        image = render(page, scale)
+        lines = engine.read(image)
+    except MemoryError as exc:  # the render itself, or numpy in the engine's preprocessing
+        raise engine_error(exc) from exc
     height, width = image.shape[:2]
+    del image
     return assemble(lines, width, height, request.min_line_score)
+
+
+def read_pages(doc: Any, pages: list[Page], request: OcrRequest) -> list[Page]:
+    """A pdfium document's pages without a usable text layer (every page, when forced) read
+    again with OCR.
+
+    A page OCR cannot read costs that page only: it keeps its text layer, gets the reason
+    (Page.error), and the next page is read.
+    """
+    todo = []
+    for page in pages:
+        if request.force or not usable(page.text):
+            handle = doc[page.number - 1]
+            try:
+                if request.force or shows_something(handle):
+                    todo.append(page.number)
+            finally:
+                handle.close()
+    if not todo:
+        return pages
+    if request.defer:
+        raise OcrDeferred(len(todo))
+    engine = default_engine()
+    if request.on_start is not None:
+        request.on_start(len(todo))
+    out = {p.number: p for p in pages}
+    for done, number in enumerate(todo, start=1):
+        wait_while_paused(request)
+        before = out[number]
+        keep = "" if request.force else before.text
+        handle = doc[number - 1]
+        try:
+            result = read_page(handle, engine, request)
+        except OcrEngineError as exc:
+            log.warning("OCR could not read page %d: %s", number, exc)
+            out[number] = replace(before, text=keep, ocr=True, boxes=(), error=str(exc))
+        except Exception as exc:  # a page pdfium cannot render, a bug on a strange page
+            log.warning("OCR could not read page %d", number, exc_info=True)
+            reason = f"it could not be read with OCR ({type(exc).__name__}: {exc})"
+            out[number] = replace(before, text=keep, ocr=True, boxes=(), error=reason[:300])
+        else:
+            if confident(result) and (request.force or letters(result.text) > letters(before.text)):
+                out[number] = replace(before, text=result.text, ocr=True, boxes=result.boxes)
+            else:
+                out[number] = replace(before, text=keep, ocr=True, boxes=())
+        finally:
+            handle.close()
+        release_memory()
+        if request.on_page is not None:
+            request.on_page(done, len(todo))
+    return [out[p.number] for p in pages]
+
+
+_LIBC: Any = None
+
+
+def release_memory() -> None:
+    """Hand the heap freed by a page back to the system before the next one. glibc keeps
+    it, fragmented by the engine's large arrays: over a 73-page scan of large pages the
+    reader's resident memory grew from 0.41 to 0.76 GB, and its peak address space towards
+    the 3 GB limit where ONNX Runtime fails."""
+    global _LIBC
+    gc.collect()
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        if _LIBC is None:
+            import ctypes
+
+            _LIBC = ctypes.CDLL("libc.so.6")
+        _LIBC.malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc (musl): nothing to trim
+        _LIBC = False
+
+
+def page_problems(pages: Sequence[Page], total: int, *, none_read: bool = False) -> str:
+    """The pages OCR could not read, for the file's status: "page 12 of 73 could not be read
+    with OCR: the OCR engine ran out of memory ..." ("" when there are none)."""
+    failed = [p for p in pages if p.error]
+    if not failed:
+        return ""
+    numbers = [p.number for p in failed]
+    if none_read and len(failed) == total:
+        which = f"any of its {total} page{'s' if total != 1 else ''}"
+        head = f"could not be read with OCR on {which}"
+    else:
+        shown = ", ".join(str(n) for n in numbers[:8])
+        if len(numbers) > 8:
+            shown += f" and {len(numbers) - 8} more"
+        head = f"page{'s' if len(numbers) != 1 else ''} {shown} of {total} could not be read"
+        head += " with OCR"
+    reasons = Counter(p.error for p in failed)
+    reason, _count = reasons.most_common(1)[0]
+    tail = f": {reason}" if len(reasons) == 1 else f", for example: {reason}"
+    return f"{head}{tail}."
 
 
 def wait_while_paused(request: OcrRequest) -> None:

@@ -144,9 +144,10 @@ def layout_pages(pages: Sequence[Page], outline: Sequence[Heading] = ()) -> list
     """Each page's layout: sections from the outline (else from heading lines), navigation
     pages, and the body left once running headers and footers are cut."""
     texts = [p.text for p in pages]
-    # Formats read by section (ingest/readers) already have their headings and no running lines.
+    # Formats read by section (ingest/readers) already have their headings and no running
+    # headers; only their navigation lines are cut.
     sectioned = any(p.section for p in pages)
-    bodies = [(0, len(t)) for t in texts] if sectioned else nav.body_spans(texts)
+    bodies = nav.body_spans(texts, repeated=not sectioned)
     navs = [nav.nav_reason(t) for t in texts]
     by_number = {p.number: i for i, p in enumerate(pages)}
     starts: list[list[tuple[int, int, str]]] = [[] for _ in pages]  # (offset, level, title)

@@ -27,7 +27,7 @@ from desktop_rag.ingest.chunk import (
     rechunk_ids,
 )
 from desktop_rag.ingest.extract import Extracted, ExtractError, sha256_file
-from desktop_rag.ingest.ocr import reader_name, with_boxes
+from desktop_rag.ingest.ocr import page_problems, reader_name, with_boxes
 from desktop_rag.ingest.outline import layout_pages
 from desktop_rag.ingest.progress import FileFn, OcrProgress, ProgressFn, Tracker
 from desktop_rag.ingest.scan import (
@@ -413,9 +413,17 @@ class IngestService:
         wrote = False
         pending = _Pending()
         try:
-            extracted = self._extract(to_read, cancel, pause, forced, tracker)
+            extracted = self._extract(to_read, cancel, pause, forced, tracker, on_file)
             for decision, outcome, cut in self._chunked_ahead(extracted):
                 self._checkpoint(cancel, pause)
+                if isinstance(outcome, sandbox.Reading):
+                    # A long OCR begins: what is embedded is committed (and said indexed)
+                    # now, not once the scan is read.
+                    if pending:
+                        batch, pending = pending, _Pending()
+                        self._flush(batch, on_file)
+                        wrote = True
+                    continue
                 info = decision.info
                 faults.reached("extracted")
                 tracker.emit("indexing", info.path, force=True)
@@ -500,7 +508,12 @@ class IngestService:
         pause: threading.Event | None = None,
         forced: frozenset[str] | set[str] = frozenset(),
         tracker: Tracker | None = None,
-    ) -> Iterator[tuple[Decision, sandbox.Outcome]]:
+        on_file: FileFn | None = None,
+    ) -> Iterator[tuple[Decision, sandbox.Outcome | sandbox.Reading]]:
+        """Each file read, in the order the readers finish them. Files with pages to OCR are
+        read after the others (issue 31: a .docx waited 20 minutes behind a scan): a file's
+        first reading stops at its text layer when pages need OCR and puts it at the end;
+        files the user asked to read with OCR go at the end from the start."""
         by_path = {d.info.path: d for d in decisions}
         auto = sandbox.OcrMode.AUTO if self.ocr and ocr.available() else sandbox.OcrMode.OFF
         jobs = [
@@ -508,17 +521,27 @@ class IngestService:
                 d.info.path,
                 self.passwords.get(d.info.path),
                 sandbox.OcrMode.FORCE if d.info.path in forced else auto,
+                defer=d.info.path not in forced and auto == sandbox.OcrMode.AUTO,
             )
             for d in decisions
         ]
-        on_ocr = OcrProgress(tracker) if tracker is not None else None
+        jobs.sort(key=lambda job: job.ocr == sandbox.OcrMode.FORCE)  # stable: the rest first
+
+        def deferred(job: sandbox.Job, pages: int) -> None:
+            log.info("%s has %d pages to read with OCR; read after the others", job.path, pages)
+
+        on_ocr = OcrProgress(tracker, on_file) if tracker is not None else None
         if not self.isolate:
-            for job, outcome in sandbox.run_inline(jobs, cancel, pause=pause, on_ocr=on_ocr):
+            for job, outcome in sandbox.run_inline(
+                jobs, cancel, pause=pause, on_ocr=on_ocr, on_defer=deferred, news=True
+            ):
                 yield by_path[job.path], outcome
             return
         box = sandbox.Sandbox(self.timeout_s, self.memory_mb, low_priority=self.low_priority)
         try:
-            for job, outcome in box.run(jobs, cancel, pause=pause, on_ocr=on_ocr):
+            for job, outcome in box.run(
+                jobs, cancel, pause=pause, on_ocr=on_ocr, on_defer=deferred, news=True
+            ):
                 yield by_path[job.path], outcome
         finally:
             box.close()
@@ -533,14 +556,22 @@ class IngestService:
         return with_boxes(chunks, extracted.pages)
 
     def _chunked_ahead(
-        self, extracted: Iterator[tuple[Decision, sandbox.Outcome]]
-    ) -> Iterator[tuple[Decision, sandbox.Outcome, Future[list[Chunk]] | None]]:
+        self, extracted: Iterator[tuple[Decision, sandbox.Outcome | sandbox.Reading]]
+    ) -> Iterator[tuple[Decision, sandbox.Outcome | sandbox.Reading, Future[list[Chunk]] | None]]:
         """Each file as the reader gives it, with its chunks cut on a thread of their own while
         the file before it embeds: laying out and cutting pages is Python work on one core,
-        which the embedder's sessions, running on every core, would otherwise wait for."""
+        which the embedder's sessions, running on every core, would otherwise wait for. A
+        file held back is let go when the next one starts a long OCR (sandbox.Reading, passed
+        on after it)."""
         with ThreadPoolExecutor(1, thread_name_prefix="chunk") as pool:
             held: tuple[Decision, sandbox.Outcome, Future[list[Chunk]] | None] | None = None
             for decision, outcome in extracted:
+                if isinstance(outcome, sandbox.Reading):
+                    if held is not None:
+                        yield held
+                    held = None
+                    yield decision, outcome, None
+                    continue
                 cut = (
                     None
                     if isinstance(outcome, ExtractError)
@@ -599,6 +630,8 @@ class IngestService:
             faults.reached("embedded")
             tracker.chunks += len(batch)
             tracker.emit("indexing", info.path)
+        if any(p.ocr for p in extracted.pages):
+            tracker.reading_pages = 0  # now counted below
         tracker.pages += len(extracted.pages)
         record = DocumentRecord(
             doc_id=doc_id,
@@ -609,7 +642,8 @@ class IngestService:
             pages=len(extracted.pages),
             chunks=len(chunks),
             status=Status.INDEXED,
-            error="",
+            # Pages OCR could not read cost those pages; the row says which and why.
+            error=page_problems(extracted.pages, len(extracted.pages)),
             error_kind="",
             indexed_at=time.time(),
             format=format_for(info.path),
@@ -626,7 +660,14 @@ class IngestService:
         report.chunks += record.chunks
         log.info("indexed %s: %d pages, %d chunks", info.path, record.pages, record.chunks)
         pending.indexed.append(
-            FileEvent(info.path, Status.INDEXED, record.pages, record.chunks, reader=record.reader)
+            FileEvent(
+                info.path,
+                Status.INDEXED,
+                record.pages,
+                record.chunks,
+                record.error,
+                reader=record.reader,
+            )
         )
 
     def _failed(

@@ -8,6 +8,7 @@ its time-out and the crash of the process reading it can only ever be that file'
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures as cf
 import contextlib
 import itertools
@@ -17,14 +18,14 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pebble import ProcessExpired, ProcessPool
 
 from desktop_rag.infra import priority
 from desktop_rag.ingest.extract import Extracted, ExtractError, extract
-from desktop_rag.ingest.ocr import OcrRequest
+from desktop_rag.ingest.ocr import OcrDeferred, OcrRequest
 from desktop_rag.ingest.outline import Heading
 from desktop_rag.types import FailKind, Page
 
@@ -67,9 +68,28 @@ class OcrMode:
 
 @dataclass(frozen=True, slots=True)
 class Job:
+    """One file to read. `defer`: a file with pages to OCR is not read now but handed back
+    to be read after the others (Deferred), so that one scan does not hold the queue."""
+
     path: str
     password: str | None = None
     ocr: str = OcrMode.AUTO
+    defer: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Deferred:
+    """A deferred job's outcome: it has `pages` to read with OCR."""
+
+    pages: int
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """Not an outcome but news: the job started reading `pages` pages with OCR, so nothing
+    the caller holds back should wait for it. Its outcome follows later."""
+
+    pages: int
 
 
 Outcome = Extracted | ExtractError
@@ -77,6 +97,7 @@ ReadFn = Callable[..., Extracted]
 # What crosses the pipe: plain tuples, since ExtractError does not survive pickling.
 _Wire = tuple[Any, ...]
 OcrFn = Callable[[Job, int, int], None]  # (job, pages done, pages to OCR)
+DeferFn = Callable[[Job, int], None]  # (job, pages to OCR), when it is put off
 
 # In a reader process: where to say how far OCR is, and whether to hold between pages.
 _channel: Any = None
@@ -141,14 +162,17 @@ def _read(job: Job, read: ReadFn, memory_mb: int, token: int = 0) -> _Wire:
             pause = _pause
             request = OcrRequest(
                 force=job.ocr == OcrMode.FORCE,
+                defer=job.defer,
                 on_start=lambda total: _say("page", token, 0, total),
                 on_page=lambda done, total: _say("page", token, done, total),
                 paused=None if pause is None else pause.is_set,
             )
             result = read(job.path, job.password, ocr=request)
-        pages = [(p.number, p.text, p.section, p.ocr, p.boxes) for p in result.pages]
+        pages = [(p.number, p.text, p.section, p.ocr, p.boxes, p.error) for p in result.pages]
         headings = [(h.page, h.level, h.title) for h in result.outline]
         return ("ok", pid, pages, result.reader, result.sha256, headings)
+    except OcrDeferred as exc:
+        return ("defer", pid, exc.pages)
     except ExtractError as exc:
         return ("err", pid, exc.kind.value, str(exc))
     except MemoryError:
@@ -283,14 +307,20 @@ class Sandbox:
         *,
         pause: threading.Event | None = None,
         on_ocr: OcrFn | None = None,
-    ) -> Iterator[tuple[Job, Outcome]]:
+        on_defer: DeferFn | None = None,
+        news: bool = False,
+    ) -> Iterator[tuple[Job, Outcome | Reading]]:
         """Yield each job with its own outcome as it is read, keeping `ahead` files in flight
-        (queued ones are handed over while the caller works on the last one yielded).
+        (queued ones are handed over while the caller works on the last one yielded). A job
+        deferred by its reader (pages to OCR) is told to `on_defer` and read again once every
+        other job has been handed over. With `news`, a job whose OCR begins is yielded with
+        Reading (before its outcome).
 
         `on_ocr` hears how far OCR of a file is (called from this generator, so in the
         caller's thread); while `pause` is set, readers hold between pages and no limit runs.
         """
         pending = iter(jobs)
+        later: collections.deque[Job] = collections.deque()  # deferred: read after the rest
         in_flight: dict[cf.Future[_Wire], _Watch] = {}
         by_token: dict[int, _Watch] = {}
         exhausted = False
@@ -304,10 +334,14 @@ class Sandbox:
 
         def fill() -> None:
             nonlocal exhausted
-            while not exhausted and len(in_flight) < self.ahead + self.workers - 1:
-                job = next(pending, None)
+            while len(in_flight) < self.ahead + self.workers - 1:
+                job = None
+                if not exhausted:
+                    job = next(pending, None)
+                    exhausted = job is None
+                if job is None and later:
+                    job = later.popleft()
                 if job is None:
-                    exhausted = True
                     return
                 token = next(self._tokens)
                 # Limits are the parent's (_enforce): a file's grows with its pages to OCR.
@@ -324,16 +358,27 @@ class Sandbox:
                 if cancel is not None and cancel.is_set():
                     return
                 done, _ = cf.wait(in_flight, timeout=0.2, return_when=cf.FIRST_COMPLETED)
-                self._hear(by_token, on_ocr)
+                for watch in self._hear(by_token, on_ocr):
+                    if news:
+                        yield watch.job, Reading(watch.ocr_total)
                 self._enforce(in_flight)
-                ready = [(f, in_flight.pop(f)) for f in list(in_flight) if f in done]
-                fill()  # before yielding, so the readers work while the caller does
-                for future, watch in ready:
-                    if cancel is not None and cancel.is_set():
-                        return
+                ready = []
+                for future in [f for f in list(in_flight) if f in done]:
+                    watch = in_flight.pop(future)
                     # What the reader says of a file after its result is not news.
                     by_token.pop(next(t for t, w in by_token.items() if w is watch), None)
-                    yield watch.job, self._outcome(watch.job, future, watch.killed)
+                    outcome = self._outcome(watch.job, future, watch.killed)
+                    if isinstance(outcome, Deferred):
+                        later.append(replace(watch.job, defer=False))
+                        if on_defer is not None:
+                            on_defer(watch.job, outcome.pages)
+                    else:
+                        ready.append((watch.job, outcome))
+                fill()  # before yielding, so the readers work while the caller does
+                for job, outcome in ready:
+                    if cancel is not None and cancel.is_set():
+                        return
+                    yield job, outcome
         finally:
             stop_mirror.set()
             if mirror is not None:
@@ -359,18 +404,20 @@ class Sandbox:
                 self._pause.clear()
             last = now
 
-    def _hear(self, by_token: dict[int, _Watch], on_ocr: OcrFn | None) -> None:
-        """Read what the readers said (a file started, a page OCR'd) since last time."""
+    def _hear(self, by_token: dict[int, _Watch], on_ocr: OcrFn | None) -> list[_Watch]:
+        """Read what the readers said (a file started, a page OCR'd) since last time; the
+        files whose OCR began."""
         inbox = self._inbox
+        began: list[_Watch] = []
         if inbox is None:
-            return
+            return began
         while True:
             try:
                 if not inbox.poll():
-                    return
+                    return began
                 kind, token, done, total, cpu, stamp = inbox.recv()
             except (OSError, ValueError, EOFError):  # the pipe went with a closed pool
-                return
+                return began
             watch = by_token.get(token)
             if watch is None:
                 continue
@@ -383,6 +430,7 @@ class Sandbox:
             elif kind == "page":
                 if watch.ocr_total == 0:
                     watch.cpu_at_ocr = cpu
+                    began.append(watch)
                 watch.ocr_total, watch.ocr_done = total, done
                 watch.last_page = now
                 watch.paused_at_page = self._paused_s
@@ -431,7 +479,7 @@ class Sandbox:
 
     def _outcome(
         self, job: Job, future: cf.Future[_Wire], killed: ExtractError | None = None
-    ) -> Outcome:
+    ) -> Outcome | Deferred:
         if killed is not None:
             return killed
         try:
@@ -450,6 +498,8 @@ class Sandbox:
                 FailKind.ERROR, f"could not be read this time ({exc}); it will be retried."
             )
         self.pids.add(wire[1])
+        if wire[0] == "defer":
+            return Deferred(wire[2])
         if wire[0] == "ok":
             _, _, pages, reader, sha, headings = wire
             outline = tuple(Heading(*h) for h in headings)
@@ -464,9 +514,13 @@ def run_inline(
     *,
     pause: threading.Event | None = None,
     on_ocr: OcrFn | None = None,
-) -> Iterator[tuple[Job, Outcome]]:
+    on_defer: DeferFn | None = None,
+    news: bool = False,
+) -> Iterator[tuple[Job, Outcome | Reading]]:
     """The same contract in this thread, without limits: for tests and tiny jobs."""
-    for job in jobs:
+    later: list[Job] = []
+    pages_of: dict[str, int] = {}
+    for job in itertools.chain(jobs, later):  # deferred jobs join the end as they come
         if cancel is not None and cancel.is_set():
             return
         request = None
@@ -481,11 +535,19 @@ def run_inline(
 
             request = OcrRequest(
                 force=job.ocr == OcrMode.FORCE,
+                defer=job.defer,
                 on_start=started,
                 on_page=said,
                 paused=None if pause is None else pause.is_set,
             )
+        if news and job in later:
+            yield job, Reading(pages_of.get(job.path, 0))
         try:
             yield job, extract(job.path, job.password, ocr=request)
+        except OcrDeferred as deferred:
+            pages_of[job.path] = deferred.pages
+            later.append(replace(job, defer=False))
+            if on_defer is not None:
+                on_defer(job, deferred.pages)
         except ExtractError as exc:
             yield job, exc

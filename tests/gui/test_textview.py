@@ -41,7 +41,7 @@ def test_pane_shows_a_docx_at_its_section_with_the_passage_marked(qtbot, tmp_pat
     source = Source(1, path, page.number, 1.0, page.text[start:end], start, end, page.section)
     model = SourcesModel()
     model.set_sources([source])
-    assert model.index(0).data() == "[1] manual.docx, § 3.4"
+    assert model.index(0).data() == "[1] manual.docx, § 3.4 Choosing a printer"
     pane = SourcePane(model)
     qtbot.addWidget(pane)
     opened = []
@@ -52,7 +52,7 @@ def test_pane_shows_a_docx_at_its_section_with_the_passage_marked(qtbot, tmp_pat
         pane.show_source(source)
     qtbot.waitUntil(lambda: not pane.text_view.reading, timeout=WAIT_MS)
     assert pane.page_stack.currentWidget() is pane.text_view
-    assert pane.heading.text() == "[1] manual.docx, § 3.4"
+    assert pane.heading.text() == "[1] manual.docx, § 3.4 Choosing a printer"
     assert pane.matched == "Choose a printer that speaks PostScript"
     text = pane.text_view.toPlainText()
     assert "3.4 Choosing a printer" in text and "Dust the paper tray" in text
@@ -77,7 +77,7 @@ def test_a_docx_citation_opens_its_text_in_the_window(open_window, qtbot, tmp_pa
     pane = window.sources
     with qtbot.waitSignal(pane.text_view.shown, timeout=WAIT_MS):
         window.chat.view.anchorClicked.emit(QUrl(f"cite:0:{source.n}"))
-    assert pane.heading.text().endswith("printer.docx, § 3.4")
+    assert pane.heading.text().endswith("printer.docx, § 3.4 Choosing a printer")
     assert "PostScript" in pane.matched
     model = window.documents_model
     row = model._by_path[source.path]

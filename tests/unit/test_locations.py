@@ -1,4 +1,5 @@
-"""Where a passage is: "page 26" in a PDF, "§ 3.4" in a document without pages."""
+"""Where a passage is: "page 26" in a PDF, "§ 3.4 Choosing a printer" in a document without
+pages."""
 
 from __future__ import annotations
 
@@ -11,13 +12,20 @@ def test_pdfs_have_pages_other_formats_sections():
     assert not any(paginated(f"/lib/manual.{ext}") for ext in ("docx", "odt", "epub", "md"))
     assert place("/lib/report.pdf", 26) == "page 26"
     assert place("/lib/report.pdf", 26, short=True) == "p. 26"
-    assert cite("/lib/manual.docx", 7, "3 Setup › 3.4 Choosing a printer") == "manual.docx, § 3.4"
+    assert (
+        cite("/lib/manual.docx", 7, "3 Setup › 3.4 Choosing a printer")
+        == "manual.docx, § 3.4 Choosing a printer"
+    )
 
 
 def test_section_marks():
-    assert section_mark("3 Setup › 3.4 Choosing a printer", 7) == "§ 3.4"
-    assert section_mark("Appendix › A.2 Glossary", 9) == "§ A.2"
-    assert section_mark("IV. Results", 4) == "§ IV"
+    # Issue 31: "§ 2", "§ 2.5.2" told nothing; a PDF's page shows its heading's title.
+    assert section_mark("3 Setup › 3.4 Choosing a printer", 7) == "§ 3.4 Choosing a printer"
+    assert section_mark("Appendix › A.2 Glossary", 9) == "§ A.2 Glossary"
+    assert section_mark("IV. Results", 4) == "§ IV. Results"
+    assert section_mark("2 R Basics", 3) == "§ 2 R Basics"
+    numbered = section_mark("2 R Basics › 2.5.2 How can R be obtained on every system?", 9)
+    assert numbered.startswith("§ 2.5.2 How can R be obtained") and numbered.endswith(" …")
     assert section_mark("Guide › Choosing a printer", 3) == "§ Choosing a printer"
     assert section_mark("", 5) == "§ 5"
     long = section_mark("What to do when the printer does not answer at all any more", 1)

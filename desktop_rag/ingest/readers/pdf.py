@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from desktop_rag.cleaning import clean_text
+from desktop_rag.ingest.ocr import OcrDeferred
 from desktop_rag.ingest.readers.base import ExtractError, cap_page, corrupt_message
 from desktop_rag.types import FailKind, Page
 
@@ -93,49 +93,20 @@ def _pdfium_pages(path: str, password: str | None, ocr: OcrRequest | None = None
                 textpage.close()
                 page.close()
         if ocr is not None:
-            pages = _ocr_pages(doc, pages, ocr)
+            from desktop_rag.ingest import ocr as ocr_reader
+
+            pages = ocr_reader.read_pages(doc, pages, ocr)
         return pages
     finally:
         doc.close()
 
 
-def _ocr_pages(doc: Any, pages: list[Page], request: OcrRequest) -> list[Page]:
-    """Pages without a usable text layer (every page, when forced) read again with OCR."""
-    from desktop_rag.ingest import ocr
+def _ocr_failed(failed: Sequence[Page], pages: int) -> ExtractError:
+    """What to say of a file whose pages OCR could not read (the engine's own reason)."""
+    from desktop_rag.ingest.ocr import page_problems
 
-    todo = []
-    for page in pages:
-        if request.force or not ocr.usable(page.text):
-            handle = doc[page.number - 1]
-            try:
-                if request.force or ocr.shows_something(handle):
-                    todo.append(page.number)
-            finally:
-                handle.close()
-    if not todo:
-        return pages
-    engine = ocr.default_engine()
-    if request.on_start is not None:
-        request.on_start(len(todo))
-    out = {p.number: p for p in pages}
-    for done, number in enumerate(todo, start=1):
-        ocr.wait_while_paused(request)
-        handle = doc[number - 1]
-        try:
-            result = ocr.read_page(handle, engine, request)
-        finally:
-            handle.close()
-        before = out[number]
-        if ocr.confident(result) and (
-            request.force or ocr.letters(result.text) > ocr.letters(before.text)
-        ):
-            out[number] = replace(before, text=result.text, ocr=True, boxes=result.boxes)
-        else:
-            keep = "" if request.force else before.text
-            out[number] = replace(before, text=keep, ocr=True, boxes=())
-        if request.on_page is not None:
-            request.on_page(done, len(todo))
-    return [out[p.number] for p in pages]
+    kind = FailKind.MEMORY if all("out of memory" in p.error for p in failed) else FailKind.ERROR
+    return ExtractError(kind, page_problems(failed, pages, none_read=True))
 
 
 def _password_message(password: str | None) -> str:
@@ -176,7 +147,7 @@ def read_pdf(
             if exc.kind == FailKind.PASSWORD:
                 break  # another reader will not know the password either
             continue
-        except MemoryError:
+        except (MemoryError, OcrDeferred):
             raise
         except Exception as exc:  # a reader bug on a strange file must not stop the batch
             log.debug("%s failed on %s", name, path, exc_info=True)
@@ -198,6 +169,9 @@ def read_pdf(
         if not pages:
             raise ExtractError(FailKind.EMPTY, "has no pages.")
         n = len(pages)
+        failed = [p for p in pages if p.error]
+        if failed:
+            raise _ocr_failed(failed, n)
         if ocr is not None and not any(p.ocr for p in pages):
             raise ExtractError(
                 FailKind.NO_TEXT,

@@ -81,3 +81,66 @@ def test_a_line_on_two_pages_only_is_kept() -> None:
 def test_a_page_of_nothing_but_running_lines_keeps_its_text() -> None:
     texts = ["Manual\n1", "Manual\n2", "Manual\n3"]
     assert nav.body_spans(texts) == [(0, len(t)) for t in texts]
+
+
+# Navigation lines of HTML manuals, as a Word or HTML copy of a Texinfo manual keeps them.
+TEXINFO_NAV = (
+    "Next: 2.5.3 What is the current version of R?, Previous: 2.5.1 What machines does R "
+    "run on?, Up: 2.5 R Basics   [Contents][Index]"
+)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        TEXINFO_NAV,
+        "Next: Obtaining R, Up: Top",
+        "Previous: Introduction, Up: Top [Contents]",
+        "[Contents][Index]",
+        "[ Top ] [ Contents ] [ Index ]",
+    ],
+)
+def test_navigation_lines(line: str) -> None:
+    assert nav.nav_line(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "R can be obtained from CRAN: next, choose a mirror near you.",
+        "Up: the pressure rises when the valve closes.",
+        "See the Index for more.",
+        "2.5.2 How can R be obtained?",
+    ],
+)
+def test_text_is_not_a_navigation_line(line: str) -> None:
+    assert not nav.nav_line(line)
+
+
+def test_navigation_lines_are_cut_from_sections_of_every_format() -> None:
+    from desktop_rag.ingest.outline import layout_pages
+    from desktop_rag.types import Page
+
+    sections = [
+        Page(1, f"2.5.1 What machines does R run on?\n\nR runs on Unix.\n\n{TEXINFO_NAV}", "x"),
+        Page(
+            2,
+            "2.5.2 How can R be obtained?\n\nSources, binaries and documentation can be "
+            "obtained via CRAN.\n\nNext: 2.5.4 Citing R, Previous: 2.5.2, Up: 2.5 [Contents]",
+            "x",
+        ),
+        Page(3, "Step 1\n\nUnpack it.", "y"),
+        Page(4, "Step 2\n\nBuild it.", "y"),
+        Page(5, "Step 3\n\nInstall it.", "y"),
+        Page(6, TEXINFO_NAV, ""),
+    ]
+    layouts = layout_pages(sections)
+    for page, layout in zip(sections[:2], layouts[:2], strict=True):
+        assert layout.body is not None
+        body = page.text[layout.body[0] : layout.body[1]]
+        assert "Next:" not in body and "[Contents]" not in body
+        assert body.startswith("2.5.") and not layout.nav
+    # Headings alike in shape are not running headers in a document read by sections.
+    assert all(layout.body is None for layout in layouts[2:5])
+    # A section of nothing but navigation links is a navigation page.
+    assert layouts[5].nav.startswith("navigation links")

@@ -245,3 +245,130 @@ def test_a_blank_pdf_is_not_called_a_scan(tmp_path: Path, fake_ocr: FakeOcr) -> 
         extract(str(path), ocr=OcrRequest())
     assert fake_ocr.calls == 0
     assert "shows nothing to read" in str(caught.value)
+
+
+# -- large pages, engine errors -----------------------------------------------------------------
+
+
+class _FailingOcr(FakeOcr):
+    """Runs out of memory on images of more than `max_pixels`, and on the calls in `fail_on`
+    (1-based) whatever their size."""
+
+    def __init__(self, max_pixels: int = 1 << 40, fail_on: tuple[int, ...] = ()) -> None:
+        super().__init__()
+        self.max_pixels = max_pixels
+        self.fail_on = fail_on
+
+    def read(self, image):  # type: ignore[no-untyped-def]
+        from desktop_rag.engines.ocr import OcrEngineError
+
+        lines = super().read(image)
+        if self.calls in self.fail_on or image.shape[0] * image.shape[1] > self.max_pixels:
+            raise OcrEngineError(
+                "the OCR engine ran out of memory in its text detection model (std::bad_alloc)",
+                out_of_memory=True,
+            )
+        return lines
+
+
+def test_a_large_scan_is_rendered_at_its_own_resolution(tmp_path: Path, fake_ocr: FakeOcr) -> None:
+    # The page of issue 31: 17.5 x 24.6 in, its image placed at 96 ppi (1680 x 2362 px).
+    path = make_scanned_pdf(tmp_path / "large.pdf", [["x"]], dpi=96, size_in=(17.5, 24.6))
+    extract(str(path), ocr=OcrRequest())
+    assert fake_ocr.shapes[0][:2] == (2362, 1680)
+
+
+def test_a_fine_large_scan_is_rendered_within_the_pixel_budget(
+    tmp_path: Path, fake_ocr: FakeOcr
+) -> None:
+    # The same page size scanned at 200 ppi: 17 MP at its own resolution, 9 MP at the old
+    # side limit; the detection model needs about 190 MB per megapixel.
+    path = make_scanned_pdf(
+        tmp_path / "large.pdf", [["x"]], dpi=200, size_in=(17.5, 24.6), noise=0.0
+    )
+    extract(str(path), ocr=OcrRequest())
+    height, width = fake_ocr.shapes[0][:2]
+    assert height * width <= ocr.PIXEL_BUDGET
+    assert height * width >= 0.95 * ocr.PIXEL_BUDGET
+    assert abs(height / width - 24.6 / 17.5) < 0.01
+
+
+def test_a_small_or_coarse_scan_keeps_a_readable_resolution(
+    tmp_path: Path, fake_ocr: FakeOcr
+) -> None:
+    coarse = make_scanned_pdf(tmp_path / "coarse.pdf", [["x"]], dpi=50, size_in=(6.0, 3.0))
+    extract(str(coarse), ocr=OcrRequest())
+    assert fake_ocr.shapes[-1][:2] == (3 * ocr.MIN_DPI, 6 * ocr.MIN_DPI)
+    fine = make_scanned_pdf(tmp_path / "fine.pdf", [["x"]], dpi=400, size_in=(6.0, 3.0))
+    extract(str(fine), ocr=OcrRequest())
+    assert fake_ocr.shapes[-1][:2] == (3 * ocr.DPI, 6 * ocr.DPI)
+
+
+def test_a_page_the_engine_cannot_read_costs_only_that_page(tmp_path: Path) -> None:
+    engine = _FailingOcr(fail_on=(2, 3))  # page 2, and its retry with fewer pixels
+    ocr.set_engine(engine)
+    try:
+        path = make_scanned_pdf(tmp_path / "scan.pdf", [["a"], ["b"], ["c"]])
+        pages = extract(str(path), ocr=OcrRequest()).pages
+    finally:
+        ocr.set_engine(None)
+    assert [bool(p.text) for p in pages] == [True, False, True]
+    assert not pages[0].error and not pages[2].error
+    assert "ran out of memory" in pages[1].error and "std::bad_alloc" in pages[1].error
+    # The retry asked for fewer pixels.
+    first, retry = engine.shapes[1], engine.shapes[2]
+    assert retry[0] * retry[1] < 0.5 * first[0] * first[1]
+    assert ocr.page_problems(pages, 3).startswith("page 2 of 3 could not be read with OCR: ")
+
+
+def test_a_page_too_big_for_memory_is_read_with_fewer_pixels(tmp_path: Path) -> None:
+    engine = _FailingOcr(max_pixels=3_000_000)
+    ocr.set_engine(engine)
+    try:
+        path = make_scanned_pdf(tmp_path / "large.pdf", [["x"]], dpi=96, size_in=(17.5, 24.6))
+        (page,) = extract(str(path), ocr=OcrRequest()).pages
+    finally:
+        ocr.set_engine(None)
+    assert page.text and not page.error
+    assert len(engine.shapes) == 2
+
+
+def test_an_engine_error_on_every_page_is_reported_as_what_it_is(tmp_path: Path) -> None:
+    ocr.set_engine(_FailingOcr(max_pixels=0))
+    try:
+        path = make_scanned_pdf(tmp_path / "scan.pdf", [["a"], ["b"]])
+        with pytest.raises(ExtractError) as caught:
+            extract(str(path), ocr=OcrRequest())
+    finally:
+        ocr.set_engine(None)
+    message = str(caught.value)
+    assert caught.value.kind == FailKind.MEMORY
+    assert "could not be read with OCR on any of its 2 pages" in message
+    assert "ran out of memory in its text detection model (std::bad_alloc)" in message
+    assert "damaged" not in message
+
+
+def test_the_adapter_reports_onnx_runtimes_own_error() -> None:
+    from desktop_rag.engines.ocr import OcrEngineError, RapidOcr
+
+    class RuntimeException(Exception):  # onnxruntime_pybind11_state's, as RapidOCR wraps it
+        pass
+
+    def detect(image, return_word_box=False):  # type: ignore[no-untyped-def]
+        try:
+            raise RuntimeException(
+                "[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : Non-zero status code returned "
+                "while running Conv node. Name:'conv2d_482.tmp_0_nchwc' Status Message: "
+                "std::bad_alloc"
+            )
+        except RuntimeException as exc:
+            raise Exception("Traceback (most recent call last):\n  File ...") from exc
+
+    engine = RapidOcr()
+    engine._engine = detect
+    import numpy as np
+
+    with pytest.raises(OcrEngineError) as caught:
+        engine.read(np.zeros((10, 10, 3), dtype=np.uint8))
+    assert caught.value.out_of_memory
+    assert str(caught.value) == "the OCR engine ran out of memory (std::bad_alloc)"

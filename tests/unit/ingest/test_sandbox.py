@@ -157,3 +157,33 @@ def test_a_broken_pool_is_a_failure_worth_retrying_not_a_damaged_file(tmp_path):
     box = sandbox.Sandbox(memory_mb=0)
     outcome = box._outcome(sandbox.Job(str(tmp_path / "a.pdf")), broken)
     assert isinstance(outcome, ExtractError) and outcome.kind in TRANSIENT_KINDS
+
+
+def test_files_that_read_fast_go_ahead_of_a_scan(tmp_path: Path) -> None:
+    """Issue 31: a .docx added with a scan stayed queued until the scan was read. A file with
+    pages to OCR is put after the others; its OCR is announced when it begins."""
+    scan = tmp_path / "ocr-slow-5.pdf"
+    fast = [tmp_path / f"fast-{i}.pdf" for i in range(3)]
+    for p in (scan, *fast):
+        p.write_bytes(b"%PDF-1.4")
+    deferred: list[tuple[str, int]] = []
+    box = sandbox.Sandbox(timeout_s=60, memory_mb=0, read=read_by_name, ahead=1)
+    try:
+        got = [
+            (Path(job.path).name, type(outcome).__name__)
+            for job, outcome in box.run(
+                [sandbox.Job(str(p), defer=True) for p in (scan, *fast)],
+                on_defer=lambda job, pages: deferred.append((Path(job.path).name, pages)),
+                news=True,
+            )
+        ]
+    finally:
+        box.close()
+    assert deferred == [("ocr-slow-5.pdf", 5)]
+    assert got == [
+        ("fast-0.pdf", "Extracted"),
+        ("fast-1.pdf", "Extracted"),
+        ("fast-2.pdf", "Extracted"),
+        ("ocr-slow-5.pdf", "Reading"),
+        ("ocr-slow-5.pdf", "Extracted"),
+    ]
