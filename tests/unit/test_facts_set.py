@@ -59,7 +59,7 @@ def _page_texts(pdf: Path, numbers: set[int]) -> dict[int, str]:
     """The pages as the app reads them: pdfium's text, cleaned by the ingest's clean_text."""
     import pypdfium2 as pdfium
 
-    from desktop_rag.ingest.extract import clean_text
+    from desktop_rag.cleaning import clean_text
 
     doc = pdfium.PdfDocument(str(pdf))
     try:

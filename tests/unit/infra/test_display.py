@@ -10,7 +10,7 @@ from pathlib import Path
 
 from desktop_rag.infra.display import XCB_LIBRARIES, check, missing_packages, uses_xcb
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def test_the_missing_libraries_are_named_by_their_debian_packages() -> None:
