@@ -67,6 +67,8 @@ bench: venv
 	$(BENCH).retrieval_latency
 	$(BENCH).llm_speed > $(BENCH_OUT)/llm_speed.json && cat $(BENCH_OUT)/llm_speed.json
 	$(BENCH).answer_quality > $(BENCH_OUT)/answer_quality.json && cat $(BENCH_OUT)/answer_quality.json
+	$(BENCH).answer_facts --sets manuals,covid,finance --modes composed,written-before,written --covid 80 > $(BENCH_OUT)/answer_facts.json && cat $(BENCH_OUT)/answer_facts.json
+	$(BENCH).answer_latency > $(BENCH_OUT)/answer_latency.json && cat $(BENCH_OUT)/answer_latency.json
 	$(BENCH).quotes
 	$(BENCH).complete
 	$(BENCH).window_start > $(BENCH_OUT)/window_start.json && cat $(BENCH_OUT)/window_start.json

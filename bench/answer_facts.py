@@ -86,6 +86,9 @@ def set_questions(name: str, covid: int) -> tuple[list[dict[str, Any]], list[str
 
     corpus = CORPUS.resolve()
     if name == "manuals":
+        from bench.manuals import fetch
+
+        fetch()  # downloaded once from Debian's packages, checked against their digests
         qs = manual_questions()
         pdfs = sorted({p for q in qs for p, _ in q["gold_pages"]})
         return qs, [str(MANUALS / p) for p in pdfs]
@@ -129,6 +132,7 @@ def open_library(name: str, paths: list[str]) -> Any:
     report = app.ingest.index(paths)
     print(
         f"{name}: {report.indexed} indexed, {report.unchanged} unchanged, "
+        f"{len(report.failed)} failed {[f.reason for f in report.failed][:3]}, "
         f"{app.store.count_chunks()} chunks, {time.perf_counter() - t0:.0f} s",
         file=sys.stderr,
     )
