@@ -7,6 +7,20 @@ import subprocess
 import sys
 from pathlib import Path
 
+# The keys of `ask --json` (DESIGN.md's contract): always these, and others only when they apply
+# (notice, note and withheld, recited_from).
+ASK_JSON_KEYS = {
+    "answer",
+    "sources",
+    "quotes",
+    "cited",
+    "mode",
+    "refused",
+    "unsupported",
+    "check",
+    "timings",
+}
+
 
 def cli(*args: str, data_dir: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ)

@@ -23,6 +23,7 @@ from desktop_rag.library import GUIDE_NAME, GUIDE_QUESTION
 from desktop_rag.query import ability, claims
 from desktop_rag.types import DoneEvent, SourcesEvent
 from tests.conftest import CORPUS
+from tests.helpers.cli import ASK_JSON_KEYS
 
 pytestmark = pytest.mark.slow
 
@@ -147,17 +148,7 @@ def test_ask_json_keeps_its_keys_and_adds_the_mode(library: Path, app: App) -> N
         check=True,
     )
     doc = json.loads(out.stdout)
-    assert set(doc) == {
-        "answer",
-        "sources",
-        "quotes",
-        "cited",
-        "mode",
-        "refused",
-        "unsupported",
-        "check",
-        "timings",
-    }
+    assert set(doc) == ASK_JSON_KEYS
     assert doc["mode"] == "composed" and "Mycobacterium tuberculosis" in doc["answer"]
     assert doc["cited"] and doc["sources"][doc["cited"][0] - 1]["path"].endswith(".pdf")
     assert set(doc["timings"]) == {"retrieval_ms", "ttft_s", "tokens_per_s", "total_s"}

@@ -17,6 +17,7 @@ from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.query import claims
 from desktop_rag.query.prompt import NOTHING_RELEVANT
 from tests.fakes import FakeLlm, HashEmbedder, WordTokenizer
+from tests.helpers.cli import ASK_JSON_KEYS
 
 
 def run_ask(
@@ -61,17 +62,7 @@ def test_ask_json_is_exactly_the_contract(data_dir, capsys) -> None:
     )
     assert code == 0
     doc = json.loads(cap.out)
-    assert set(doc) == {
-        "answer",
-        "sources",
-        "quotes",
-        "cited",
-        "mode",
-        "refused",
-        "unsupported",
-        "check",
-        "timings",
-    }
+    assert set(doc) == ASK_JSON_KEYS
     assert doc["mode"] == "written"
     assert doc["answer"].startswith("According to [1]")
     assert doc["refused"] is False and doc["unsupported"] == [] and doc["check"] == ""
@@ -304,17 +295,7 @@ def test_ask_json_of_a_composed_answer_keeps_the_contract(data_dir, capsys) -> N
     code, cap = run_ask(argv, data_dir, capsys, llm, answers="auto")
     assert code == 0
     doc = json.loads(cap.out)
-    assert set(doc) == {
-        "answer",
-        "sources",
-        "quotes",
-        "cited",
-        "mode",
-        "refused",
-        "unsupported",
-        "check",
-        "timings",
-    }
+    assert set(doc) == ASK_JSON_KEYS
     # The bundled-like fake model was never measured: the answer is the sources' sentences,
     # and the model is not even loaded for it.
     assert doc["mode"] == "composed" and not llm.loaded and llm.prompts == []
