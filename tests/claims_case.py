@@ -17,6 +17,7 @@ def near_but_unbacked(library: Path, data: Path, reply: str, question: str) -> t
     unbacked answer."""
     llm = FakeLlm(reply)
     app = build_app(Settings(data_dir=str(data), n_threads=2), llm=llm)
+    app.answer.mode = "written"  # the claim check is of what a model writes
     assert app.ingest.index([str(library)]).indexed == 1
     hits = app.retriever.search(question, app.answer.k)
     best = max(h.similarity for h in hits)
