@@ -325,7 +325,7 @@ def main() -> int:
             phase = "answer"
             t0 = time.monotonic()
             window.ask(args.question)
-            wait_until(lambda: window.asking is None, 600)
+            wait_until(lambda: window.state.exchange is None, 600)
             phases["answer_s"] = round(time.monotonic() - t0, 2)
     if args.case in ("conversation", "all") and session.answer is not None:
         from desktop_rag.types import TokenEvent
@@ -350,7 +350,7 @@ def main() -> int:
         session.answer_event.connect(on_event)
         t0 = time.monotonic()
         window.ask("How do I add my own documents?")
-        wait_until(lambda: window.asking is None, 600)
+        wait_until(lambda: window.state.exchange is None, 600)
         wait_until(lambda: "page 150 of" in window.sources.heading.text(), 60)
         phases["answer_and_pdf_s"] = round(time.monotonic() - t0, 2)
         extra |= {

@@ -118,7 +118,7 @@ def main() -> int:
         until(lambda: not session.indexing, 900)
 
     window.chat.ask(args.question)
-    until(lambda: window.asking is None, 300)
+    until(lambda: window.state.exchange is None, 300)
     shot(window, "3-answer")
     conv = window.current
     if conv and conv.exchanges and conv.exchanges[-1].sources:
