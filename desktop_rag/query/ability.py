@@ -225,7 +225,7 @@ class Abilities:
 def describe(mode: str, model: str) -> str:
     """What the answer and Settings say of who wrote it."""
     if mode == "written":
-        return f"Written by {model} from the sources"
+        return f"Written by {model or 'the model'} from the sources"
     return "From your documents' own sentences"
 
 

@@ -91,3 +91,9 @@ def test_a_picked_model_is_measured_once_then_writes(tmp_path: Path, animal_pdfs
     assert app.answer.describe_mode() == "Written by fake from the sources"
     app.answer.warm_up()
     assert len(llm.prompts) == asked, "measured once per model file"
+
+
+def test_the_label_says_who_wrote_the_answer() -> None:
+    assert ability.describe("composed", "big.gguf") == "From your documents' own sentences"
+    assert ability.describe("written", "big.gguf") == "Written by big.gguf from the sources"
+    assert ability.describe("written", "") == "Written by the model from the sources"
