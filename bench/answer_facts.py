@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import sys
 import time
@@ -47,13 +46,13 @@ DATA = REPO / "bench" / "data" / "facts"
 QUESTIONS = REPO / "bench" / "questions"
 MANUALS = REPO / "bench" / "data" / "manuals"
 MODES = ("composed", "written-before", "written")
-_CITATION = re.compile(r"\[\d+(?:\s*[,;–-]\s*\d+)*\]")
-_LEAD = re.compile(r"^\s*According to \[\d+\],?\s*", re.I)
 
 
 def plain(answer: str) -> str:
     """The words a user reads: the answer without its [n] marks and "According to [n],"."""
-    return " ".join(_CITATION.sub(" ", _LEAD.sub("", answer)).split())
+    from bench.answer_quality import content
+
+    return " ".join(content(answer).split())
 
 
 def _norm(text: str) -> str:

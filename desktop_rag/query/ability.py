@@ -21,7 +21,7 @@ from desktop_rag.engines.llm import Llm
 from desktop_rag.infra.keyed import KeyedJson
 from desktop_rag.query import claims
 from desktop_rag.query.compose import compose
-from desktop_rag.query.prompt import build_prompt, parse_citations
+from desktop_rag.query.prompt import Fitted, build_prompt, parse_citations
 from desktop_rag.query.runaway import Runaway
 from desktop_rag.types import Hit
 
@@ -143,16 +143,8 @@ def _hits(probe: Probe) -> list[Hit]:
     ]
 
 
-def write(llm: Llm, probe: Probe, cancel: threading.Event) -> str:
-    """The model's answer to a probe, prompted as the answer service prompts it."""
-    fitted = build_prompt(
-        probe.question,
-        _hits(probe),
-        llm,
-        context_size=llm.context_size,
-        answer_tokens=ANSWER_TOKENS,
-        chat=llm.has_chat_template,
-    )
+def write(llm: Llm, fitted: Fitted, cancel: threading.Event) -> str:
+    """The model's answer to a probe's prompt, read as the answer service reads it."""
     guard = Runaway()
     lead = fitted.prompt.answer_prefix
     for piece in llm.stream(fitted.prompt, ANSWER_TOKENS, cancel):
@@ -177,19 +169,26 @@ def measure(
     for i, probe in enumerate(PROBES):
         if cancel.is_set():
             break
-        answer = write(llm, probe, cancel)
+        # Prompted as the answer service prompts the model.
         fitted = build_prompt(
-            probe.question, _hits(probe), llm, context_size=llm.context_size, answer_tokens=0
+            probe.question,
+            _hits(probe),
+            llm,
+            context_size=llm.context_size,
+            answer_tokens=ANSWER_TOKENS,
+            chat=llm.has_chat_template,
         )
+        answer = write(llm, fitted, cancel)
         sources = fitted.sources
         made = compose(probe.question, sources, embedder)
         composed += states(made.text, probe.must)
-        wrote += states(answer, probe.must)
+        stated = states(answer, probe.must)
+        wrote += stated
         cited = parse_citations(answer, len(sources))
         texts = [s.text for s in sources if s.n in cited] or [s.text for s in sources]
         found = claims.check(answer, texts, lambda w: 0.0, asked=[probe.question])
         invented += bool(found.unsupported) or found.refuse
-        log.info("probe %d: states=%s unsupported=%s", i + 1, states(answer, probe.must), found)
+        log.info("probe %d: states=%s unsupported=%s", i + 1, stated, found)
         if on_progress is not None:
             on_progress(i + 1, len(PROBES))
     done = len(PROBES) if not cancel.is_set() else 0
