@@ -140,6 +140,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("remove", parents=[common], help="drop files from the index (not disk)")
     p.add_argument("paths", nargs="+", metavar="PATH")
+
+    p = sub.add_parser(
+        "outline",
+        parents=[common],
+        help="a document's headings with their central sentences and pages (no model; "
+        "FILE is indexed first if it is not yet)",
+    )
+    p.add_argument("file", metavar="FILE")
     return parser
 
 
@@ -596,6 +604,46 @@ def _cmd_remove(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
     return EXIT_OK if removed else EXIT_FAILED
 
 
+def _cmd_outline(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from desktop_rag.query.outline import OutlineService
+
+    service = OutlineService(app.store, app.embedder, app.settings.data_path / "outlines")
+    path = os.path.abspath(os.path.expanduser(args.file))
+    if not os.path.isfile(path):
+        raise UsageError(f"{args.file} is not a file.")
+    try:
+        service.document(path)
+    except UsageError:
+        printer = ProgressPrinter(err)
+        try:
+            report = app.index([path], on_progress=printer)
+        finally:
+            printer.finish()
+        for failed in report.failed:
+            print(f"desktop-rag: {failed.path}: {failed.reason}", file=err)
+        service.store = app.store
+    shown = -1
+
+    def show(p: Progress) -> None:  # a line per tenth: an outline has up to hundreds of steps
+        nonlocal shown
+        tenth = p.files_done * 10 // max(p.files_total, 1)
+        if tenth != shown:
+            shown = tenth
+            print(
+                f"outline: {p.files_done}/{p.files_total} sections, ETA {p.eta_text}",
+                file=err,
+                flush=True,
+            )
+
+    outline = service.outline(path, on_progress=show)
+    if args.json:
+        json.dump(outline.to_json(), out)
+        out.write("\n")
+    else:
+        out.write(outline.text())
+    return EXIT_OK
+
+
 _COMMANDS: dict[str, Callable[[App, argparse.Namespace, TextIO, TextIO], int]] = {
     "index": _cmd_index,
     "watch": _cmd_watch,
@@ -603,6 +651,7 @@ _COMMANDS: dict[str, Callable[[App, argparse.Namespace, TextIO, TextIO], int]] =
     "ask": _cmd_ask,
     "status": _cmd_status,
     "remove": _cmd_remove,
+    "outline": _cmd_outline,
 }
 
 

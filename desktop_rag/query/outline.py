@@ -1,0 +1,405 @@
+"""The outline of one indexed document, built without the language model.
+
+Its sections are the heading paths its chunks were indexed under (PDF bookmarks, detected
+headings, the sections of other formats; ingest/outline.py); a document without headings is cut
+into parts of a few pages. Each section gets its most central sentences: the chunks nearest the
+section's mean vector (the vectors stored in the index, not recomputed) are split into
+sentences, only those sentences are embedded, and the ones nearest the mean are kept, each
+unlike the ones kept before it (maximal marginal relevance), in reading order, each with its
+page. The whole document gets a few such sentences too: its gist. An outline is kept per
+document version (its sha256, the embedder and this module's OUTLINE_VERSION) in one JSON
+file per document, so asking again costs a file read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from desktop_rag.engines.embed import Embedder
+from desktop_rag.errors import UsageError
+from desktop_rag.infra.keyed import write_json
+from desktop_rag.locations import SEPARATOR, paginated
+from desktop_rag.query.quote import split_sentences
+from desktop_rag.types import DocumentRecord, Progress
+
+log = logging.getLogger(__name__)
+
+OUTLINE_VERSION = 1  # bumped when what is built changes: older cached outlines are rebuilt
+GIST_SENTENCES = 5  # for the whole document
+SECTION_SENTENCES = 2  # for each section
+CANDIDATE_CHUNKS = 3  # of a section, nearest its mean, whose sentences are embedded
+GIST_CANDIDATE_CHUNKS = 8
+MMR_LAMBDA = 0.7  # closeness to the mean against likeness to a sentence already kept
+MAX_LIKENESS = 0.9  # a sentence this like one already kept is a near copy of it, left out
+MIN_SENTENCE_WORDS = 6  # shorter "sentences" are captions, headings, table cells
+MIN_LETTER_SHARE = 0.6  # of a sentence's characters that are not spaces: less is a table row
+PAGES_PER_PART = 10  # a document without headings is cut into parts of about this many pages
+MAX_SECTIONS = 400  # a pathological outline is shown this far and no further
+EMBED_BATCH = 32
+
+ProgressFn = Callable[[Progress], None]
+_ENDED = re.compile(r"[.!?][\"')\]]?$")
+
+
+@dataclass(frozen=True, slots=True)
+class OutlineSentence:
+    """A sentence of the document, verbatim, and the page (or section ordinal) it is on."""
+
+    text: str
+    page: int
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One heading: its title, its full heading path, its depth (0 = top), its first page, and
+    its most central sentences in reading order (none for a heading with no text of its own)."""
+
+    title: str
+    path: str
+    level: int
+    page: int
+    sentences: tuple[OutlineSentence, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Outline:
+    """A document's outline: its gist (the document's most central sentences) and sections."""
+
+    path: str
+    pages: int
+    gist: tuple[OutlineSentence, ...]
+    sections: tuple[Section, ...]
+    headings: bool  # False: the sections are parts of a few pages, the document has no headings
+    key: str = ""  # the document version and build it was made for
+    seconds: float = 0.0  # what building it took (0 when it came from the cache)
+    cached: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Outline:
+        def sentences(raw: Sequence[dict[str, Any]]) -> tuple[OutlineSentence, ...]:
+            return tuple(OutlineSentence(str(s["text"]), int(s["page"])) for s in raw)
+
+        return cls(
+            path=str(data["path"]),
+            pages=int(data["pages"]),
+            gist=sentences(data["gist"]),
+            sections=tuple(
+                Section(
+                    title=str(s["title"]),
+                    path=str(s["path"]),
+                    level=int(s["level"]),
+                    page=int(s["page"]),
+                    sentences=sentences(s["sentences"]),
+                )
+                for s in data["sections"]
+            ),
+            headings=bool(data["headings"]),
+            key=str(data.get("key", "")),
+            seconds=float(data.get("seconds", 0.0)),
+        )
+
+    def text(self) -> str:
+        """The outline as plain text, each sentence followed by its page: "(p. 4)"."""
+        mark = "p." if paginated(self.path) else "§"
+        lines = [f"Outline of {os.path.basename(self.path)} ({self.pages} pages)", ""]
+        if self.gist:
+            lines.append("In short:")
+            lines += [f"  {s.text} ({mark} {s.page})" for s in self.gist]
+            lines.append("")
+        for section in self.sections:
+            indent = "  " * section.level
+            lines.append(f"{indent}{section.title} ({mark} {section.page})")
+            lines += [f"{indent}  - {s.text} ({mark} {s.page})" for s in section.sentences]
+        return "\n".join(lines).rstrip() + "\n"
+
+
+@dataclass
+class _Part:
+    """A section while it is built: its heading and the indices of its chunks."""
+
+    title: str
+    path: str
+    level: int
+    page: int
+    chunks: list[int] = field(default_factory=list)
+
+
+class Cancelled(Exception):
+    """The build was cancelled; nothing is cached."""
+
+
+def _unit(v: NDArray[np.float32]) -> NDArray[np.float32]:
+    norm = float(np.linalg.norm(v))
+    return v / norm if norm > 0 else v
+
+
+def usable(sentence: str) -> bool:
+    """Whether a sentence can stand in an outline: long enough, and words rather than figures."""
+    words = sentence.split()
+    if len(words) < MIN_SENTENCE_WORDS:
+        return False
+    chars = [c for c in sentence if not c.isspace()]
+    letters = sum(c.isalpha() for c in chars)
+    return letters >= MIN_LETTER_SHARE * len(chars)
+
+
+def parts_of(rows: Sequence[dict[str, Any]], pages: int) -> tuple[list[_Part], bool]:
+    """The sections of a document's chunk rows (in reading order), and whether they come from
+    headings. Every prefix of a heading path is a section, so a chapter whose text all falls
+    under its subsections still shows; chunks before the first heading form a "Beginning"."""
+    if any(str(r.get("section") or "").strip() for r in rows):
+        parts: list[_Part] = []
+        by_path: dict[str, _Part] = {}
+        for i, row in enumerate(rows):
+            path = str(row.get("section") or "").strip()
+            titles = [t for t in path.split(SEPARATOR) if t.strip()] if path else []
+            if not titles:
+                titles = ["Beginning"]
+            for depth in range(1, len(titles) + 1):
+                prefix = SEPARATOR.join(titles[:depth])
+                if prefix not in by_path:
+                    if len(parts) >= MAX_SECTIONS:
+                        break
+                    by_path[prefix] = _Part(titles[depth - 1], prefix, depth - 1, int(row["page"]))
+                    parts.append(by_path[prefix])
+            own = by_path.get(SEPARATOR.join(titles))
+            if own is not None:
+                own.chunks.append(i)
+        return parts, True
+    last = max((int(r["page"]) for r in rows), default=pages) or 1
+    count = max(1, math.ceil(last / PAGES_PER_PART))
+    size = math.ceil(last / count)
+    parts = []
+    for n in range(count):
+        lo, hi = n * size + 1, min(last, (n + 1) * size)
+        title = f"Pages {lo}–{hi}" if hi > lo else f"Page {lo}"
+        parts.append(_Part(title if count > 1 else "Whole document", title, 0, lo))
+    for i, row in enumerate(rows):
+        parts[min(count - 1, (int(row["page"]) - 1) // size)].chunks.append(i)
+    return parts, False
+
+
+class _Builder:
+    """Embeds sentences on demand, once each, and picks the central ones."""
+
+    def __init__(
+        self,
+        rows: Sequence[dict[str, Any]],
+        embedder: Embedder,
+        cancel: threading.Event | None,
+    ) -> None:
+        self.rows = rows
+        self.embedder = embedder
+        self.cancel = cancel
+        self.vectors = np.stack(
+            [_unit(np.asarray(r["vector"], dtype=np.float32)) for r in rows]
+        ) if rows else np.zeros((0, 1), dtype=np.float32)  # fmt: skip
+        self._sentences: dict[int, list[tuple[int, str]]] = {}  # chunk -> (order, text)
+        self._seen: dict[str, int] = {}  # a sentence's text -> its order (chunks overlap)
+        self._vectors: dict[str, NDArray[np.float32]] = {}
+        self.embedded = 0
+
+    def sentences(self, chunk: int) -> list[tuple[int, str]]:
+        if chunk not in self._sentences:
+            out: list[tuple[int, str]] = []
+            pieces = split_sentences(" ".join(str(self.rows[chunk]["text"]).split()))
+            for n, text in enumerate(pieces):
+                # A chunk is cut from its page by tokens: its first and last pieces may be
+                # halves of sentences.
+                if n == 0 and not (text[0].isupper() or text[0].isdigit()):
+                    continue
+                if n == len(pieces) - 1 and not _ENDED.search(text):
+                    continue
+                if not usable(text):
+                    continue
+                order = self._seen.setdefault(text, chunk * 1000 + len(out))
+                out.append((order, text))
+            self._sentences[chunk] = out
+        return self._sentences[chunk]
+
+    def _embed(self, texts: Sequence[str]) -> None:
+        todo = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        for i in range(0, len(todo), EMBED_BATCH):
+            if self.cancel is not None and self.cancel.is_set():
+                raise Cancelled
+            batch = todo[i : i + EMBED_BATCH]
+            for text, v in zip(batch, self.embedder.embed(batch), strict=True):
+                self._vectors[text] = _unit(np.asarray(v, dtype=np.float32))
+            self.embedded += len(batch)
+
+    def central(self, chunks: Sequence[int], n: int, candidates: int) -> list[OutlineSentence]:
+        """The n sentences of these chunks nearest their mean, each unlike those kept before."""
+        if not chunks or n <= 0:
+            return []
+        mean = _unit(self.vectors[list(chunks)].mean(axis=0))
+        near = sorted(chunks, key=lambda c: -float(self.vectors[c] @ mean))[:candidates]
+        pool: dict[str, tuple[int, int]] = {}  # text -> (order, page)
+        for c in sorted(near):
+            for order, text in self.sentences(c):
+                pool.setdefault(text, (order, int(self.rows[c]["page"])))
+        if not pool:
+            return []
+        texts = list(pool)
+        self._embed(texts)
+        matrix = np.stack([self._vectors[t] for t in texts])
+        closeness = matrix @ mean
+        kept: list[int] = []
+        while len(kept) < min(n, len(texts)):
+            likeness = (matrix @ matrix[kept].T).max(axis=1) if kept else np.zeros(len(texts))
+            score = MMR_LAMBDA * closeness - (1 - MMR_LAMBDA) * likeness
+            score[kept] = -np.inf
+            score[likeness > MAX_LIKENESS] = -np.inf  # a near copy says nothing new
+            best = int(np.argmax(score))
+            if not np.isfinite(score[best]):
+                break
+            kept.append(best)
+        chosen = sorted(kept, key=lambda i: pool[texts[i]][0])
+        return [OutlineSentence(texts[i], pool[texts[i]][1]) for i in chosen]
+
+
+def build_outline(
+    rows: Sequence[dict[str, Any]],
+    embedder: Embedder,
+    *,
+    path: str = "",
+    pages: int = 0,
+    gist_sentences: int = GIST_SENTENCES,
+    section_sentences: int = SECTION_SENTENCES,
+    on_progress: ProgressFn | None = None,
+    cancel: threading.Event | None = None,
+) -> Outline:
+    """The outline of one document from its chunk rows (text, page, section, vector; in reading
+    order; navigation pages are left out). Raises Cancelled when `cancel` is set."""
+    started = time.monotonic()
+    rows = [r for r in rows if not r.get("nav")]
+    pages = pages or max((int(r["page"]) for r in rows), default=0)
+    parts, headings = parts_of(rows, pages)
+    builder = _Builder(rows, embedder, cancel)
+
+    def report(done: int, message: str) -> None:
+        if on_progress is not None:
+            elapsed = time.monotonic() - started
+            eta = elapsed / done * (len(parts) + 1 - done) if done else None
+            on_progress(
+                Progress(
+                    "outline",
+                    files_done=done,
+                    files_total=len(parts) + 1,
+                    current=path,
+                    elapsed_s=elapsed,
+                    eta_s=eta,
+                    message=message,
+                )
+            )
+
+    report(0, "the document's gist")
+    gist = builder.central(range(len(rows)), gist_sentences, GIST_CANDIDATE_CHUNKS)
+    sections = []
+    for done, part in enumerate(parts, start=1):
+        report(done, part.title)
+        if cancel is not None and cancel.is_set():
+            raise Cancelled
+        sentences = builder.central(part.chunks, section_sentences, CANDIDATE_CHUNKS)
+        sections.append(Section(part.title, part.path, part.level, part.page, tuple(sentences)))
+    report(len(parts) + 1, "done")
+    log.info(
+        "outline of %s: %d sections, %d sentences embedded in %.2f s",
+        path,
+        len(sections),
+        builder.embedded,
+        time.monotonic() - started,
+    )
+    return Outline(
+        path=path,
+        pages=pages,
+        gist=tuple(gist),
+        sections=tuple(sections),
+        headings=headings,
+        seconds=round(time.monotonic() - started, 3),
+    )
+
+
+class OutlineService:
+    """Outlines of indexed documents, kept per document version under `folder`."""
+
+    def __init__(self, store: Any, embedder: Embedder, folder: Path) -> None:
+        self.store = store  # a LanceStore: documents() and chunk_rows(doc_id)
+        self.embedder = embedder
+        self.folder = folder
+
+    def document(self, path: str) -> DocumentRecord:
+        """The indexed document at a path; UsageError when it is not in the index."""
+        wanted = os.path.abspath(os.path.expanduser(path))
+        for record in self.store.documents():
+            if os.path.abspath(record.path) == wanted and record.chunks > 0:
+                return record
+        raise UsageError(f"{path} is not in the index (index it first)")
+
+    def key(self, record: DocumentRecord) -> str:
+        version = record.sha256 or f"{record.size}:{record.mtime_ns}"
+        return f"{record.doc_id}:{version}:{self.embedder.model_id}:{OUTLINE_VERSION}"
+
+    def _file(self, key: str) -> Path:
+        return self.folder / (hashlib.sha256(key.encode()).hexdigest()[:32] + ".json")
+
+    def cached(self, record: DocumentRecord) -> Outline | None:
+        key = self.key(record)
+        try:
+            data = json.loads(self._file(key).read_text(encoding="utf-8"))
+            if data.get("key") != key:
+                return None
+            outline = Outline.from_json(data)
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        return replace(outline, cached=True, seconds=0.0)
+
+    def outline(
+        self,
+        path: str,
+        on_progress: ProgressFn | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Outline:
+        """The outline of an indexed document: from the cache if this version's is kept, else
+        built (and kept). Raises Cancelled if cancelled, UsageError if it is not indexed."""
+        record = self.document(path)
+        found = self.cached(record)
+        if found is not None:
+            return found
+        rows = self.store.chunk_rows(record.doc_id)
+        rows.sort(key=lambda r: (int(r["page"]), int(r["start"])))
+        built = build_outline(
+            rows,
+            self.embedder,
+            path=record.path,
+            pages=record.pages,
+            on_progress=on_progress,
+            cancel=cancel,
+        )
+        key = self.key(record)
+        outline = replace(built, key=key)
+        self._keep(key, outline)
+        return outline
+
+    def _keep(self, key: str, outline: Outline) -> None:
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            write_json(self._file(key), outline.to_json())
+        except OSError as exc:  # a read-only data dir only costs building it again next time
+            log.info("could not keep the outline of %s: %s", outline.path, exc)

@@ -1,0 +1,235 @@
+"""A document's outline: sections from its chunks' heading paths, each section's central
+sentences cited to their pages, progress and cancel, and one cached outline per version."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desktop_rag.errors import UsageError
+from desktop_rag.locations import SEPARATOR
+from desktop_rag.query import outline as outline_mod
+from desktop_rag.query.outline import (
+    Cancelled,
+    Outline,
+    OutlineService,
+    build_outline,
+    parts_of,
+)
+from desktop_rag.types import DocumentRecord, Progress
+from tests.fakes import HashEmbedder
+
+EMB = HashEmbedder()
+
+BATTERY = (
+    "The battery charges fully in about two hours from the supplied adapter. "
+    "Charge the battery before the first use of the device at home. "
+    "The battery lasts for ten hours of music playback on one charge."
+)
+SCREEN = (
+    "The screen brightness adapts to the light of the room automatically. "
+    "Clean the screen with a soft dry cloth and never with any solvent. "
+    "Penguins breed during the long Antarctic winter on the sea ice."
+)
+
+
+def _row(i: int, page: int, text: str, section: str = "", nav: bool = False) -> dict[str, Any]:
+    return {
+        "chunk_id": f"doc:{i:05d}",
+        "doc_id": "doc",
+        "path": "/docs/manual.pdf",
+        "page": page,
+        "start": 0,
+        "end": len(text),
+        "text": text,
+        "section": section,
+        "nav": nav,
+        "vector": EMB.embed([text])[0],
+    }
+
+
+def _manual() -> list[dict[str, Any]]:
+    power = "2 Power"
+    return [
+        _row(0, 1, "A short guide to the device and how to use it well every day.", "1 Intro"),
+        _row(1, 2, BATTERY, f"{power}{SEPARATOR}2.1 Battery"),
+        _row(2, 3, SCREEN, "3 Screen"),
+    ]
+
+
+def test_sections_are_the_heading_paths_and_every_prefix_shows() -> None:
+    parts, headings = parts_of(_manual(), 3)
+    assert headings
+    assert [(p.title, p.level, p.page) for p in parts] == [
+        ("1 Intro", 0, 1),
+        ("2 Power", 0, 2),  # no text of its own: all of it is under 2.1
+        ("2.1 Battery", 1, 2),
+        ("3 Screen", 0, 3),
+    ]
+    assert [p.chunks for p in parts] == [[0], [], [1], [2]]
+
+
+def test_each_section_keeps_its_central_sentences_verbatim_with_their_pages() -> None:
+    outline = build_outline(_manual(), EMB, path="/docs/manual.pdf", section_sentences=2)
+    by_title = {s.title: s for s in outline.sections}
+    assert by_title["2 Power"].sentences == ()
+    battery = by_title["2.1 Battery"].sentences
+    assert len(battery) == 2 and all(s.page == 2 and s.text in BATTERY for s in battery)
+    screen = by_title["3 Screen"].sentences
+    # The penguins are not what the screen section is about: its two screen sentences are kept.
+    assert [s.text for s in screen] == [
+        "The screen brightness adapts to the light of the room automatically.",
+        "Clean the screen with a soft dry cloth and never with any solvent.",
+    ]
+    assert all(s.page == 3 for s in screen)
+    assert outline.headings
+    assert 0 < len(outline.gist) <= outline_mod.GIST_SENTENCES
+
+
+def test_a_sentence_much_like_one_kept_is_passed_over() -> None:
+    text = (
+        "The battery charges fully in about two hours from the adapter. "
+        "The battery charges fully in about two hours from the adapter today. "
+        "Storing the battery cold keeps its charge for months on the shelf."
+    )
+    outline = build_outline([_row(0, 1, text, "Battery")], EMB, section_sentences=2)
+    kept = [s.text for s in outline.sections[0].sentences]
+    assert len(kept) == 2
+    assert "Storing the battery cold keeps its charge for months on the shelf." in kept
+
+
+def test_halves_of_sentences_at_a_chunks_edges_are_not_kept() -> None:
+    text = (
+        "of the adapter and then it stops charging on its own at full. "
+        "The battery lasts for ten hours of music playback on one charge. "
+        "Charge the battery before the first use and keep it"
+    )
+    outline = build_outline([_row(0, 1, text, "Battery")], EMB, section_sentences=3)
+    assert [s.text for s in outline.sections[0].sentences] == [
+        "The battery lasts for ten hours of music playback on one charge."
+    ]
+
+
+def test_navigation_pages_are_left_out() -> None:
+    rows = [
+        _row(0, 1, "Contents of the manual with every section listed here in order.", nav=True),
+        *_manual(),
+    ]
+    outline = build_outline(rows, EMB)
+    assert all(s.page != 1 or s.text.startswith("A short") for s in outline.gist)
+    assert "Contents" not in " ".join(s.title for s in outline.sections)
+
+
+def test_a_document_without_headings_is_cut_into_parts_of_pages() -> None:
+    rows = [_row(i, i + 1, f"Page {i + 1} tells of the battery and the screen here. " + BATTERY)
+            for i in range(25)]  # fmt: skip
+    outline = build_outline(rows, EMB)
+    assert not outline.headings
+    assert [s.title for s in outline.sections] == ["Pages 1–9", "Pages 10–18", "Pages 19–25"]
+    for section in outline.sections:
+        lo, hi = (int(n) for n in section.title.split()[1].split("–"))
+        assert section.sentences and all(lo <= s.page <= hi for s in section.sentences)
+    short = build_outline(rows[:3], EMB)
+    assert [s.title for s in short.sections] == ["Whole document"]
+
+
+def test_only_the_sentences_of_the_chunks_nearest_the_mean_are_embedded() -> None:
+    rows = [_row(i, i + 1, BATTERY.replace("two", str(i + 2)), "Battery") for i in range(40)]
+    embedder = HashEmbedder()
+    build_outline(rows, embedder, gist_sentences=0)
+    # 40 chunks of 3 sentences: only CANDIDATE_CHUNKS of them are split and embedded.
+    assert embedder.texts_embedded <= outline_mod.CANDIDATE_CHUNKS * 3
+
+
+def test_progress_counts_up_to_the_sections_and_cancel_stops_the_build() -> None:
+    seen: list[Progress] = []
+    build_outline(_manual(), EMB, on_progress=seen.append)
+    assert seen[0].files_done == 0 and seen[-1].files_done == seen[-1].files_total == 5
+    assert [p.files_done for p in seen] == sorted(p.files_done for p in seen)
+
+    cancel = threading.Event()
+
+    def cancel_at_second(p: Progress) -> None:
+        if p.files_done == 2:
+            cancel.set()
+
+    with pytest.raises(Cancelled):
+        build_outline(_manual(), EMB, on_progress=cancel_at_second, cancel=cancel)
+
+
+def test_the_outline_reads_back_from_json_and_as_text() -> None:
+    outline = build_outline(_manual(), EMB, path="/docs/manual.pdf", pages=3)
+    again = Outline.from_json(outline.to_json())
+    assert again == outline
+    text = outline.text()
+    assert "Outline of manual.pdf (3 pages)" in text
+    assert "  2.1 Battery (p. 2)" in text
+    assert "(p. 3)" in text
+
+
+class _Store:
+    def __init__(self, rows: list[dict[str, Any]], record: DocumentRecord) -> None:
+        self.rows = rows
+        self.record = record
+        self.reads = 0
+
+    def documents(self) -> list[DocumentRecord]:
+        return [self.record]
+
+    def chunk_rows(self, doc_id: str) -> list[dict[str, Any]]:
+        self.reads += 1
+        return [dict(r) for r in self.rows if r["doc_id"] == doc_id]
+
+
+def _record(sha: str = "a" * 64) -> DocumentRecord:
+    return DocumentRecord(
+        doc_id="doc",
+        path="/docs/manual.pdf",
+        size=100,
+        mtime_ns=1,
+        sha256=sha,
+        pages=3,
+        chunks=3,
+        status="indexed",
+        error="",
+        error_kind="",
+        indexed_at=0.0,
+    )
+
+
+def test_an_outline_is_built_once_per_document_version(tmp_path: Path) -> None:
+    store = _Store(_manual(), _record())
+    embedder = HashEmbedder()
+    service = OutlineService(store, embedder, tmp_path / "outlines")
+    first = service.outline("/docs/manual.pdf")
+    assert not first.cached and store.reads == 1
+    calls = embedder.calls
+
+    second = OutlineService(store, embedder, tmp_path / "outlines").outline("/docs/manual.pdf")
+    assert second.cached and store.reads == 1 and embedder.calls == calls
+    assert replace(second, cached=False, seconds=first.seconds) == first
+
+    store.record = _record(sha="b" * 64)  # the file changed: its outline is built again
+    third = service.outline("/docs/manual.pdf")
+    assert not third.cached and store.reads == 2
+
+
+def test_a_cancelled_outline_is_not_kept(tmp_path: Path) -> None:
+    store = _Store(_manual(), _record())
+    service = OutlineService(store, HashEmbedder(), tmp_path / "outlines")
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(Cancelled):
+        service.outline("/docs/manual.pdf", cancel=cancel)
+    assert not (tmp_path / "outlines").exists() or not any((tmp_path / "outlines").iterdir())
+    assert not service.outline("/docs/manual.pdf").cached
+
+
+def test_a_document_not_in_the_index_is_a_usage_error(tmp_path: Path) -> None:
+    service = OutlineService(_Store([], _record()), HashEmbedder(), tmp_path)
+    with pytest.raises(UsageError, match="not in the index"):
+        service.outline("/docs/other.pdf")
