@@ -166,22 +166,26 @@ def parts_of(rows: Sequence[dict[str, Any]], pages: int) -> tuple[list[_Part], b
     under its subsections still shows; chunks before the first heading form a "Beginning"."""
     if any(str(r.get("section") or "").strip() for r in rows):
         parts: list[_Part] = []
-        by_path: dict[str, _Part] = {}
+        open_: list[_Part] = []  # the sections in force, outermost first
         for i, row in enumerate(rows):
             path = str(row.get("section") or "").strip()
-            titles = [t for t in path.split(SEPARATOR) if t.strip()] if path else []
-            if not titles:
-                titles = ["Beginning"]
-            for depth in range(1, len(titles) + 1):
-                prefix = SEPARATOR.join(titles[:depth])
-                if prefix not in by_path:
-                    if len(parts) >= MAX_SECTIONS:
-                        break
-                    by_path[prefix] = _Part(titles[depth - 1], prefix, depth - 1, int(row["page"]))
-                    parts.append(by_path[prefix])
-            own = by_path.get(SEPARATOR.join(titles))
-            if own is not None:
-                own.chunks.append(i)
+            titles = [t.strip() for t in path.split(SEPARATOR) if t.strip()] or ["Beginning"]
+            # The sections still open are those the chunk's path shares from the top; a
+            # title met again after another is a new section (a report's second "Results").
+            same = 0
+            while same < min(len(open_), len(titles)) and open_[same].title == titles[same]:
+                same += 1
+            del open_[same:]
+            for depth in range(same, len(titles)):
+                if len(parts) >= MAX_SECTIONS:
+                    break
+                part = _Part(
+                    titles[depth], SEPARATOR.join(titles[: depth + 1]), depth, int(row["page"])
+                )
+                parts.append(part)
+                open_.append(part)
+            if len(open_) == len(titles):
+                open_[-1].chunks.append(i)
         return parts, True
     last = max((int(r["page"]) for r in rows), default=pages) or 1
     count = max(1, math.ceil(last / PAGES_PER_PART))

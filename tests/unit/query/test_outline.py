@@ -73,6 +73,25 @@ def test_sections_are_the_heading_paths_and_every_prefix_shows() -> None:
     assert [p.chunks for p in parts] == [[0], [], [1], [2]]
 
 
+def test_a_title_used_again_later_is_a_section_of_its_own() -> None:
+    rows = [
+        _row(0, 1, BATTERY, "Foo"),
+        _row(1, 1, SCREEN, "Bar"),
+        _row(2, 2, BATTERY, "Foo"),
+        _row(3, 2, SCREEN, f"Foo{SEPARATOR}Sub"),
+        _row(4, 3, SCREEN, f"Baz{SEPARATOR}Sub"),
+    ]
+    parts, _ = parts_of(rows, 3)
+    assert [(p.title, p.level, p.chunks) for p in parts] == [
+        ("Foo", 0, [0]),
+        ("Bar", 0, [1]),
+        ("Foo", 0, [2]),
+        ("Sub", 1, [3]),
+        ("Baz", 0, []),
+        ("Sub", 1, [4]),
+    ]
+
+
 def test_each_section_keeps_its_central_sentences_verbatim_with_their_pages() -> None:
     outline = build_outline(_manual(), EMB, path="/docs/manual.pdf", section_sentences=2)
     by_title = {s.title: s for s in outline.sections}
