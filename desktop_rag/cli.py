@@ -604,10 +604,21 @@ def _cmd_remove(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
     return EXIT_OK if removed else EXIT_FAILED
 
 
+def bookmarks(path: str) -> list[tuple[int, str, int]]:
+    """A PDF's bookmarks as the outline wants them: (level, title, page)."""
+    from desktop_rag.ingest.outline import read_outline
+
+    if not path.lower().endswith(".pdf"):
+        return []
+    return [(h.level, h.title, h.page) for h in read_outline(path)]
+
+
 def _cmd_outline(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from desktop_rag.query.outline import OutlineService
 
-    service = OutlineService(app.store, app.embedder, app.settings.data_path / "outlines")
+    service = OutlineService(
+        app.store, app.embedder, app.settings.data_path / "outlines", bookmarks
+    )
     path = os.path.abspath(os.path.expanduser(args.file))
     if not os.path.isfile(path):
         raise UsageError(f"{args.file} is not a file.")

@@ -46,13 +46,18 @@ GIST_CANDIDATE_CHUNKS = 8
 MMR_LAMBDA = 0.7  # closeness to the mean against likeness to a sentence already kept
 MAX_LIKENESS = 0.9  # a sentence this like one already kept is a near copy of it, left out
 MIN_SENTENCE_WORDS = 6  # shorter "sentences" are captions, headings, table cells
+MAX_SENTENCE_WORDS = 50  # longer ones are runs of text with no full stop (a table, a list)
+MAX_NUMBER_SHARE = 0.3  # of a sentence's words holding a digit: more is a row of figures
 MIN_LETTER_SHARE = 0.6  # of a sentence's characters that are not spaces: less is a table row
 PAGES_PER_PART = 10  # a document without headings is cut into parts of about this many pages
+MAX_DEPTH = 4  # deeper bookmarks are shown at this depth
 MAX_SECTIONS = 400  # a pathological outline is shown this far and no further
 EMBED_BATCH = 32
 
 ProgressFn = Callable[[Progress], None]
-_ENDED = re.compile(r"[.!?][\"')\]]?$")
+_ENDED = re.compile(r"[.!?][\"')\]”’]?$")
+_STARTED = re.compile(r"[\"“‘']?[A-Z0-9]")  # not a footnote's "(2) ..." nor a lowercase half
+_BULLETS = re.compile(r"[•▪●◦■□➢►]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,13 +156,17 @@ def _unit(v: NDArray[np.float32]) -> NDArray[np.float32]:
 
 
 def usable(sentence: str) -> bool:
-    """Whether a sentence can stand in an outline: long enough, and words rather than figures."""
+    """Whether a sentence can stand in an outline: a whole sentence of words, neither a caption
+    nor a run of a table's cells or a slide's bullets."""
     words = sentence.split()
-    if len(words) < MIN_SENTENCE_WORDS:
+    if not MIN_SENTENCE_WORDS <= len(words) <= MAX_SENTENCE_WORDS:
+        return False
+    if not _STARTED.match(sentence) or not _ENDED.search(sentence) or _BULLETS.search(sentence):
         return False
     chars = [c for c in sentence if not c.isspace()]
     letters = sum(c.isalpha() for c in chars)
-    return letters >= MIN_LETTER_SHARE * len(chars)
+    numbers = sum(any(c.isdigit() for c in w) for w in words)
+    return letters >= MIN_LETTER_SHARE * len(chars) and numbers <= MAX_NUMBER_SHARE * len(words)
 
 
 def parts_of(rows: Sequence[dict[str, Any]], pages: int) -> tuple[list[_Part], bool]:
@@ -200,6 +209,42 @@ def parts_of(rows: Sequence[dict[str, Any]], pages: int) -> tuple[list[_Part], b
     return parts, False
 
 
+def parts_of_headings(
+    rows: Sequence[dict[str, Any]], headings: Sequence[tuple[int, str, int]]
+) -> list[_Part]:
+    """The sections of a document that has bookmarks ((level, title, page) in reading order):
+    one per bookmark, so a section that starts inside another's chunk still shows. A chunk
+    belongs to the next bookmark on or before its page whose title is its heading's, else to
+    the one it follows; chunks before the first bookmark form a "Beginning"."""
+    parts = [
+        _Part(title, title, min(max(level, 0), MAX_DEPTH), max(page, 1))
+        for level, title, page in headings[:MAX_SECTIONS]
+    ]
+    if rows and (not parts or int(rows[0]["page"]) < parts[0].page):
+        parts.insert(0, _Part("Beginning", "Beginning", 0, int(rows[0]["page"])))
+    current = 0
+    for i, row in enumerate(rows):
+        page = int(row["page"])
+        leaf = str(row.get("section") or "").rsplit(SEPARATOR, 1)[-1].strip()
+        ahead = current
+        while ahead < len(parts) and parts[ahead].page <= page:
+            if parts[ahead].title == leaf:
+                current = ahead
+                break
+            ahead += 1
+        else:
+            # No bookmark of this title: the chunk stays with its section, unless that one
+            # ended pages ago (then it goes to the last one started on or before its page).
+            while (
+                current + 1 < len(parts)
+                and parts[current + 1].page <= page
+                and (parts[current].page < page)
+            ):
+                current += 1
+        parts[current].chunks.append(i)
+    return parts
+
+
 class _Builder:
     """Embeds sentences on demand, once each, and picks the central ones."""
 
@@ -224,13 +269,9 @@ class _Builder:
         if chunk not in self._sentences:
             out: list[tuple[int, str]] = []
             pieces = split_sentences(" ".join(str(self.rows[chunk]["text"]).split()))
-            for n, text in enumerate(pieces):
-                # A chunk is cut from its page by tokens: its first and last pieces may be
-                # halves of sentences.
-                if n == 0 and not (text[0].isupper() or text[0].isdigit()):
-                    continue
-                if n == len(pieces) - 1 and not _ENDED.search(text):
-                    continue
+            for text in pieces:
+                # A chunk is cut from its page by tokens, and a page break or a figure cuts a
+                # sentence too: halves of sentences are not whole sentences (usable()).
                 if not usable(text):
                     continue
                 order = self._seen.setdefault(text, chunk * 1000 + len(out))
@@ -286,15 +327,20 @@ def build_outline(
     pages: int = 0,
     gist_sentences: int = GIST_SENTENCES,
     section_sentences: int = SECTION_SENTENCES,
+    headings: Sequence[tuple[int, str, int]] = (),
     on_progress: ProgressFn | None = None,
     cancel: threading.Event | None = None,
 ) -> Outline:
     """The outline of one document from its chunk rows (text, page, section, vector; in reading
-    order; navigation pages are left out). Raises Cancelled when `cancel` is set."""
+    order; navigation pages are left out) and its bookmarks, if it has any ((level, title,
+    page) in reading order). Raises Cancelled when `cancel` is set."""
     started = time.monotonic()
     rows = [r for r in rows if not r.get("nav")]
     pages = pages or max((int(r["page"]) for r in rows), default=0)
-    parts, headings = parts_of(rows, pages)
+    if headings:
+        parts, titled = parts_of_headings(rows, headings), True
+    else:
+        parts, titled = parts_of(rows, pages)
     builder = _Builder(rows, embedder, cancel)
 
     def report(done: int, message: str) -> None:
@@ -335,7 +381,7 @@ def build_outline(
         pages=pages,
         gist=tuple(gist),
         sections=tuple(sections),
-        headings=headings,
+        headings=titled,
         seconds=round(time.monotonic() - started, 3),
     )
 
@@ -343,10 +389,19 @@ def build_outline(
 class OutlineService:
     """Outlines of indexed documents, kept per document version under `folder`."""
 
-    def __init__(self, store: Any, embedder: Embedder, folder: Path) -> None:
+    def __init__(
+        self,
+        store: Any,
+        embedder: Embedder,
+        folder: Path,
+        bookmarks: Callable[[str], Sequence[tuple[int, str, int]]] | None = None,
+    ) -> None:
         self.store = store  # a LanceStore: documents() and chunk_rows(doc_id)
         self.embedder = embedder
         self.folder = folder
+        # A file's bookmarks as (level, title, page); ingest reads them, and query may not
+        # import ingest, so whoever wires the service passes its reader in.
+        self.bookmarks = bookmarks
 
     def document(self, path: str) -> DocumentRecord:
         """The indexed document at a path; UsageError when it is not in the index."""
@@ -388,11 +443,13 @@ class OutlineService:
             return found
         rows = self.store.chunk_rows(record.doc_id)
         rows.sort(key=lambda r: (int(r["page"]), int(r["start"])))
+        headings = self.bookmarks(record.path) if self.bookmarks is not None else ()
         built = build_outline(
             rows,
             self.embedder,
             path=record.path,
             pages=record.pages,
+            headings=headings,
             on_progress=on_progress,
             cancel=cancel,
         )

@@ -133,6 +133,39 @@ def test_halves_of_sentences_at_a_chunks_edges_are_not_kept() -> None:
     ]
 
 
+def test_table_rows_and_runs_without_a_full_stop_are_not_sentences() -> None:
+    text = (
+        "The battery charges fully in about two hours from the supplied adapter. "
+        "Net sales 805 805 805 52.9 1,048 1,048 1,048 70.1 and 12.3 of 14,694 total. "
+        "Fiscal 2023 Full Year Highlights • Net sales of the battery in line with last year "
+        "• Adjusted battery margin up on the year • Charge the battery at home. "
+        "Keep the battery away from heat and sunlight while it is charging. "
+        "(2) Includes the losses on the battery business sold in fiscal year 2022."
+    )
+    kept = build_outline([_row(0, 1, text, "Battery")], EMB, section_sentences=4)
+    assert [s.text for s in kept.sections[0].sentences] == [
+        "The battery charges fully in about two hours from the supplied adapter.",
+        "Keep the battery away from heat and sunlight while it is charging.",
+    ]
+
+
+def test_bookmarks_give_the_sections_even_those_that_start_inside_a_chunk() -> None:
+    rows = [
+        _row(0, 1, BATTERY, "Results"),
+        _row(1, 2, SCREEN, "Outlook"),  # "Balance Sheet" starts on page 2 too, inside this chunk
+        _row(2, 3, BATTERY, "Results"),  # a second "Results", after the first two
+    ]
+    bookmarks = [(0, "Results", 1), (0, "Outlook", 2), (0, "Balance Sheet", 2), (0, "Results", 3)]
+    outline = build_outline(rows, EMB, headings=bookmarks)
+    assert [(s.title, s.page, bool(s.sentences)) for s in outline.sections] == [
+        ("Results", 1, True),
+        ("Outlook", 2, True),
+        ("Balance Sheet", 2, False),
+        ("Results", 3, True),
+    ]
+    assert [s.sentences[0].page for s in outline.sections if s.sentences] == [1, 2, 3]
+
+
 def test_navigation_pages_are_left_out() -> None:
     rows = [
         _row(0, 1, "Contents of the manual with every section listed here in order.", nav=True),
