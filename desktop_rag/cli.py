@@ -604,21 +604,10 @@ def _cmd_remove(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
     return EXIT_OK if removed else EXIT_FAILED
 
 
-def bookmarks(path: str) -> list[tuple[int, str, int]]:
-    """A PDF's bookmarks as the outline wants them: (level, title, page)."""
-    from desktop_rag.ingest.outline import read_outline
-
-    if not path.lower().endswith(".pdf"):
-        return []
-    return [(h.level, h.title, h.page) for h in read_outline(path)]
-
-
 def _cmd_outline(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from desktop_rag.query.outline import OutlineService
+    from desktop_rag.outlines import outline_service
 
-    service = OutlineService(
-        app.store, app.embedder, app.settings.data_path / "outlines", bookmarks
-    )
+    service = outline_service(app)
     path = os.path.abspath(os.path.expanduser(args.file))
     if not os.path.isfile(path):
         raise UsageError(f"{args.file} is not a file.")

@@ -34,7 +34,18 @@ from desktop_rag.errors import UsageError
 from desktop_rag.infra.keyed import write_json
 from desktop_rag.locations import SEPARATOR, paginated
 from desktop_rag.query.quote import split_sentences
-from desktop_rag.types import DocumentRecord, Progress
+from desktop_rag.types import (
+    AnswerEvent,
+    DocumentRecord,
+    DoneEvent,
+    Progress,
+    Quote,
+    QuotesEvent,
+    Source,
+    SourcesEvent,
+    Timings,
+    TokenEvent,
+)
 
 log = logging.getLogger(__name__)
 
@@ -464,3 +475,66 @@ class OutlineService:
             write_json(self._file(key), outline.to_json())
         except OSError as exc:  # a read-only data dir only costs building it again next time
             log.info("could not keep the outline of %s: %s", outline.path, exc)
+
+
+INDENT = "\u00a0" * 4  # a level deeper (non-breaking: the chat's HTML keeps them)
+
+
+def outline_events(outline: Outline, cancelled: bool = False) -> list[AnswerEvent]:
+    """The outline as an answer's events, so a front end shows it like one: each page it cites
+    a numbered source (its sentences the source's quotes, to mark on the page), the outline
+    the answer's text with [n] after each heading and sentence, "composed" of the document's
+    own sentences."""
+    sources: dict[int, int] = {}  # page -> n
+    texts: dict[int, list[str]] = {}  # n -> what the outline quotes of that page
+    sections: dict[int, str] = {}  # n -> the section its page is cited in first
+    quotes: list[Quote] = []
+
+    def cite(page: int, section: str, sentence: str = "") -> str:
+        n = sources.setdefault(page, len(sources) + 1)
+        sections.setdefault(n, section)
+        if sentence and sentence not in texts.setdefault(n, []):
+            texts[n].append(sentence)
+            quotes.append(Quote(n, outline.path, page, sentence, 1.0))
+        texts.setdefault(n, [])
+        return f"[{n}]"
+
+    mark = "pages" if paginated(outline.path) else "sections"
+    lines = [f"Outline of {os.path.basename(outline.path)} ({outline.pages} {mark})", ""]
+    if outline.gist:
+        gist = " ".join(f"{s.text} {cite(s.page, '', s.text)}" for s in outline.gist)
+        lines += [f"In short: {gist}", ""]
+    for section in outline.sections:
+        indent = INDENT * section.level
+        lines.append(f"{indent}{section.title} {cite(section.page, section.path)}")
+        for sentence in section.sentences:
+            ref = cite(sentence.page, section.path, sentence.text)
+            lines.append(f"{indent}{INDENT}• {sentence.text} {ref}")
+    if not outline.sections and not outline.gist:
+        lines.append("This document has no sentences to outline (its pages hold figures only).")
+    answer = "\n".join(lines).rstrip()
+    by_n = {n: page for page, n in sources.items()}
+    found = tuple(
+        Source(
+            n=n,
+            path=outline.path,
+            page=by_n[n],
+            score=0.0,
+            text=" … ".join(texts[n]) or sections[n].rsplit(SEPARATOR, 1)[-1],
+            section=sections[n],
+        )
+        for n in sorted(by_n)
+    )
+    timings = Timings(total_s=outline.seconds)
+    return [
+        SourcesEvent(found),
+        QuotesEvent(tuple(quotes)),
+        TokenEvent(answer),
+        DoneEvent(
+            answer=answer,
+            cited=tuple(sorted(by_n)),
+            timings=timings,
+            cancelled=cancelled,
+            mode="composed",
+        ),
+    ]

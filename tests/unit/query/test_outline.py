@@ -285,3 +285,29 @@ def test_a_document_not_in_the_index_is_a_usage_error(tmp_path: Path) -> None:
     service = OutlineService(_Store([], _record()), HashEmbedder(), tmp_path)
     with pytest.raises(UsageError, match="not in the index"):
         service.outline("/docs/other.pdf")
+
+
+def test_an_outline_becomes_an_answer_citing_each_page_once() -> None:
+    from desktop_rag.query.outline import outline_events
+    from desktop_rag.types import DoneEvent, QuotesEvent, SourcesEvent, TokenEvent
+
+    outline = build_outline(_manual(), EMB, path="/docs/manual.pdf", pages=3)
+    sources, quotes, token, done = outline_events(outline)
+    assert isinstance(sources, SourcesEvent) and isinstance(quotes, QuotesEvent)
+    assert isinstance(token, TokenEvent) and isinstance(done, DoneEvent)
+    pages = [s.page for s in sources.sources]
+    assert sorted(pages) == [1, 2, 3] and [s.n for s in sources.sources] == [1, 2, 3]
+    by_page = {s.page: s.n for s in sources.sources}
+    assert done.answer == token.text and done.mode == "composed" and done.cited == (1, 2, 3)
+    lines = done.answer.split("\n")
+    assert lines[0] == "Outline of manual.pdf (3 pages)"
+    battery = next(line for line in lines if "2.1 Battery" in line)
+    assert battery.endswith(f"[{by_page[2]}]") and battery.startswith("\u00a0" * 4)
+    for section in outline.sections:
+        for sentence in section.sentences:
+            assert f"{sentence.text} [{by_page[sentence.page]}]" in done.answer
+    # Each quote is one of the outline's sentences, to be marked on its source's page.
+    assert quotes.quotes
+    for quote in quotes.quotes:
+        source = sources.sources[quote.n - 1]
+        assert quote.page == source.page and quote.text in source.text

@@ -1,0 +1,28 @@
+"""Document outlines for the front ends: the outline service wired to an app's index, its
+embedder, a folder of kept outlines in its data folder, and ingest's reader of PDF bookmarks
+(query/outline.py may not import ingest, so they meet here)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from desktop_rag.query.outline import OutlineService
+
+if TYPE_CHECKING:
+    from desktop_rag.app import App
+
+OUTLINES_DIR = "outlines"  # under the data folder: derived data, rebuilt when missing
+
+
+def bookmarks(path: str) -> list[tuple[int, str, int]]:
+    """A PDF's bookmarks as the outline wants them, (level, title, page); [] for other files."""
+    from desktop_rag.ingest.outline import read_outline
+
+    if not path.lower().endswith(".pdf"):
+        return []
+    return [(h.level, h.title, h.page) for h in read_outline(path)]
+
+
+def outline_service(app: App) -> OutlineService:
+    """The outline service over an app's current index (a rebuild swaps the index: ask again)."""
+    return OutlineService(app.store, app.embedder, app.settings.data_path / OUTLINES_DIR, bookmarks)
