@@ -53,6 +53,7 @@ class DocumentsPane(QWidget):
     reindex_requested = Signal(str)  # a path to try again (or to include again, if removed)
     ocr_requested = Signal(str)  # a PDF to read with OCR on every page (garbage text layer)
     remove_requested = Signal(str)  # a file to take out of the index (never off the disk)
+    outline_requested = Signal(str)  # an indexed file whose outline to show in the chat
 
     def __init__(self, model: DocumentsModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -280,6 +281,12 @@ class DocumentsPane(QWidget):
         menu = QMenu(self)
         open_action = menu.addAction(icon("document"), "Open")
         folder_action = menu.addAction(icon("folder"), "Show in folder")
+        outline_action = None
+        if row.status == Status.INDEXED:
+            outline_action = menu.addAction("Outline")
+            outline_action.setToolTip(
+                "Its headings, each with its most central sentences and their pages, in the chat"
+            )
         password_action = None
         if row.kind == FailKind.PASSWORD:
             password_action = menu.addAction("Enter password…")
@@ -299,6 +306,8 @@ class DocumentsPane(QWidget):
         chosen = menu.exec(self.table.viewport().mapToGlobal(pos))
         if chosen is open_action:
             self.document_activated.emit(row.path)
+        elif chosen is not None and chosen is outline_action:
+            self.outline_requested.emit(row.path)
         elif chosen is folder_action:
             QDesktopServices.openUrl(QUrl.fromLocalFile(os.path.dirname(row.path)))
         elif chosen is not None and chosen is password_action:

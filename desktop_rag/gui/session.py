@@ -111,6 +111,7 @@ class Session(QObject):
     answer_event = Signal(object)  # AnswerEvent
     answer_failed = Signal(str)
     answer_finished = Signal()
+    outline_progress = Signal(object)  # Progress of an outline being built (then answer_*)
     conversations_loaded = Signal(object)  # list[Conversation], newest first
     notice = Signal(str)  # a short message for the status bar
     watch_problems = Signal(object)  # {folder: why it is not watched}
@@ -532,6 +533,39 @@ class Session(QObject):
 
         job = Job(run, "answer")
         job.signals.yielded.connect(self.answer_event.emit)
+        job.signals.errored.connect(self._on_answer_job_errored)
+        job.signals.finished.connect(self._on_answer_job_finished)
+        self._answer_job = job
+        self._hold_indexing()
+        self.lanes.start(ANSWER, job)
+        return True
+
+    def outline(self, path: str) -> bool:
+        """Build a document's outline off the GUI thread (or read it from the cache) and send it
+        as an answer's events (answer_event, then answer_finished), with outline_progress on
+        the way; stop_answer cancels it. False if it cannot start now."""
+        app = self.app
+        if app is None:
+            self.answer_failed.emit("The library is still opening.")
+            return False
+        if self._answer_job is not None:
+            return False
+        from desktop_rag.outlines import outline_service
+        from desktop_rag.query.outline import Cancelled, outline_events
+        from desktop_rag.types import DoneEvent, Timings
+
+        service = outline_service(app)
+
+        def run(job: Job) -> Iterator[AnswerEvent]:
+            try:
+                built = service.outline(path, on_progress=job.report, cancel=job.cancel)
+            except Cancelled:  # the window says "Stopped."
+                return iter([DoneEvent("", (), Timings(), cancelled=True)])
+            return iter(outline_events(built))
+
+        job = Job(run, "outline")
+        job.signals.yielded.connect(self.answer_event.emit)
+        job.signals.progress.connect(self.outline_progress.emit)
         job.signals.errored.connect(self._on_answer_job_errored)
         job.signals.finished.connect(self._on_answer_job_finished)
         self._answer_job = job

@@ -220,6 +220,7 @@ class MainWindow(QMainWindow):
         s.answer_event.connect(self._on_session_answer_event)
         s.answer_failed.connect(self._on_session_answer_failed)
         s.answer_finished.connect(self._on_session_answer_finished)
+        s.outline_progress.connect(self._on_session_outline_progress)
         s.conversations_loaded.connect(self._on_session_conversations_loaded)
         s.notice.connect(self._on_session_notice)
         s.closed.connect(self._on_session_closed)
@@ -245,6 +246,7 @@ class MainWindow(QMainWindow):
         self.documents.reindex_requested.connect(self._on_documents_reindex_requested)
         self.documents.ocr_requested.connect(self.session.read_with_ocr)
         self.documents.remove_requested.connect(self.session.remove_file)
+        self.documents.outline_requested.connect(self.outline)
 
         self.conversations.selected.connect(self._on_conversations_selected)
         self.conversations.new_requested.connect(self._on_conversations_new_requested)
@@ -560,6 +562,31 @@ class MainWindow(QMainWindow):
         self.stop_action.setEnabled(True)
         if not self.session.ask(question, history):
             self._finish_answer()
+
+    def outline(self, path: str) -> None:
+        """Show a document's outline in the chat, as the answer to "Outline of NAME"."""
+        history = self.state.ask(f"Outline of {os.path.basename(path)}")
+        if history is None:
+            self.statusBar().showMessage("Wait for the answer to finish, or stop it (Esc).", 5000)
+            return
+        conv = self.state.current
+        assert conv is not None
+        self.conversations_model.upsert(conv)
+        self.conversations.select(conv.id)
+        self.sources_model.set_sources([])
+        self.chat.set_busy(True)
+        self.chat.set_status("Building the outline…")
+        self.chat.show_conversation(conv)
+        self.stop_action.setEnabled(True)
+        if not self.session.outline(path):
+            self._finish_answer()
+
+    def _on_session_outline_progress(self, progress: Progress) -> None:
+        if progress.files_total:
+            self.chat.set_status(
+                f"Building the outline: {progress.files_done} of {progress.files_total} "
+                f"sections (ETA {progress.eta_text})…"
+            )
 
     def _on_session_answer_event(self, event: AnswerEvent) -> None:
         exchange = self.state.exchange

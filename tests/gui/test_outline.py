@@ -1,0 +1,121 @@
+"""A document row's "Outline": built off the GUI thread, shown in the chat as an answer whose
+[n] open the cited pages, stopped by Stop; and with the real embedder on a real PDF."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QUrl
+from PySide6.QtWidgets import QMenu
+
+from tests.helpers.window import names
+from tests.pdfgen import make_pdf
+
+PAGES = [
+    "1 Getting started\nUnpack the kettle and rinse it with clean water before the first use. "
+    "Place the kettle on a flat and dry surface away from the edge of the table.",
+    "2 Battery care\nThe battery charges fully in about two hours from the supplied adapter. "
+    "Keep the battery away from heat and sunlight while it is charging.",
+    "3 Cleaning\nDescale the kettle every month with a mixture of vinegar and water. "
+    "Never put the kettle or its base in the dishwasher or under running water.",
+]
+
+
+def _outline_from_menu(window, qtbot, monkeypatch, path: str) -> None:
+    """Right-click the file's row and choose Outline, as the user does."""
+    from desktop_rag.gui import documents
+    from tests.gui.test_window import _choose_in_context_menu
+
+    assert documents.QMenu is QMenu
+    with qtbot.waitSignal(window.session.answer_finished, timeout=60_000):
+        _choose_in_context_menu(window, path, "Outline", monkeypatch)
+
+
+@pytest.fixture
+def manual(tmp_path: Path) -> Path:
+    folder = tmp_path / "kettle"
+    make_pdf(folder / "kettle.pdf", PAGES)
+    return folder / "kettle.pdf"
+
+
+def test_a_rows_outline_shows_in_the_chat_and_its_citations_open_their_pages(
+    open_window, qtbot, monkeypatch, manual
+) -> None:
+    window = open_window()
+    window.session.add_folder(str(manual.parent))
+    qtbot.waitUntil(lambda: "kettle.pdf" in names(window, "indexed"), timeout=30_000)
+    qtbot.waitUntil(lambda: not window.session.indexing, timeout=30_000)
+
+    _outline_from_menu(window, qtbot, monkeypatch, str(manual))
+    exchange = window.current.exchanges[-1]
+    assert exchange.question == "Outline of kettle.pdf"
+    assert exchange.answer.startswith("Outline of kettle.pdf (3 pages)")
+    assert exchange.mode == "composed" and not exchange.error
+    by_page = {s.page: s.n for s in exchange.sources}
+    assert sorted(by_page) == [1, 2, 3]
+    assert f"2 Battery care [{by_page[2]}]" in exchange.answer
+    assert f"while it is charging. [{by_page[2]}]" in exchange.answer
+    assert any(q.n == by_page[2] and "charging" in q.text for q in exchange.quotes)
+
+    index = len(window.current.exchanges) - 1
+    window.chat.view.anchorClicked.emit(QUrl(f"cite:{index}:{by_page[3]}"))
+    qtbot.waitUntil(lambda: window.sources.current_page == 3, timeout=10_000)
+
+
+def test_stop_cancels_an_outline_being_built_and_keeps_nothing(open_window, qtbot, manual) -> None:
+    window = open_window()
+    window.session.add_folder(str(manual.parent))
+    qtbot.waitUntil(lambda: "kettle.pdf" in names(window, "indexed"), timeout=30_000)
+    qtbot.waitUntil(lambda: not window.session.indexing, timeout=30_000)
+    app = window.session.app
+    embed = app.embedder.embed
+    entered, release = threading.Event(), threading.Event()
+
+    def held(texts):  # the outline's first sentences wait here until the test lets them go
+        entered.set()
+        release.wait(10)
+        return embed(texts)
+
+    app.embedder.embed = held
+    try:
+        with qtbot.waitSignal(window.session.answer_finished, timeout=30_000):
+            window.outline(str(manual))
+            qtbot.waitUntil(entered.is_set, timeout=10_000)
+            window.session.stop_answer()
+            release.set()
+    finally:
+        app.embedder.embed = embed
+    exchange = window.current.exchanges[-1]
+    assert exchange.stopped and not exchange.answer
+    folder = app.settings.data_path / "outlines"
+    assert not folder.exists() or not any(folder.iterdir())
+
+
+@pytest.mark.slow
+def test_the_outline_of_a_real_pdf_with_bookmarks_with_the_real_embedder(
+    open_window, qtbot, corpus: Path, tmp_path: Path
+) -> None:
+    pdf = corpus / "financebench" / "pdfs" / "AMCOR_2023Q4_EARNINGS.pdf"
+    if not pdf.is_file():
+        pytest.skip("the AMCOR earnings release is not in the corpus")
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    shutil.copy(pdf, folder / pdf.name)
+    window = open_window(app_factory=None)
+    window.session.add_folder(str(folder))
+    qtbot.waitUntil(lambda: pdf.name in names(window, "indexed"), timeout=240_000)
+    qtbot.waitUntil(lambda: not window.session.indexing, timeout=240_000)
+
+    with qtbot.waitSignal(window.session.answer_finished, timeout=240_000):
+        window.outline(str(folder / pdf.name))
+    exchange = window.current.exchanges[-1]
+    assert not exchange.error, exchange.error
+    by_page = {s.page: s.n for s in exchange.sources}
+    for title, page in (("Highlights", 1), ("Outlook and Other", 5), ("GAAP Balance Sheet", 9)):
+        assert f"{title} [{by_page[page]}]" in exchange.answer
+    index = len(window.current.exchanges) - 1
+    window.chat.view.anchorClicked.emit(QUrl(f"cite:{index}:{by_page[5]}"))
+    qtbot.waitUntil(lambda: window.sources.current_page == 5, timeout=30_000)
