@@ -621,6 +621,8 @@ def _cmd_outline(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -
             printer.finish()
         for failed in report.failed:
             print(f"desktop-rag: {failed.path}: {failed.reason}", file=err)
+        if report.failed:
+            return EXIT_FAILED
         service.store = app.store
     shown = -1
 

@@ -49,7 +49,7 @@ from desktop_rag.types import (
 
 log = logging.getLogger(__name__)
 
-OUTLINE_VERSION = 1  # bumped when what is built changes: older cached outlines are rebuilt
+OUTLINE_VERSION = 2  # bumped when what is built changes: older cached outlines are rebuilt
 GIST_SENTENCES = 5  # for the whole document
 SECTION_SENTENCES = 2  # for each section
 CANDIDATE_CHUNKS = 3  # of a section, nearest its mean, whose sentences are embedded
@@ -300,12 +300,29 @@ class _Builder:
                 self._vectors[text] = _unit(np.asarray(v, dtype=np.float32))
             self.embedded += len(batch)
 
-    def central(self, chunks: Sequence[int], n: int, candidates: int) -> list[OutlineSentence]:
-        """The n sentences of these chunks nearest their mean, each unlike those kept before."""
+    def mean(self, chunks: Sequence[int]) -> NDArray[np.float32]:
+        return _unit(self.vectors[list(chunks)].mean(axis=0))
+
+    def central(
+        self,
+        chunks: Sequence[int],
+        n: int,
+        candidates: int,
+        mean: NDArray[np.float32] | None = None,
+    ) -> list[OutlineSentence]:
+        """The n sentences of these chunks nearest their mean (or `mean`), each unlike those
+        kept before."""
         if not chunks or n <= 0:
             return []
-        mean = _unit(self.vectors[list(chunks)].mean(axis=0))
-        near = sorted(chunks, key=lambda c: -float(self.vectors[c] @ mean))[:candidates]
+        if mean is None:
+            mean = self.mean(chunks)
+        # The chunks nearest the mean that hold whole sentences (a table holds none).
+        near: list[int] = []
+        for c in sorted(chunks, key=lambda c: -float(self.vectors[c] @ mean)):
+            if len(near) >= candidates:
+                break
+            if self.sentences(c):
+                near.append(c)
         pool: dict[str, tuple[int, int]] = {}  # text -> (order, page)
         for c in sorted(near):
             for order, text in self.sentences(c):
@@ -371,7 +388,11 @@ def build_outline(
             )
 
     report(0, "the document's gist")
-    gist = builder.central(range(len(rows)), gist_sentences, GIST_CANDIDATE_CHUNKS)
+    # The gist is near the mean of the sections' means: a long appendix (a filing's exhibits)
+    # weighs as one section, not as half the document.
+    means = [builder.mean(p.chunks) for p in parts if p.chunks]
+    centre = _unit(np.mean(means, axis=0)) if titled and len(means) > 1 else None
+    gist = builder.central(range(len(rows)), gist_sentences, GIST_CANDIDATE_CHUNKS, centre)
     sections = []
     for done, part in enumerate(parts, start=1):
         report(done, part.title)
@@ -427,7 +448,8 @@ class OutlineService:
         return f"{record.doc_id}:{version}:{self.embedder.model_id}:{OUTLINE_VERSION}"
 
     def _file(self, key: str) -> Path:
-        return self.folder / (hashlib.sha256(key.encode()).hexdigest()[:32] + ".json")
+        doc_id = key.split(":", 1)[0]
+        return self.folder / f"{doc_id}-{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
 
     def cached(self, record: DocumentRecord) -> Outline | None:
         key = self.key(record)
@@ -470,9 +492,14 @@ class OutlineService:
         return outline
 
     def _keep(self, key: str, outline: Outline) -> None:
+        path = self._file(key)
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            write_json(self._file(key), outline.to_json())
+            write_json(path, outline.to_json())
+            # The document's earlier versions' outlines will not be asked for again.
+            for old in self.folder.glob(f"{key.split(':', 1)[0]}-*.json"):
+                if old != path:
+                    old.unlink(missing_ok=True)
         except OSError as exc:  # a read-only data dir only costs building it again next time
             log.info("could not keep the outline of %s: %s", outline.path, exc)
 

@@ -102,3 +102,14 @@ def test_the_outline_is_built_with_no_network(outlined, tmp_path: Path) -> None:
     offline = json.loads(result.stdout)
     assert offline["cached"] is False
     assert offline["sections"] == outline["sections"]
+
+
+def test_a_file_that_cannot_be_indexed_or_is_missing_says_why(tmp_path: Path) -> None:
+    fake = tmp_path / "fake.pdf"
+    fake.write_text("<!doctype html><html>not a pdf</html>")
+    result = cli("outline", str(fake), data_dir=tmp_path / "data")
+    assert result.returncode == 1, result.stderr
+    assert "fake.pdf" in result.stderr and "web page" in result.stderr
+    assert result.stdout == ""
+    missing = cli("outline", str(tmp_path / "nowhere.pdf"), data_dir=tmp_path / "data")
+    assert missing.returncode == 2 and "is not a file" in missing.stderr

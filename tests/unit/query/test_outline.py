@@ -109,6 +109,34 @@ def test_each_section_keeps_its_central_sentences_verbatim_with_their_pages() ->
     assert 0 < len(outline.gist) <= outline_mod.GIST_SENTENCES
 
 
+def test_a_long_section_does_not_take_the_whole_gist() -> None:
+    penguins = [
+        _row(i, 10 + i, f"Emperor penguins number {i} breed on the sea ice in the dark winter.",
+             "Appendix")
+        for i in range(30)
+    ]  # fmt: skip
+    rows = [
+        _row(100, 1, BATTERY, "Battery"),
+        _row(101, 2, "The charger of the battery is charged in two hours of charging time.",
+             "Charger"),
+        _row(102, 3, "The battery charge lasts for ten hours of music on one battery charge.",
+             "Battery life"),
+        *penguins,
+    ]  # fmt: skip
+    outline = build_outline(rows, EMB, gist_sentences=2)
+    assert any(s.page <= 3 for s in outline.gist), outline.gist
+
+
+def test_sentences_come_from_the_nearest_chunks_that_have_any() -> None:
+    table = "Net sales 805 805 805 52.9 1,048 1,048 1,048 70.1 12.3 14,694"
+    rows = [_row(i, 1, table, "Results") for i in range(5)]
+    rows.append(_row(5, 2, "Net sales of the year were 1,048 million on a reported basis.",
+                     "Results"))  # fmt: skip
+    outline = build_outline(rows, EMB)
+    assert [s.page for s in outline.sections[0].sentences] == [2]
+    assert [s.page for s in outline.gist] == [2]
+
+
 def test_a_sentence_much_like_one_kept_is_passed_over() -> None:
     text = (
         "The battery charges fully in about two hours from the adapter. "
@@ -268,6 +296,8 @@ def test_an_outline_is_built_once_per_document_version(tmp_path: Path) -> None:
     store.record = _record(sha="b" * 64)  # the file changed: its outline is built again
     third = service.outline("/docs/manual.pdf")
     assert not third.cached and store.reads == 2
+    # Only the outline of the version indexed now is kept.
+    assert len(list((tmp_path / "outlines").iterdir())) == 1
 
 
 def test_a_cancelled_outline_is_not_kept(tmp_path: Path) -> None:
