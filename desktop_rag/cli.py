@@ -613,7 +613,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not hasattr(args, name):
             setattr(args, name, default)
     if args.data_dir:
-        os.environ["DESKTOP_RAG_DATA_DIR"] = os.path.abspath(os.path.expanduser(args.data_dir))
+        from desktop_rag.config import is_remote
+
+        os.environ["DESKTOP_RAG_DATA_DIR"] = (
+            args.data_dir  # a team library's URI, kept as given
+            if is_remote(args.data_dir)
+            else os.path.abspath(os.path.expanduser(args.data_dir))
+        )
 
     from desktop_rag.infra import logs
 
