@@ -241,16 +241,17 @@ class RemoteStore(LanceStore):
         uri: str,
         meta: IndexMeta,
         *,
-        freshness_s: float = FRESHNESS_S,
-        query_deadline_s: float = QUERY_DEADLINE_S,
-        open_deadline_s: float = OPEN_DEADLINE_S,
+        freshness_s: float | None = None,
+        query_deadline_s: float | None = None,
+        open_deadline_s: float | None = None,
     ) -> None:
         self.location = Location.parse(uri)
         # The local folder: the writer lock and bookkeeping of this desktop (never the tables).
         super().__init__(team_local_dir(self.location.uri) / "index", meta)
-        self.freshness_s = freshness_s
-        self.query_deadline_s = query_deadline_s
-        self.open_deadline_s = open_deadline_s
+        # Unset, the module's values as they are now (tests change them).
+        self.freshness_s = FRESHNESS_S if freshness_s is None else freshness_s
+        self.query_deadline_s = QUERY_DEADLINE_S if query_deadline_s is None else query_deadline_s
+        self.open_deadline_s = OPEN_DEADLINE_S if open_deadline_s is None else open_deadline_s
         self._conn: Connection | None = None
         self._writable = False
         self._inside = threading.local()

@@ -135,6 +135,9 @@ class _Proxy(BaseHTTPRequestHandler):
         mode = server.mode
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
+        if mode == "down":  # a connection kept alive from before: dropped, unanswered
+            self.close_connection = True
+            return
         if mode == "hang":
             server.hung.wait(60)
             self.close_connection = True
@@ -172,14 +175,27 @@ class Proxy:
 
     def __init__(self, upstream: str, mode: str = "pass") -> None:
         host, port = upstream.removeprefix("http://").split(":")
-        self.server: Any = ThreadingHTTPServer(("127.0.0.1", 0), _Proxy)
+        self._upstream = (host, int(port))
+        self._start(0, mode)
+        self.endpoint = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def _start(self, port: int, mode: str) -> None:
+        self.server: Any = ThreadingHTTPServer(("127.0.0.1", port), _Proxy)
         self.server.daemon_threads = True
-        self.server.upstream = (host, int(port))
+        self.server.upstream = self._upstream
         self.server.mode = mode
         self.server.hung = threading.Event()
-        self.endpoint = f"http://127.0.0.1:{self.server.server_address[1]}"
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self._thread.start()
+
+    def down(self) -> None:
+        """Nothing listens on the endpoint any more (connections are refused)."""
+        self.server.mode = "down"
+        self.close()
+
+    def up(self) -> None:
+        """Listening again, on the same port, passing requests through."""
+        self._start(int(self.endpoint.rsplit(":", 1)[1]), "pass")
 
     @property
     def mode(self) -> str:
