@@ -42,7 +42,8 @@ def _common() -> argparse.ArgumentParser:
         "--data-dir",
         default=argparse.SUPPRESS,
         metavar="DIR",
-        help="where the index lives (default: $DESKTOP_RAG_DATA_DIR or the user data dir)",
+        help="where the index lives: a folder, or s3://bucket/path for a team library "
+        "(docs/team.md); default: $DESKTOP_RAG_DATA_DIR or the user data dir",
     )
     common.add_argument(
         "--json",

@@ -91,3 +91,39 @@ def test_the_cli_says_the_team_library_cannot_be_reached(moto: Moto) -> None:
         assert down.returncode == 1
         assert MESSAGE in down.stderr
         assert "aws_secret" not in down.stderr.lower() and "admin-secret" not in down.stderr
+
+
+@pytest.mark.slow
+def test_every_command_takes_the_uri(moto: Moto, tmp_path: Path) -> None:
+    """index, search, status and remove through the CLI, the real embedder, the bucket."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "leave.txt").write_text(
+        "Leave policy\n\nEmployees receive twenty-five days of paid leave each year. "
+        "Unused leave may be carried over until the end of March.\n"
+    )
+    (docs / "travel.txt").write_text(
+        "Travel policy\n\nTrain travel is booked in second class. Flights need approval.\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "DESKTOP_RAG_DATA_DIR"}
+    base = [sys.executable, "-m", "desktop_rag"]
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*base, *args, "--data-dir", URI, "--json"],
+            capture_output=True, text=True, env=env, timeout=600,
+        )  # fmt: skip
+
+    indexed = run("index", str(docs))
+    assert indexed.returncode == 0, indexed.stderr
+    assert '"indexed": 2' in indexed.stdout
+    found = run("search", "how many days of paid leave")
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.index("leave.txt") < found.stdout.index("travel.txt") or (
+        "travel.txt" not in found.stdout
+    )
+    status = run("status")
+    assert '"documents": 2' in status.stdout
+    removed = run("remove", str(docs / "travel.txt"))
+    assert removed.returncode == 0, removed.stderr
+    assert '"documents": 1' in run("status").stdout
