@@ -31,7 +31,7 @@ from desktop_rag.errors import (
     StoreError,
     UnreachableError,
 )
-from desktop_rag.store.lance import METADATA_CACHE_BYTES, LanceStore
+from desktop_rag.store.lance import METADATA_CACHE_BYTES, LanceStore, _sql_list
 from desktop_rag.store.schema import (
     CHUNKS,
     DOCUMENTS,
@@ -179,6 +179,11 @@ def is_denied(exc: BaseException) -> bool:
     return any(mark in text for mark in _DENIED_MARKS)
 
 
+def is_unknown(exc: BaseException) -> bool:
+    """LanceDB's "Commit result ... is unknown" (its answer lost, and not verifiable then)."""
+    return "is unknown" in str(exc) and "ommit" in str(exc)
+
+
 def is_unreachable(exc: BaseException) -> bool:
     if isinstance(exc, TimeoutError | ConnectionError):
         return True
@@ -192,6 +197,14 @@ def unreachable_message(location: Location) -> str:
     return (
         f"The team library at {location.shown} cannot be reached; your personal library still "
         "answers. Check the network or ask whoever runs the store; the next search tries again."
+    )
+
+
+def unknown_message(location: Location) -> str:
+    return (
+        f"Writing the team library at {location.shown} was interrupted and its result is "
+        "unknown; nothing was written twice. Index again when the store answers: the documents "
+        "not stored are indexed then."
     )
 
 
@@ -394,18 +407,44 @@ class RemoteStore(LanceStore):
         remove_doc_ids: Iterable[str] = (),
     ) -> None:
         self._guard(None, self.ensure_writable)
+        replace, remove = sorted(set(replace_doc_ids)), sorted(set(remove_doc_ids))
         try:
             super().commit(
-                documents,
-                chunks,
-                vectors,
-                replace_doc_ids=replace_doc_ids,
-                remove_doc_ids=remove_doc_ids,
+                documents, chunks, vectors, replace_doc_ids=replace, remove_doc_ids=remove
             )
         except StoreError as exc:
             if is_denied(exc):
                 raise ReadOnlyError(read_only_message(self.location)) from exc
-            raise
+            if not is_unknown(exc):
+                raise
+            # LanceDB could not tell whether its commit was applied: the table says, and
+            # only what is missing is written (never the same rows twice).
+            log.warning("team library %s: a commit's result was unknown", self.location.shown)
+            if not self._read(lambda: self._chunks_landed(chunks, replace, remove)):
+                raise StoreError(unknown_message(self.location)) from exc
+            if not self._read(lambda: self._documents_landed(documents, remove)):
+                super().commit(documents, [], None, remove_doc_ids=remove)
+
+    def _chunks_landed(
+        self, chunks: Sequence[Chunk], replace: list[str], remove: list[str]
+    ) -> bool:
+        """Whether the chunk step of a commit is in the table: its chunks there, and no
+        other chunk of the documents it replaced or removed."""
+        ids = [c.chunk_id for c in chunks]
+        if ids and LanceStore.count_chunks(self, f"chunk_id IN ({_sql_list(ids)})") != len(ids):
+            return False
+        doomed = sorted(set(replace) | set(remove))
+        if not doomed:
+            return True
+        where = f"doc_id IN ({_sql_list(doomed)})"
+        if ids:
+            where += f" AND chunk_id NOT IN ({_sql_list(ids)})"
+        return LanceStore.count_chunks(self, where) == 0
+
+    def _documents_landed(self, documents: Sequence[DocumentRecord], remove: list[str]) -> bool:
+        """Whether the documents step of a commit is in the table, row for row."""
+        rows = {d.doc_id: d for d in LanceStore.documents(self)}
+        return all(rows.get(d.doc_id) == d for d in documents) and not (set(remove) & set(rows))
 
     # -- reads, each with its deadline --------------------------------------------------------
 

@@ -157,11 +157,20 @@ class _Proxy(BaseHTTPRequestHandler):
         conn.request(self.command, self.path, body=body or None, headers=headers)
         reply = conn.getresponse()
         data = reply.read()
+        if mode == "lose-commit" and self.command == "PUT" and "/_versions/" in self.path:
+            # The commit reached the store; its answer is lost (once).
+            server.mode = "pass"
+            server.lost.append(self.path)
+            self.close_connection = True
+            conn.close()
+            return
         self.send_response(reply.status)
         for k, v in reply.getheaders():
             if k.lower() not in ("transfer-encoding", "content-length", "connection"):
                 self.send_header(k, v)
-        self.send_header("Content-Length", str(len(data)))
+        # A HEAD's length is the object's, as the store said, not that of the empty body.
+        length = reply.getheader("Content-Length") if self.command == "HEAD" else None
+        self.send_header("Content-Length", length or str(len(data)))
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(data)
@@ -185,6 +194,7 @@ class Proxy:
         self.server.upstream = self._upstream
         self.server.mode = mode
         self.server.hung = threading.Event()
+        self.server.lost = []
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self._thread.start()
 

@@ -197,3 +197,64 @@ def test_settings_keep_the_uri_and_never_a_credential(moto: Moto) -> None:
     assert settings.library_uri == URI
     assert settings.data_path == team_local_dir(URI)
     assert remote.Location.parse(URI).key("meta.json") == "library/index/meta.json"
+
+
+UNKNOWN = (
+    "Writing the index failed: Commit result for version 3 is unknown: the commit may or may "
+    "not have been applied; check the table state before retrying"
+)
+
+
+@pytest.mark.parametrize("applied", [True, False])
+def test_a_commit_whose_result_is_unknown_is_checked_not_repeated(
+    moto: Moto, monkeypatch: pytest.MonkeyPatch, applied: bool
+) -> None:
+    """LanceDB's answer to a commit lost and not verifiable: the table's state decides."""
+    from desktop_rag.store.lance import LanceStore
+
+    store = RemoteStore(URI, _meta()).open()
+    first = _docs("a", 2)
+    store.commit(*first, replace_doc_ids=[d.doc_id for d in first[0]])
+    real = LanceStore.commit
+    calls = []
+
+    def lost_answer(self, documents, chunks, vectors, replace_doc_ids=(), remove_doc_ids=()):  # type: ignore[no-untyped-def]
+        calls.append(len(chunks))
+        if len(calls) == 1:  # the chunk step reaches the store (or not); its answer is lost
+            if applied:
+                real(self, [], chunks, vectors, replace_doc_ids=replace_doc_ids)
+            raise StoreError(UNKNOWN)
+        return real(self, documents, chunks, vectors, replace_doc_ids, remove_doc_ids)
+
+    monkeypatch.setattr(LanceStore, "commit", lost_answer)
+    docs, chunks, vectors = _docs("b", 2)
+    if applied:
+        store.commit(docs, chunks, vectors, replace_doc_ids=[d.doc_id for d in docs])
+        assert calls == [10, 0]  # the documents written after the check, the chunks not again
+        assert sorted(d.doc_id for d in store.documents()) == ["a-0", "a-1", "b-0", "b-1"]
+    else:
+        with pytest.raises(StoreError, match="result is unknown; nothing was written twice"):
+            store.commit(docs, chunks, vectors, replace_doc_ids=[d.doc_id for d in docs])
+        assert calls == [10]
+        assert sorted(d.doc_id for d in store.documents()) == ["a-0", "a-1"]
+    ids = store.chunks_table.search().select(["chunk_id"]).limit(None).to_arrow()["chunk_id"]
+    assert len(ids) == len(set(ids.to_pylist())) == (20 if applied else 10)
+
+
+def test_a_commit_whose_answer_is_lost_is_stored_once(moto: Moto) -> None:
+    """The store applies a commit and its answer is lost on the way back (a loopback proxy
+    drops it): the commit is read back, not written again."""
+    with proxy(moto.endpoint) as p:
+        moto.use(endpoint=p.endpoint)
+        store = RemoteStore(URI, _meta()).open()
+        first = _docs("a", 2)
+        store.commit(*first, replace_doc_ids=[d.doc_id for d in first[0]])
+        p.mode = "lose-commit"
+        docs, chunks, vectors = _docs("b", 2)
+        store.commit(docs, chunks, vectors, replace_doc_ids=[d.doc_id for d in docs])
+        assert p.server.lost  # an answer was indeed lost
+    moto.use()
+    again = RemoteStore(URI, _meta()).open()
+    ids = again.chunks_table.search().select(["chunk_id"]).limit(None).to_arrow()["chunk_id"]
+    assert len(ids) == len(set(ids.to_pylist())) == 20
+    assert len(again.documents()) == 4
