@@ -482,40 +482,43 @@ class RemoteStore(LanceStore):
     def _read(self, what: Callable[[], T]) -> T:
         return self._guard(self.query_deadline_s, what)
 
-    def documents(self) -> list[DocumentRecord]:
-        return self._read(lambda: LanceStore.documents(self))
+    # Each read passes its arguments through as they are: a parameter the base class gains
+    # (a search's scope, say) reaches it unchanged.
 
-    def count_chunks(self, where: str | None = None) -> int:
-        return self._read(lambda: LanceStore.count_chunks(self, where))
+    def documents(self, *args: Any, **kwargs: Any) -> list[DocumentRecord]:
+        return self._read(lambda: LanceStore.documents(self, *args, **kwargs))
 
-    def chunk_rows(self, doc_id: str) -> list[dict[str, Any]]:
-        return self._read(lambda: LanceStore.chunk_rows(self, doc_id))
+    def count_chunks(self, *args: Any, **kwargs: Any) -> int:
+        return self._read(lambda: LanceStore.count_chunks(self, *args, **kwargs))
 
-    def vector_search(
-        self, vector: NDArray[np.float32], k: int, *, exact: bool = False
-    ) -> list[Hit]:
-        return self._read(lambda: LanceStore.vector_search(self, vector, k, exact=exact))
+    def chunk_rows(self, *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
+        return self._read(lambda: LanceStore.chunk_rows(self, *args, **kwargs))
 
-    def text_search(self, query: str, k: int) -> list[Hit]:
-        return self._read(lambda: LanceStore.text_search(self, query, k))
+    def vector_search(self, *args: Any, **kwargs: Any) -> list[Hit]:
+        return self._read(lambda: LanceStore.vector_search(self, *args, **kwargs))
 
-    def text_search_vectors(self, query: str, k: int) -> tuple[list[Hit], NDArray[np.float32]]:
-        return self._read(lambda: LanceStore.text_search_vectors(self, query, k))
+    def text_search(self, *args: Any, **kwargs: Any) -> list[Hit]:
+        return self._read(lambda: LanceStore.text_search(self, *args, **kwargs))
 
-    def term_frequency(self, term: str, cap: int) -> int:
-        return self._read(lambda: LanceStore.term_frequency(self, term, cap))
+    def text_search_vectors(
+        self, *args: Any, **kwargs: Any
+    ) -> tuple[list[Hit], NDArray[np.float32]]:
+        return self._read(lambda: LanceStore.text_search_vectors(self, *args, **kwargs))
 
-    def chunks_holding(self, term: str, chunk_ids: Sequence[str]) -> set[str]:
-        return self._read(lambda: LanceStore.chunks_holding(self, term, chunk_ids))
+    def term_frequency(self, *args: Any, **kwargs: Any) -> int:
+        return self._read(lambda: LanceStore.term_frequency(self, *args, **kwargs))
 
-    def page_boxes(self, path: str, page: int) -> list[str]:
-        return self._read(lambda: LanceStore.page_boxes(self, path, page))
+    def chunks_holding(self, *args: Any, **kwargs: Any) -> set[str]:
+        return self._read(lambda: LanceStore.chunks_holding(self, *args, **kwargs))
 
-    def chunk_counts(self) -> dict[str, int]:
-        return self._read(lambda: LanceStore.chunk_counts(self))
+    def page_boxes(self, *args: Any, **kwargs: Any) -> list[str]:
+        return self._read(lambda: LanceStore.page_boxes(self, *args, **kwargs))
 
-    def has_fts_index(self) -> bool:
-        return self._read(lambda: LanceStore.has_fts_index(self))
+    def chunk_counts(self, *args: Any, **kwargs: Any) -> dict[str, int]:
+        return self._read(lambda: LanceStore.chunk_counts(self, *args, **kwargs))
+
+    def has_fts_index(self, *args: Any, **kwargs: Any) -> bool:
+        return self._read(lambda: LanceStore.has_fts_index(self, *args, **kwargs))
 
 
 def open_team(uri: str, meta: IndexMeta) -> RemoteStore:
