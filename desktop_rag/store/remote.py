@@ -129,6 +129,9 @@ class Connection:
                 "A team library on object storage needs the team extra: "
                 "pip install 'desktop-rag[team]'."
             ) from exc
+        # botocore's debug log prints each request's headers, the access key's id among them.
+        for name in ("botocore", "boto3", "s3transfer"):
+            logging.getLogger(name).setLevel(logging.WARNING)
         session = boto3.Session()
         self.region = session.region_name or "us-east-1"
         config = botocore.config.Config(

@@ -127,3 +127,16 @@ def test_every_command_takes_the_uri(moto: Moto, tmp_path: Path) -> None:
     removed = run("remove", str(docs / "travel.txt"))
     assert removed.returncode == 0, removed.stderr
     assert '"documents": 1' in run("status").stdout
+
+
+def test_no_credential_reaches_a_log_even_verbose(moto: Moto, tmp_path: Path) -> None:
+    moto.use(("AKIDLOGCHECK0000", "secret-log-check-0000"))
+    logs = tmp_path / "logs"
+    env = {k: v for k, v in os.environ.items() if k != "DESKTOP_RAG_DATA_DIR"}
+    env["DESKTOP_RAG_LOG_DIR"] = str(logs)
+    run = [sys.executable, "-m", "desktop_rag", "status", "-v", "--data-dir", URI]
+    done = subprocess.run(run, capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    written = done.stdout + done.stderr + "".join(p.read_text() for p in logs.glob("*.log*"))
+    assert "AKIDLOGCHECK0000" not in written
+    assert "secret-log-check-0000" not in written
