@@ -142,13 +142,17 @@ class Connection:
         )
         self.client: Any = session.client("s3", region_name=self.region, config=config)
         self.endpoint: str = self.client.meta.endpoint_url
+        # s3+ddb:// commits through DynamoDB: its endpoint resolved the same way (a local
+        # DynamoDB for an on-premises store is named by AWS_ENDPOINT_URL_DYNAMODB).
+        ddb = session.client("dynamodb", region_name=self.region, config=config)
+        self.dynamodb_endpoint: str = ddb.meta.endpoint_url
         creds = session.get_credentials()
         self._frozen = creds.get_frozen_credentials() if creds is not None else None
 
     def __repr__(self) -> str:  # never the keys
         return f"Connection(endpoint={self.endpoint!r}, region={self.region!r})"
 
-    def storage_options(self) -> dict[str, str]:
+    def storage_options(self, dynamodb: bool = False) -> dict[str, str]:
         """LanceDB's options for this store (secrets included: keep them out of logs)."""
         options = {
             "region": self.region,
@@ -160,6 +164,8 @@ class Connection:
         }
         if self.endpoint.startswith("http://"):
             options["allow_http"] = "true"
+        if dynamodb:
+            options["dynamodb_endpoint"] = self.dynamodb_endpoint
         if self._frozen is not None:
             options["aws_access_key_id"] = self._frozen.access_key
             options["aws_secret_access_key"] = self._frozen.secret_key
@@ -297,7 +303,7 @@ class RemoteStore(LanceStore):
         self._session = lancedb.Session(metadata_cache_size_bytes=METADATA_CACHE_BYTES)
         self._db = lancedb.connect(
             self.location.index_uri,
-            storage_options=self._conn.storage_options(),
+            storage_options=self._conn.storage_options(self.location.commits_in_dynamodb),
             read_consistency_interval=timedelta(seconds=self.freshness_s),
             session=self._session,
         )

@@ -258,3 +258,32 @@ def test_a_commit_whose_answer_is_lost_is_stored_once(moto: Moto) -> None:
     ids = again.chunks_table.search().select(["chunk_id"]).limit(None).to_arrow()["chunk_id"]
     assert len(ids) == len(set(ids.to_pylist())) == 20
     assert len(again.documents()) == 4
+
+
+def test_s3_ddb_writes_where_conditional_puts_are_ignored(moto: Moto) -> None:
+    """The way the refusal names: commits through a DynamoDB table (moto's), past a store
+    that strips If-None-Match, with no probe."""
+    from tests.helpers.s3 import client
+
+    ddb = client(moto.endpoint, service="dynamodb")
+    ddb.create_table(
+        TableName="commits",
+        KeySchema=[
+            {"AttributeName": "base_uri", "KeyType": "HASH"},
+            {"AttributeName": "version", "KeyType": "RANGE"},
+        ],
+        AttributeDefinitions=[
+            {"AttributeName": "base_uri", "AttributeType": "S"},
+            {"AttributeName": "version", "AttributeType": "N"},
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    with proxy(moto.endpoint, "strip") as stripping:
+        moto.use(endpoint=stripping.endpoint)
+        uri = "s3+ddb://team/library?ddbTableName=commits"
+        store = RemoteStore(uri, _meta()).open()
+        docs, chunks, vectors = _docs("a", 2)
+        store.commit(docs, chunks, vectors)
+        assert RemoteStore(uri, _meta()).open().count_chunks() == 10
+    assert ddb.scan(TableName="commits")["Count"] >= 2  # the commits went through DynamoDB
+    assert not [k for k in keys_in(moto, "") if "/_probe/" in k]
