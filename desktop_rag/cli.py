@@ -42,7 +42,8 @@ def _common() -> argparse.ArgumentParser:
         "--data-dir",
         default=argparse.SUPPRESS,
         metavar="DIR",
-        help="where the index lives (default: $DESKTOP_RAG_DATA_DIR or the user data dir)",
+        help="where the index lives: a folder, or s3://bucket/path for a team library "
+        "(docs/team.md); default: $DESKTOP_RAG_DATA_DIR or the user data dir",
     )
     common.add_argument(
         "--json",
@@ -613,7 +614,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not hasattr(args, name):
             setattr(args, name, default)
     if args.data_dir:
-        os.environ["DESKTOP_RAG_DATA_DIR"] = os.path.abspath(os.path.expanduser(args.data_dir))
+        from desktop_rag.config import is_remote
+
+        os.environ["DESKTOP_RAG_DATA_DIR"] = (
+            args.data_dir  # a team library's URI, kept as given
+            if is_remote(args.data_dir)
+            else os.path.abspath(os.path.expanduser(args.data_dir))
+        )
 
     from desktop_rag.infra import logs
 

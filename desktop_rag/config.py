@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import asdict, dataclass, field, fields
@@ -18,8 +19,35 @@ def _env_path(name: str) -> Path | None:
     return Path(value).expanduser() if value else None
 
 
+# A library at one of these lives on object storage (a team library, store/remote.py).
+REMOTE_SCHEMES = ("s3://", "s3+ddb://")
+
+
+def is_remote(location: str) -> bool:
+    """Whether a data dir is an object-storage URI rather than a folder."""
+    return location.strip().lower().startswith(REMOTE_SCHEMES)
+
+
+def remote_uri() -> str | None:
+    """The team library's URI when DESKTOP_RAG_DATA_DIR names one, else None."""
+    value = os.environ.get("DESKTOP_RAG_DATA_DIR", "").strip()
+    return value.rstrip("/") if is_remote(value) else None
+
+
+def team_local_dir(uri: str) -> Path:
+    """A team library's files that are this desktop's own (conversations, the roots it
+    indexed, the writer lock): a folder of the cache dir keyed by the URI, never in the bucket."""
+    key = hashlib.sha256(uri.rstrip("/").encode("utf-8")).hexdigest()[:16]
+    return cache_dir() / "team" / key
+
+
 def default_data_dir() -> Path:
-    """The index and conversations: DESKTOP_RAG_DATA_DIR, else the platform's user data dir."""
+    """The index and conversations: DESKTOP_RAG_DATA_DIR, else the platform's user data dir.
+
+    For a team library (an s3:// URI) this is its local folder (team_local_dir)."""
+    uri = remote_uri()
+    if uri is not None:
+        return team_local_dir(uri)
     return _env_path("DESKTOP_RAG_DATA_DIR") or Path(
         platformdirs.user_data_dir(APP_NAME, appauthor=False)
     )
@@ -81,7 +109,16 @@ class Settings:
 
     @property
     def data_path(self) -> Path:
+        if self.library_uri is not None:
+            return team_local_dir(self.library_uri)
         return Path(self.data_dir).expanduser() if self.data_dir else default_data_dir()
+
+    @property
+    def library_uri(self) -> str | None:
+        """The team library's URI (s3://bucket/path), or None for a folder on this disk."""
+        if self.data_dir:
+            return self.data_dir.strip().rstrip("/") if is_remote(self.data_dir) else None
+        return remote_uri()
 
     @property
     def index_path(self) -> Path:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from desktop_rag.engines.embed import Embedder, RecentVectors
-from desktop_rag.errors import StoreError
+from desktop_rag.errors import StoreError, UnreachableError
 from desktop_rag.query.quote import best_sentences
 from desktop_rag.store.lance import LanceStore
 from desktop_rag.types import Explanation, Hit
@@ -247,6 +247,8 @@ class Retriever:
                 log.warning("full-text search failed: %s", exc)
                 errors.append(exc)
         if not rankings and errors:
+            if isinstance(errors[0], UnreachableError):
+                raise errors[0]  # its message says which library, and that the next try may do
             raise StoreError(
                 f"The index could not be searched ({errors[0]}). Restart Desktop RAG to "
                 "check and rebuild it; your files are not touched."
