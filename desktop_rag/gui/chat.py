@@ -24,6 +24,7 @@ from PySide6.QtGui import (
     QTextCursor,
 )
 from PySide6.QtWidgets import (
+    QFrame,
     QHBoxLayout,
     QLabel,
     QListView,
@@ -32,6 +33,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSizePolicy,
     QTextBrowser,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -44,6 +46,7 @@ from desktop_rag.locations import cite, place
 from desktop_rag.query.ability import describe
 from desktop_rag.query.claims import recited_note
 from desktop_rag.query.figures import unsupported_note
+from desktop_rag.query.scope import Scope
 
 _CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 
@@ -99,6 +102,7 @@ class ChatPane(QWidget):
     source_clicked = Signal(int, int)  # exchange index, source number
     new_requested = Signal()
     copied = Signal(str)
+    scope_cleared = Signal()  # the chip's clear button: ask the whole library again
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -140,6 +144,27 @@ class ChatPane(QWidget):
         self.stop_button.clicked.connect(self.stop_requested)
         self.stop_button.hide()
 
+        # The scope chip: what the questions of this conversation are answered from, when
+        # not the whole library, with a button to widen it back.
+        self.scope_label = QLabel()
+        self.scope_label.setAccessibleName("Scope")
+        self.scope_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.scope_clear = QToolButton()
+        self.scope_clear.setText("×")
+        self.scope_clear.setAutoRaise(True)
+        self.scope_clear.setAccessibleName("Clear the scope")
+        self.scope_clear.setToolTip("Ask the whole library again")
+        self.scope_clear.clicked.connect(self.scope_cleared)
+        self.scope_chip = QFrame()
+        self.scope_chip.setObjectName("scopeChip")
+        self.scope_chip.setFrameShape(QFrame.Shape.StyledPanel)
+        chip_row = QHBoxLayout(self.scope_chip)
+        chip_row.setContentsMargins(6, 0, 0, 0)
+        chip_row.addWidget(self.scope_label, 1)
+        chip_row.addWidget(self.scope_clear)
+        self.scope_chip.hide()
+        self.scope = Scope()
+
         ask_row = QHBoxLayout()
         ask_row.addWidget(self.question, 1)
         buttons = QVBoxLayout()
@@ -152,6 +177,7 @@ class ChatPane(QWidget):
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.status)
+        layout.addWidget(self.scope_chip)
         layout.addLayout(ask_row)
 
         # What the document shows: `_shown`'s exchanges, the last of them (index `_tail`)
@@ -177,6 +203,18 @@ class ChatPane(QWidget):
             self.explained.clear()  # "Why these?" was asked of an answer of the other one
         self.conversation = conversation
         self.refresh()
+
+    def set_scope(self, scope: Scope) -> None:
+        """Show the scope of the conversation shown in the chip (hidden for the library)."""
+        self.scope = scope
+        self.scope_label.setText(f"Answering from: {scope.label()}")
+        self.scope_chip.setToolTip("\n".join(scope.paths))
+        self.scope_chip.setVisible(not scope.whole_library)
+        self.question.setPlaceholderText(
+            "Ask a question about your documents…"
+            if scope.whole_library
+            else f"Ask a question about {scope.label()}…"
+        )
 
     def set_first_start(self, first: bool) -> None:
         self._first_start = first

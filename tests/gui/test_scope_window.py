@@ -1,0 +1,114 @@
+"""Scopes in the window: "Ask about these" in the Documents pane, the scope chip above the
+question box, and the scope kept with the conversation."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from PySide6.QtCore import QItemSelectionModel
+from PySide6.QtWidgets import QMenu
+
+from desktop_rag.conversations import ConversationStore
+from desktop_rag.gui.models import DocumentsModel, PathRole
+from desktop_rag.query.scope import Scope
+from tests.helpers.window import WAIT_MS, ask, names
+
+
+def _select(window, paths: set[str]) -> None:
+    table = window.documents.table
+    selection = table.selectionModel()
+    selection.clear()
+    proxy = table.model()
+    for r in range(proxy.rowCount()):
+        index = proxy.index(r, DocumentsModel.NAME)
+        if index.data(PathRole) in paths:
+            selection.select(
+                index,
+                QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows,
+            )
+
+
+def _menu_choice(monkeypatch: pytest.MonkeyPatch, text: str) -> list[str]:
+    """The Documents pane's context menu answers as if the user chose the action named
+    `text`; returns the texts it offered."""
+    from desktop_rag.gui import documents
+
+    offered: list[str] = []
+
+    class Picking(QMenu):  # a Qt method cannot be patched on the class; a subclass can
+        def exec(self, *args: object) -> object:  # type: ignore[override]
+            actions = [a for a in self.actions() if not a.isSeparator()]
+            offered.extend(a.text() for a in actions)
+            return next((a for a in actions if a.text() == text), None)
+
+    monkeypatch.setattr(documents, "QMenu", Picking)
+    return offered
+
+
+def _row_rect_center(window, path: str):
+    table = window.documents.table
+    proxy = table.model()
+    for r in range(proxy.rowCount()):
+        index = proxy.index(r, DocumentsModel.NAME)
+        if index.data(PathRole) == path:
+            return table.visualRect(index).center()
+    raise AssertionError(path)
+
+
+def test_ask_about_these_scopes_the_conversation_and_the_chip_clears_it(
+    open_window, animal_pdfs, qtbot, monkeypatch
+) -> None:
+    window = open_window()
+    window.session.add_folder(str(animal_pdfs))
+    qtbot.waitUntil(
+        lambda: (
+            {"zebra.pdf", "octopus.pdf", "penguin.pdf"} <= names(window, "indexed")
+            and not window.session.indexing
+        ),
+        timeout=WAIT_MS,
+    )
+    zebra, penguin = str(animal_pdfs / "zebra.pdf"), str(animal_pdfs / "penguin.pdf")
+    assert not window.chat.scope_chip.isVisibleTo(window)  # the whole library
+
+    _select(window, {zebra, penguin})
+    assert set(window.documents.selected_paths()) == {zebra, penguin}
+    offered = _menu_choice(monkeypatch, "Ask about these")
+    window.documents._on_table_custom_context_menu_requested(_row_rect_center(window, zebra))
+    assert offered[0] == "Ask about these"
+    chip = window.chat.scope_chip
+    assert chip.isVisibleTo(window)
+    assert window.chat.scope_label.text() == "Answering from: 2 documents"
+    assert "2 documents" in window.chat.question.placeholderText()
+
+    events = ask(window, qtbot, "How many hearts does an octopus have?")
+    assert events
+    conv = window.current
+    paths = {s.path for e in conv.exchanges for s in e.sources}
+    assert paths and paths <= {zebra, penguin}  # never the octopus, though it answers
+    assert window.session.answer.scopes[-1] == Scope(files=(penguin, zebra))
+    assert conv.scope == Scope(files=(penguin, zebra))
+
+    store = ConversationStore(window.session.settings.conversations_path)
+    qtbot.waitUntil(
+        lambda: any(c.id == conv.id and c.scope == conv.scope for c in store.load_all()),
+        timeout=WAIT_MS,
+    )
+
+    window.chat.scope_clear.click()
+    assert not chip.isVisibleTo(window) and conv.scope.whole_library
+    ask(window, qtbot, "How many hearts does an octopus have?")
+    last = conv.exchanges[-1]
+    assert any(os.path.basename(s.path) == "octopus.pdf" for s in last.sources)
+    qtbot.waitUntil(
+        lambda: any(c.id == conv.id and c.scope.whole_library for c in store.load_all()),
+        timeout=WAIT_MS,
+    )
+
+    # Showing another conversation shows its own scope; a new one starts with none.
+    window.ask_about([str(animal_pdfs)])
+    assert window.chat.scope_label.text() == "Answering from: library"
+    window.show_conversation(conv)
+    assert not chip.isVisibleTo(window)
+    window.new_conversation()
+    assert window.state.scope.whole_library
