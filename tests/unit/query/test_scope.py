@@ -10,7 +10,7 @@ import pytest
 from desktop_rag.errors import UsageError
 from desktop_rag.query.retrieve import Mode, Retriever
 from desktop_rag.query.scope import Scope, resolve
-from desktop_rag.store import lance, maintenance, schema
+from desktop_rag.store import maintenance, schema
 from desktop_rag.store.lance import LanceStore
 from desktop_rag.store.schema import IndexMeta
 from desktop_rag.types import Chunk, DocumentRecord, Status
@@ -104,11 +104,15 @@ def test_a_small_scope_gets_its_passage_however_far_it_ranks(store, mode) -> Non
 
 def test_a_scope_filters_the_approximate_index_too(store, monkeypatch) -> None:
     monkeypatch.setattr(maintenance, "ANN_MIN_ROWS", 1000)
-    monkeypatch.setattr(lance, "SCOPE_EXACT_ROWS", 0)  # the ANN path, whatever the scope size
     vectors = _library(store, docs=300, per_doc=5)
     assert maintenance.vector_index_type(store) is not None
-    near_small = vectors[-1] + 0.3 * vectors[0]  # nearer doc00000's first chunk than "small"?
+    near_small = vectors[-1] + 0.3 * vectors[0]
     hits = store.vector_search(near_small, 3, where=Scope(files=("/lib/small/note.pdf",)).where())
     assert [h.chunk_id for h in hits] == ["small:000000"]
     far = store.vector_search(-vectors[-1], 3, where=Scope(folders=("/lib/small",)).where())
     assert [h.chunk_id for h in far] == ["small:000000"]  # the farthest, but the only one
+    exact = store.vector_search(
+        -vectors[-1], 3, exact=True, where=Scope(folders=("/lib/big",)).where()
+    )
+    approx = store.vector_search(-vectors[-1], 3, where=Scope(folders=("/lib/big",)).where())
+    assert len(approx) == 3 and [h.chunk_id for h in approx] == [h.chunk_id for h in exact]
