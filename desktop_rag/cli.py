@@ -162,8 +162,26 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
         help="the documents that mention or discuss a subject, best first",
     )
-    p.add_argument("query", metavar="QUERY")
+    p.add_argument(
+        "query",
+        metavar="QUERY",
+        nargs="?",
+        default="",
+        help="what they mention or discuss; none: every document (with the filters below)",
+    )
     p.add_argument("-k", type=int, default=10, metavar="N", help="documents to list (default 10)")
+    p.add_argument(
+        "--from",
+        dest="year",
+        type=int,
+        default=None,
+        metavar="YEAR",
+        help="only documents last modified in this year",
+    )
+    p.add_argument("--format", default="", metavar="EXT", help="only documents of this format")
+    p.add_argument(
+        "--count", action="store_true", help="print how many documents match, not the list"
+    )
     _scope_options(p)
 
     p = sub.add_parser(
@@ -647,12 +665,39 @@ def _cmd_status(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
 
 
 def _cmd_documents(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from desktop_rag.query.listing import rank_documents
+    from desktop_rag.query.listing import Fields, by_fields, rank_documents, record_json
+    from desktop_rag.query.scope import Scope
 
     if args.k <= 0:
         raise UsageError("-k must be a positive number.")
     scope = _scope(app, args, err)
-    found = rank_documents(app.retriever, args.query, args.k, scope)
+    fields = Fields(args.year, args.format)
+    if not args.query.strip() or args.count:
+        # Listing and counting read the documents table: no search, no model.
+        records = by_fields(app.store.documents(), fields, scope)
+        if args.query.strip():
+            ranked = rank_documents(app.retriever, args.query, len(records) or 1, scope)
+            keep = {d.path for d in ranked}
+            records = [r for r in records if r.path in keep]
+        if args.json:
+            body: dict[str, Any] = {"count": len(records)}
+            if not args.count:
+                body["documents"] = [record_json(r) for r in records]
+            json.dump(body, out)
+            out.write("\n")
+        elif args.count:
+            print(len(records), file=out)
+        else:
+            for r in records:
+                print(r.path, file=out)
+        return EXIT_OK
+    found = []
+    if fields.any:  # the fields narrow the search itself, as a scope of the files they match
+        paths = tuple(r.path for r in by_fields(app.store.documents(), fields, scope))
+        if paths:
+            found = rank_documents(app.retriever, args.query, args.k, Scope(files=paths))
+    else:
+        found = rank_documents(app.retriever, args.query, args.k, scope)
     if args.json:
         json.dump({"documents": [d.to_json() for d in found]}, out)
         out.write("\n")

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from desktop_rag.query.answer import RELEVANCE_THRESHOLD
 from desktop_rag.query.retrieve import Retriever
 from desktop_rag.query.scope import Scope
-from desktop_rag.types import Hit
+from desktop_rag.types import DocumentRecord, Hit, Status
 
 # Passages searched to rank documents by: a library question asks which documents, so it
 # looks far deeper than the five passages an answer uses; a document's count is how many of
@@ -76,3 +78,46 @@ def rank_documents(
     if k <= 0:
         return []
     return by_document(retriever.search(query, max(depth, k), scope=scope))[:k]
+
+
+@dataclass(frozen=True, slots=True)
+class Fields:
+    """What "how many", "list" and "from 2024" ask of the documents table, never of the model:
+    the file's format and the year it was last modified (the documents table keeps no date
+    from inside the file)."""
+
+    year: int | None = None
+    format: str = ""
+
+    @property
+    def any(self) -> bool:
+        return self.year is not None or bool(self.format)
+
+
+def year_of(record: DocumentRecord) -> int:
+    return datetime.fromtimestamp(record.mtime_ns / 1e9).year
+
+
+def by_fields(
+    records: Iterable[DocumentRecord], fields: Fields = Fields(), scope: Scope | None = None
+) -> list[DocumentRecord]:
+    """The indexed documents in the scope whose fields match, by path."""
+    fmt = fields.format.lower().lstrip(".")
+    out = [
+        r
+        for r in records
+        if r.status == Status.INDEXED
+        and (scope is None or scope.contains(r.path))
+        and (not fmt or r.format == fmt or r.path.lower().endswith("." + fmt))
+        and (fields.year is None or year_of(r) == fields.year)
+    ]
+    return sorted(out, key=lambda r: r.path)
+
+
+def record_json(record: DocumentRecord) -> dict[str, Any]:
+    return {
+        "path": record.path,
+        "format": record.format,
+        "pages": record.pages,
+        "modified": datetime.fromtimestamp(record.mtime_ns / 1e9).isoformat(timespec="seconds"),
+    }

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,8 @@ def library(tmp_path_factory) -> tuple[App, Path]:
         lib / "work" / "laptop.pdf",
         ["The laptop warranty lasts one year.", "The battery warranty: six months."],
     )
+    june_2024 = datetime(2024, 6, 1, 12).timestamp()
+    os.utime(lib / "home" / "roof.pdf", (june_2024, june_2024))
     app = build_app(
         Settings(data_dir=str(tmp_path / "data")),
         embedder=HashEmbedder(),
@@ -126,3 +130,22 @@ def test_documents_lists_each_document_once_with_its_count(library, capsys) -> N
     assert sorted(_paths(out, "documents")) == ["boiler.pdf", "roof.pdf"]
     _, out, _ = _run(app, ["documents", "warranty"], capsys)
     assert "[1] " in out and "matching passage" in out and "best: page " in out
+
+
+def test_documents_counts_and_lists_by_their_fields(library, capsys) -> None:
+    app, lib = library
+    _, out, _ = _run(app, ["documents", "--count", "--json", "--in", str(lib)], capsys)
+    assert json.loads(out) == {"count": 3}
+    _, out, _ = _run(app, ["documents", "--from", "2024", "--json", "--in", str(lib)], capsys)
+    listed = json.loads(out)
+    assert listed["count"] == 1 and _paths(out, "documents") == ["roof.pdf"]
+    assert listed["documents"][0]["modified"].startswith("2024-06-01")
+    _, out, _ = _run(app, ["documents", "--format", "docx", "--count", "--in", str(lib)], capsys)
+    assert out.strip() == "0"
+    _, out, _ = _run(app, ["documents", "--format", "pdf", "--in", str(lib / "home")], capsys)
+    assert [Path(line).name for line in out.splitlines()] == ["boiler.pdf", "roof.pdf"]
+    # With a query, the fields narrow the search (as a scope of the files they match).
+    _, out, _ = _run(app, ["documents", "warranty", "--from", "2024", "--json"], capsys)
+    assert _paths(out, "documents") == ["roof.pdf"]
+    _, out, _ = _run(app, ["documents", "warranty", "--count", "--json", "--in", str(lib)], capsys)
+    assert json.loads(out) == {"count": 3}

@@ -23,7 +23,8 @@ def test_block_lists_every_command_and_option() -> None:
         "[--collection NAME] -",
         "desktop-rag ask [--model FILE.gguf] [--answers {auto,composed,written}] [-k N] "
         "[--in PATH] [--collection NAME] -",
-        "desktop-rag documents [-k N] [--in PATH] [--collection NAME] QUERY",
+        "desktop-rag documents [-k N] [--from YEAR] [--format EXT] [--count] [--in PATH] "
+        "[--collection NAME] QUERY",
         "desktop-rag collection add|remove|list NAME PATH...",
         "desktop-rag watch PATH...",
         "desktop-rag status",
