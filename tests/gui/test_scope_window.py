@@ -4,6 +4,7 @@ question box, and the scope kept with the conversation."""
 from __future__ import annotations
 
 import os
+import shutil
 
 import pytest
 from PySide6.QtCore import QItemSelectionModel
@@ -11,8 +12,12 @@ from PySide6.QtWidgets import QMenu
 
 from desktop_rag.conversations import ConversationStore
 from desktop_rag.gui.models import DocumentsModel, PathRole
+from desktop_rag.library import GUIDE_NAME
 from desktop_rag.query.scope import Scope
-from tests.helpers.window import WAIT_MS, ask, names
+from tests.gui.conftest import FakeAnswerService
+from tests.helpers.window import WAIT_MS, ask, names, wait_indexed
+
+REAL_MS = 240_000  # the first embedder load on a busy two-core machine is slow
 
 
 def _select(window, paths: set[str]) -> None:
@@ -112,3 +117,36 @@ def test_ask_about_these_scopes_the_conversation_and_the_chip_clears_it(
     assert not chip.isVisibleTo(window)
     window.new_conversation()
     assert window.state.scope.whole_library
+
+
+@pytest.mark.slow
+def test_ask_about_one_real_article_with_the_real_embedder(
+    open_window, qtbot, monkeypatch, tmp_path
+) -> None:
+    from tests.conftest import CORPUS
+
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/corpus is not here")
+    folder = tmp_path / "articles"
+    folder.mkdir()
+    for name in ("630.pdf", "650.pdf", "1545.pdf"):
+        shutil.copy(CORPUS / "covid-qa" / "pdf" / name, folder / name)
+    window = open_window(app_factory=None, answer_factory=FakeAnswerService, wait=False)
+    qtbot.waitUntil(lambda: names(window, "indexed") == {GUIDE_NAME}, timeout=REAL_MS)
+    window.session.add_folder(str(folder))
+    wait_indexed(window, qtbot, 4, REAL_MS)
+    hiv = str(folder / "630.pdf")
+
+    _select(window, {hiv})
+    offered = _menu_choice(monkeypatch, "Ask about this document")
+    window.documents._on_table_custom_context_menu_requested(_row_rect_center(window, hiv))
+    assert offered[0] == "Ask about this document"
+    assert window.chat.scope_label.text() == "Answering from: 630.pdf"
+    ask(window, qtbot, "What inhibits S-palmitoylation?", REAL_MS)  # 650.pdf answers it
+    sources = window.current.exchanges[-1].sources
+    assert sources and {s.path for s in sources} == {hiv}
+
+    window.chat.scope_clear.click()
+    ask(window, qtbot, "What inhibits S-palmitoylation?", REAL_MS)
+    first = window.current.exchanges[-1].sources[0]
+    assert (os.path.basename(first.path), first.page) == ("650.pdf", 1)
