@@ -14,6 +14,7 @@ from urllib.parse import quote, unquote
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
+    QAction,
     QColor,
     QKeyEvent,
     QPainter,
@@ -103,6 +104,7 @@ class ChatPane(QWidget):
     new_requested = Signal()
     copied = Signal(str)
     scope_cleared = Signal()  # the chip's clear button: ask the whole library again
+    scope_chosen = Signal(object)  # a Scope picked from the chip's menu (a saved collection)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -155,12 +157,24 @@ class ChatPane(QWidget):
         self.scope_clear.setAccessibleName("Clear the scope")
         self.scope_clear.setToolTip("Ask the whole library again")
         self.scope_clear.clicked.connect(self.scope_cleared)
+        # Change the scope to a saved collection (`desktop-rag collection add`), or back.
+        self.scope_menu = QMenu(self)
+        self.scope_menu.triggered.connect(self._on_scope_menu_triggered)
+        self.scope_change = QToolButton()
+        self.scope_change.setText("Change")
+        self.scope_change.setAutoRaise(True)
+        self.scope_change.setAccessibleName("Change the scope")
+        self.scope_change.setToolTip("Answer from a saved collection, or from all documents")
+        self.scope_change.setMenu(self.scope_menu)
+        self.scope_change.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.collections: dict[str, list[str]] = {}
         self.scope_chip = QFrame()
         self.scope_chip.setObjectName("scopeChip")
         self.scope_chip.setFrameShape(QFrame.Shape.StyledPanel)
         chip_row = QHBoxLayout(self.scope_chip)
         chip_row.setContentsMargins(6, 0, 0, 0)
         chip_row.addWidget(self.scope_label, 1)
+        chip_row.addWidget(self.scope_change)
         chip_row.addWidget(self.scope_clear)
         self.scope_chip.hide()
         self.scope = Scope()
@@ -204,12 +218,29 @@ class ChatPane(QWidget):
         self.conversation = conversation
         self.refresh()
 
+    def set_collections(self, collections: dict[str, list[str]]) -> None:
+        """The saved collections the chip offers (the chip shows while there are any)."""
+        self.collections = dict(collections)
+        self.scope_menu.clear()
+        self.scope_menu.addAction("All documents").setData("")
+        for name in sorted(self.collections):
+            self.scope_menu.addAction(name).setData(name)
+        self.set_scope(self.scope)
+
+    def _on_scope_menu_triggered(self, action: QAction) -> None:
+        name = str(action.data() or "")
+        paths = self.collections.get(name, [])
+        self.scope_chosen.emit(Scope.of(paths, name) if name else Scope())
+
     def set_scope(self, scope: Scope) -> None:
-        """Show the scope of the conversation shown in the chip (hidden for the library)."""
+        """Show the scope of the conversation shown in the chip: hidden for the whole
+        library unless there are collections to choose from."""
         self.scope = scope
         self.scope_label.setText(f"Answering from: {scope.label()}")
         self.scope_chip.setToolTip("\n".join(scope.paths))
-        self.scope_chip.setVisible(not scope.whole_library)
+        self.scope_clear.setVisible(not scope.whole_library)
+        self.scope_change.setVisible(bool(self.collections))
+        self.scope_chip.setVisible(not scope.whole_library or bool(self.collections))
         self.question.setPlaceholderText(
             "Ask a question about your documents…"
             if scope.whole_library

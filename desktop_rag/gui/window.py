@@ -257,6 +257,8 @@ class MainWindow(QMainWindow):
         self.chat.source_clicked.connect(self._on_chat_source_clicked)
         self.chat.copied.connect(self._on_chat_copied)
         self.chat.scope_cleared.connect(self._on_chat_scope_cleared)
+        self.chat.scope_chosen.connect(self.set_scope)
+        self.chat.set_collections(self.session.settings.collections)
         self.sources.open_failed.connect(self._on_sources_open_failed)
         self.sources.notice.connect(self._on_session_notice)
 

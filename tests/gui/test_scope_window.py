@@ -119,6 +119,35 @@ def test_ask_about_these_scopes_the_conversation_and_the_chip_clears_it(
     assert window.state.scope.whole_library
 
 
+def test_the_chip_changes_the_scope_to_a_saved_collection(open_window, animal_pdfs, qtbot) -> None:
+    from desktop_rag.config import Settings
+
+    penguin = str(animal_pdfs / "penguin.pdf")
+    settings = Settings.load()
+    settings.collections = {"Birds": [penguin]}
+    window = open_window(settings=settings)
+    window.session.add_folder(str(animal_pdfs))
+    qtbot.waitUntil(
+        lambda: "octopus.pdf" in names(window, "indexed") and not window.session.indexing,
+        timeout=WAIT_MS,
+    )
+    chat = window.chat
+    assert chat.scope_chip.isVisibleTo(window)  # collections to choose from
+    assert not chat.scope_clear.isVisibleTo(window)  # nothing to clear: the whole library
+    actions = {a.text(): a for a in chat.scope_menu.actions()}
+    assert list(actions) == ["All documents", "Birds"]
+    actions["Birds"].trigger()
+    assert chat.scope_label.text() == "Answering from: Birds"
+    ask(window, qtbot, "How many hearts does an octopus have?")
+    assert {s.path for s in window.current.exchanges[-1].sources} == {penguin}
+    assert window.current.scope == Scope(files=(penguin,), name="Birds")
+    actions["All documents"].trigger()
+    assert window.current.scope.whole_library
+    ask(window, qtbot, "How many hearts does an octopus have?")
+    sources = window.current.exchanges[-1].sources
+    assert any(os.path.basename(s.path) == "octopus.pdf" for s in sources)
+
+
 @pytest.mark.slow
 def test_ask_about_one_real_article_with_the_real_embedder(
     open_window, qtbot, monkeypatch, tmp_path
