@@ -106,6 +106,9 @@ class Settings:
     # scanned PDF fails with "has no text layer" (a file set to "Read with OCR" still is).
     ocr: bool = True
     first_run_done: bool = False
+    # Saved scopes (query/scope.py): a name and its folders and files, for `--collection NAME`
+    # and the window's scope chip. A folder covers the files added to it later.
+    collections: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def data_path(self) -> Path:
@@ -142,6 +145,8 @@ class Settings:
             return cls()
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in raw.items() if k in known} if isinstance(raw, dict) else {}
+        if "collections" in values:
+            values["collections"] = _collections(values["collections"])
         try:
             return cls(**values)
         except TypeError:
@@ -154,6 +159,17 @@ class Settings:
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
         os.replace(tmp, path)
+
+
+def _collections(raw: object) -> dict[str, list[str]]:
+    """The collections of a settings file, without anything a hand edit may have garbled."""
+    if not isinstance(raw, dict):
+        return {}
+    return {
+        name: [p for p in paths if isinstance(p, str) and p]
+        for name, paths in raw.items()
+        if isinstance(name, str) and name and isinstance(paths, list)
+    }
 
 
 def settings_file() -> Path:
