@@ -25,6 +25,7 @@ from desktop_rag.query.answer import AnswerService
 from desktop_rag.query.retrieve import Retriever
 from desktop_rag.store import lock
 from desktop_rag.store.lance import LanceStore
+from desktop_rag.store.remote import open_team
 from desktop_rag.store.schema import SCHEMA_VERSION, IndexMeta
 from desktop_rag.types import IndexReport, Status
 
@@ -229,13 +230,15 @@ def build_app(
     stale: IndexMismatchError | None = None
     needs_reindex = False
     path = settings.index_path
-    if rebuild.swap_interrupted(path):
+    # A team's index (s3://) is never moved aside nor opened as built: it is not this desktop's.
+    team = open_team(settings.library_uri, meta) if settings.library_uri else None
+    if team is None and rebuild.swap_interrupted(path):
         with lock.writer(path, wait_s=60):
             done = rebuild.finish_swap(path)
         if done:
             log.warning("a rebuild's swap was cut short: %s", done)
     try:
-        store = LanceStore(path, meta).open()
+        store = team or LanceStore(path, meta).open()
     except IndexMismatchError as exc:
         stale = exc
         store = LanceStore.open_as_built(path)

@@ -29,6 +29,7 @@ from desktop_rag.types import (
 
 if TYPE_CHECKING:
     from desktop_rag.app import App
+    from desktop_rag.query.scope import Scope
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -42,7 +43,8 @@ def _common() -> argparse.ArgumentParser:
         "--data-dir",
         default=argparse.SUPPRESS,
         metavar="DIR",
-        help="where the index lives (default: $DESKTOP_RAG_DATA_DIR or the user data dir)",
+        help="where the index lives: a folder, or s3://bucket/path for a team library "
+        "(docs/team.md); default: $DESKTOP_RAG_DATA_DIR or the user data dir",
     )
     common.add_argument(
         "--json",
@@ -58,6 +60,24 @@ def _common() -> argparse.ArgumentParser:
         help="log details (and the engines' own messages) to stderr",
     )
     return common
+
+
+def _scope_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--in",
+        dest="scope",
+        nargs="+",
+        default=[],
+        metavar="PATH",
+        help="look only in these files and folders (a folder covers files added to it later); "
+        "put it after the query or question",
+    )
+    p.add_argument(
+        "--collection",
+        default="",
+        metavar="NAME",
+        help="look only in this saved collection (see `desktop-rag collection`)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -107,6 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="show each passage's BM25 and vector rank and score, its blended score, any "
         "demotion with its reason, and for the first five the score of their best sentence",
     )
+    _scope_options(p)
 
     p = sub.add_parser(
         "ask",
@@ -134,6 +155,47 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "-k", type=int, default=None, metavar="N", help="passages to retrieve (default 6)"
+    )
+    _scope_options(p)
+
+    p = sub.add_parser(
+        "documents",
+        parents=[common],
+        help="the documents that mention or discuss a subject, best first",
+    )
+    p.add_argument(
+        "query",
+        metavar="QUERY",
+        nargs="?",
+        default="",
+        help="what they mention or discuss; none: every document (with the filters below)",
+    )
+    p.add_argument("-k", type=int, default=10, metavar="N", help="documents to list (default 10)")
+    p.add_argument(
+        "--from",
+        dest="year",
+        type=int,
+        default=None,
+        metavar="YEAR",
+        help="only documents last modified in this year",
+    )
+    p.add_argument("--format", default="", metavar="EXT", help="only documents of this format")
+    p.add_argument(
+        "--count", action="store_true", help="print how many documents match, not the list"
+    )
+    _scope_options(p)
+
+    p = sub.add_parser(
+        "collection", parents=[common], help="named sets of folders and files to ask within"
+    )
+    p.add_argument("action", choices=("add", "remove", "list"), metavar="add|remove|list")
+    p.add_argument("name", nargs="?", default="", metavar="NAME")
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="with add: folders and files to add to it; with remove: to take out of it (none: "
+        "remove the collection)",
     )
 
     sub.add_parser("status", parents=[common], help="documents, chunks and failed files")
@@ -372,11 +434,34 @@ def _recover(app: App, err: TextIO) -> None:
             printer.finish()
 
 
+def _scope(app: App, args: argparse.Namespace, err: TextIO) -> Scope | None:
+    """The scope of `--in` and `--collection`, said on stderr; None for the whole library."""
+    from desktop_rag.query.scope import resolve
+
+    scope = resolve(args.scope, args.collection, app.settings.collections)
+    if scope.whole_library:
+        if args.collection:
+            raise UsageError(f"The collection {args.collection!r} holds no folders or files.")
+        return None
+    where = scope.where()
+    if app.store.count_chunks(where) == 0:
+        print(
+            f"desktop-rag: nothing indexed is in {', '.join(scope.paths)}; index it first "
+            "(`desktop-rag index PATH`).",
+            file=err,
+            flush=True,
+        )
+    elif not args.json:
+        print(f"desktop-rag: looking only in {scope.label()}.", file=err, flush=True)
+    return scope
+
+
 def _cmd_search(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from desktop_rag.query.retrieve import Mode
 
     if args.k <= 0:
         raise UsageError("-k must be a positive number.")
+    scope = _scope(app, args, err)
     mode = Mode(args.mode)
     if app.retriever.text_only:
         from desktop_rag.query.prompt import WORDS_ONLY
@@ -385,7 +470,7 @@ def _cmd_search(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
     if args.query == "-":
         for line in sys.stdin:
             query = line.strip()
-            hits = app.retriever.search(query, args.k, mode) if query else []
+            hits = app.retriever.search(query, args.k, mode, scope) if query else []
             if args.json:
                 rows = [_hit_json(h, args.explain) for h in hits]
                 out.write(json.dumps({"hits": rows}) + "\n")
@@ -394,7 +479,7 @@ def _cmd_search(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
                 print(f"» {query}", file=out)
                 _print_hits(hits, out, args.explain)
         return EXIT_OK
-    hits = app.retriever.search(args.query, args.k, mode)
+    hits = app.retriever.search(args.query, args.k, mode, scope)
     if args.json:
         json.dump({"hits": [_hit_json(h, args.explain) for h in hits]}, out)
         out.write("\n")
@@ -408,6 +493,7 @@ def _cmd_ask(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> in
     follow-up of the ones before, as in the window."""
     if args.k is not None and args.k <= 0:
         raise UsageError("-k must be a positive number.")
+    args.scope = _scope(app, args, err)
     _choose_mode(app, args, err)
     if args.question != "-":
         _ask_one(app, args.question, (), args, out)
@@ -508,7 +594,7 @@ def _ask_one(
     done: DoneEvent | None = None
     notice = ""
     answering = False
-    for event in app.answer.ask(question, history, k=args.k):
+    for event in app.answer.ask(question, history, k=args.k, scope=getattr(args, "scope", None)):
         if isinstance(event, SourcesEvent):
             sources, notice = event.sources, event.notice
             if notice and not args.json:
@@ -587,6 +673,98 @@ def _cmd_status(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
     return EXIT_OK
 
 
+def _cmd_documents(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from desktop_rag.query.listing import Fields, by_fields, rank_documents, record_json
+    from desktop_rag.query.scope import Scope
+
+    if args.k <= 0:
+        raise UsageError("-k must be a positive number.")
+    scope = _scope(app, args, err)
+    fields = Fields(args.year, args.format)
+    if not args.query.strip() or args.count:
+        # Listing and counting read the documents table: no search, no model.
+        records = by_fields(app.store.documents(), fields, scope)
+        if args.query.strip():
+            ranked = rank_documents(app.retriever, args.query, len(records) or 1, scope)
+            keep = {d.path for d in ranked}
+            records = [r for r in records if r.path in keep]
+        if args.json:
+            body: dict[str, Any] = {"count": len(records)}
+            if not args.count:
+                body["documents"] = [record_json(r) for r in records]
+            json.dump(body, out)
+            out.write("\n")
+        elif args.count:
+            print(len(records), file=out)
+        else:
+            for r in records:
+                print(r.path, file=out)
+        return EXIT_OK
+    found = []
+    if fields.any:  # the fields narrow the search itself, as a scope of the files they match
+        paths = tuple(r.path for r in by_fields(app.store.documents(), fields, scope))
+        if paths:
+            found = rank_documents(app.retriever, args.query, args.k, Scope(files=paths))
+    else:
+        found = rank_documents(app.retriever, args.query, args.k, scope)
+    if args.json:
+        json.dump({"documents": [d.to_json() for d in found]}, out)
+        out.write("\n")
+        return EXIT_OK
+    if not found:
+        print("No documents found.", file=out)
+    for n, d in enumerate(found, start=1):
+        passages = f"{d.matches} matching passage{'s' * (d.matches != 1)}"
+        print(
+            f"[{n}] {d.path}  ({passages}; best: {place(d.path, d.page, d.section)}, "
+            f"score {d.score:.4f})",
+            file=out,
+        )
+    return EXIT_OK
+
+
+def _cmd_collection(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Collections live in the settings file: no index or model is opened to change them."""
+    from desktop_rag.config import Settings
+    from desktop_rag.ingest.scan import normalize
+
+    settings = Settings.load()
+    collections = settings.collections
+    if args.action == "list":
+        if args.json:
+            json.dump({"collections": collections}, out)
+            out.write("\n")
+        elif not collections:
+            print("No collections yet: `desktop-rag collection add NAME PATH...`.", file=out)
+        else:
+            for name, paths in sorted(collections.items()):
+                print(f"{name}: {', '.join(paths) or '(empty)'}", file=out)
+        return EXIT_OK
+    if not args.name:
+        raise UsageError(f"`collection {args.action}` needs a NAME.")
+    paths = [normalize(p) for p in args.paths]
+    if args.action == "add":
+        if not paths:
+            raise UsageError("`collection add NAME PATH...` needs at least one PATH.")
+        have = collections.setdefault(args.name, [])
+        have.extend(p for p in paths if p not in have)
+    elif args.name not in collections:
+        raise UsageError(f"There is no collection named {args.name!r}.")
+    elif paths:
+        collections[args.name] = [p for p in collections[args.name] if p not in paths]
+    else:
+        del collections[args.name]
+    settings.save()
+    if args.json:
+        json.dump({"collections": collections}, out)
+        out.write("\n")
+    elif args.name in collections:
+        print(f"{args.name}: {', '.join(collections[args.name]) or '(empty)'}", file=out)
+    else:
+        print(f"Removed the collection {args.name!r} (no file touched).", file=out)
+    return EXIT_OK
+
+
 def _cmd_remove(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     removed = app.remove(args.paths)
     if args.json:
@@ -654,6 +832,7 @@ _COMMANDS: dict[str, Callable[[App, argparse.Namespace, TextIO, TextIO], int]] =
     "status": _cmd_status,
     "remove": _cmd_remove,
     "outline": _cmd_outline,
+    "documents": _cmd_documents,
 }
 
 
@@ -664,7 +843,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not hasattr(args, name):
             setattr(args, name, default)
     if args.data_dir:
-        os.environ["DESKTOP_RAG_DATA_DIR"] = os.path.abspath(os.path.expanduser(args.data_dir))
+        from desktop_rag.config import is_remote
+
+        os.environ["DESKTOP_RAG_DATA_DIR"] = (
+            args.data_dir  # a team library's URI, kept as given
+            if is_remote(args.data_dir)
+            else os.path.abspath(os.path.expanduser(args.data_dir))
+        )
 
     from desktop_rag.infra import logs
 
@@ -673,6 +858,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from desktop_rag.gui.main import main as open_window
 
         return open_window()
+    if args.command == "collection":
+        try:
+            return _cmd_collection(args, sys.stdout, sys.stderr)
+        except UsageError as exc:
+            print(f"desktop-rag: {user_message(exc)}", file=sys.stderr)
+            return EXIT_USAGE
     return run_core(args, _COMMANDS[args.command], sys.stdout, sys.stderr)
 
 

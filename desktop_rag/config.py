@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import asdict, dataclass, field, fields
@@ -18,8 +19,35 @@ def _env_path(name: str) -> Path | None:
     return Path(value).expanduser() if value else None
 
 
+# A library at one of these lives on object storage (a team library, store/remote.py).
+REMOTE_SCHEMES = ("s3://", "s3+ddb://")
+
+
+def is_remote(location: str) -> bool:
+    """Whether a data dir is an object-storage URI rather than a folder."""
+    return location.strip().lower().startswith(REMOTE_SCHEMES)
+
+
+def remote_uri() -> str | None:
+    """The team library's URI when DESKTOP_RAG_DATA_DIR names one, else None."""
+    value = os.environ.get("DESKTOP_RAG_DATA_DIR", "").strip()
+    return value.rstrip("/") if is_remote(value) else None
+
+
+def team_local_dir(uri: str) -> Path:
+    """A team library's files that are this desktop's own (conversations, the roots it
+    indexed, the writer lock): a folder of the cache dir keyed by the URI, never in the bucket."""
+    key = hashlib.sha256(uri.rstrip("/").encode("utf-8")).hexdigest()[:16]
+    return cache_dir() / "team" / key
+
+
 def default_data_dir() -> Path:
-    """The index and conversations: DESKTOP_RAG_DATA_DIR, else the platform's user data dir."""
+    """The index and conversations: DESKTOP_RAG_DATA_DIR, else the platform's user data dir.
+
+    For a team library (an s3:// URI) this is its local folder (team_local_dir)."""
+    uri = remote_uri()
+    if uri is not None:
+        return team_local_dir(uri)
     return _env_path("DESKTOP_RAG_DATA_DIR") or Path(
         platformdirs.user_data_dir(APP_NAME, appauthor=False)
     )
@@ -78,10 +106,22 @@ class Settings:
     # scanned PDF fails with "has no text layer" (a file set to "Read with OCR" still is).
     ocr: bool = True
     first_run_done: bool = False
+    # Saved scopes (query/scope.py): a name and its folders and files, for `--collection NAME`
+    # and the window's scope chip. A folder covers the files added to it later.
+    collections: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def data_path(self) -> Path:
+        if self.library_uri is not None:
+            return team_local_dir(self.library_uri)
         return Path(self.data_dir).expanduser() if self.data_dir else default_data_dir()
+
+    @property
+    def library_uri(self) -> str | None:
+        """The team library's URI (s3://bucket/path), or None for a folder on this disk."""
+        if self.data_dir:
+            return self.data_dir.strip().rstrip("/") if is_remote(self.data_dir) else None
+        return remote_uri()
 
     @property
     def index_path(self) -> Path:
@@ -105,6 +145,8 @@ class Settings:
             return cls()
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in raw.items() if k in known} if isinstance(raw, dict) else {}
+        if "collections" in values:
+            values["collections"] = _collections(values["collections"])
         try:
             return cls(**values)
         except TypeError:
@@ -117,6 +159,17 @@ class Settings:
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
         os.replace(tmp, path)
+
+
+def _collections(raw: object) -> dict[str, list[str]]:
+    """The collections of a settings file, without anything a hand edit may have garbled."""
+    if not isinstance(raw, dict):
+        return {}
+    return {
+        name: [p for p in paths if isinstance(p, str) and p]
+        for name, paths in raw.items()
+        if isinstance(name, str) and name and isinstance(paths, list)
+    }
 
 
 def settings_file() -> Path:

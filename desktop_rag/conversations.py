@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from desktop_rag.query.scope import Scope
 from desktop_rag.types import (
     AnswerEvent,
     DoneEvent,
@@ -90,6 +91,9 @@ class Conversation:
     created: float = field(default_factory=time.time)
     updated: float = field(default_factory=time.time)
     exchanges: list[Exchange] = field(default_factory=list)
+    # What its questions are answered from (chosen documents, folders, a collection); the
+    # whole library when empty. Changing it applies from the next question on.
+    scope: Scope = field(default_factory=Scope)
 
     def snapshot(self) -> Conversation:
         """A copy to save from another thread while this one goes on changing. Sources are
@@ -142,6 +146,21 @@ class ChatState:
         self.current: Conversation | None = None  # shown; None: a new one, not yet asked in
         self.in_progress: AnswerInProgress | None = None
         self._deleted: set[str] = set()
+        self.pending_scope = Scope()  # the scope of the new conversation, before its question
+
+    @property
+    def scope(self) -> Scope:
+        """The scope of the conversation shown (or of the new one about to start)."""
+        return self.current.scope if self.current is not None else self.pending_scope
+
+    def set_scope(self, scope: Scope) -> Conversation | None:
+        """Limit the conversation shown to a scope from its next question on; the
+        conversation to save, if it is one already asked in."""
+        if self.current is None:
+            self.pending_scope = scope
+            return None
+        self.current.scope = scope
+        return self.keep(self.current)
 
     @property
     def exchange(self) -> Exchange | None:
@@ -158,7 +177,7 @@ class ChatState:
         history it follows; None while another answer is being written."""
         if self.in_progress is not None:
             return None
-        conv = self.current or Conversation()
+        conv = self.current or Conversation(scope=self.pending_scope)
         self.current = conv
         history = conv.history()
         self.in_progress = AnswerInProgress(conv, conv.add(question))
@@ -191,7 +210,9 @@ def title_for(question: str) -> str:
 
 
 def _to_json(conv: Conversation) -> dict[str, Any]:
-    return asdict(conv)
+    raw = asdict(conv)
+    raw["scope"] = conv.scope.to_json()
+    return raw
 
 
 def _source(raw: dict[str, Any]) -> Source:
@@ -231,6 +252,7 @@ def _from_json(raw: dict[str, Any]) -> Conversation:
         created=float(raw.get("created", 0.0)),
         updated=float(raw.get("updated", 0.0)),
         exchanges=exchanges,
+        scope=Scope.from_json(raw.get("scope")),
     )
 
 

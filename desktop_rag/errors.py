@@ -27,6 +27,14 @@ class IndexDamagedError(StoreError):
     """The index files cannot be read; the index is rebuilt from the documents."""
 
 
+class UnreachableError(StoreError):
+    """A team library on object storage did not answer in time (down, hung or refusing)."""
+
+
+class ReadOnlyError(StoreError):
+    """A team library these credentials may read but not write."""
+
+
 class ModelError(DesktopRagError):
     """A model file is missing, unreadable, not a GGUF, or too large for this machine."""
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from desktop_rag.config import Settings, default_library_dir
 from desktop_rag.errors import user_message
 from desktop_rag.ingest.scan import is_under, normalize
+from desktop_rag.query.scope import Scope
 from desktop_rag.types import AnswerEvent, DocumentRecord, IndexReport, Page, Turn
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ class Answerer(Protocol):
         history: Sequence[Turn] = (),
         k: int | None = None,
         cancel: threading.Event | None = None,
+        scope: Scope | None = None,
     ) -> Iterator[AnswerEvent]: ...
 
     def warm_up(self) -> None: ...

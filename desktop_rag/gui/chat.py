@@ -14,6 +14,7 @@ from urllib.parse import quote, unquote
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
+    QAction,
     QColor,
     QKeyEvent,
     QPainter,
@@ -24,6 +25,7 @@ from PySide6.QtGui import (
     QTextCursor,
 )
 from PySide6.QtWidgets import (
+    QFrame,
     QHBoxLayout,
     QLabel,
     QListView,
@@ -32,6 +34,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSizePolicy,
     QTextBrowser,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -44,6 +47,7 @@ from desktop_rag.locations import cite, place
 from desktop_rag.query.ability import describe
 from desktop_rag.query.claims import recited_note
 from desktop_rag.query.figures import unsupported_note
+from desktop_rag.query.scope import Scope
 
 _CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 
@@ -99,6 +103,8 @@ class ChatPane(QWidget):
     source_clicked = Signal(int, int)  # exchange index, source number
     new_requested = Signal()
     copied = Signal(str)
+    scope_cleared = Signal()  # the chip's clear button: ask the whole library again
+    scope_chosen = Signal(object)  # a Scope picked from the chip's menu (a saved collection)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -140,6 +146,39 @@ class ChatPane(QWidget):
         self.stop_button.clicked.connect(self.stop_requested)
         self.stop_button.hide()
 
+        # The scope chip: what the questions of this conversation are answered from, when
+        # not the whole library, with a button to widen it back.
+        self.scope_label = QLabel()
+        self.scope_label.setAccessibleName("Scope")
+        self.scope_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.scope_clear = QToolButton()
+        self.scope_clear.setText("×")
+        self.scope_clear.setAutoRaise(True)
+        self.scope_clear.setAccessibleName("Clear the scope")
+        self.scope_clear.setToolTip("Ask the whole library again")
+        self.scope_clear.clicked.connect(self.scope_cleared)
+        # Change the scope to a saved collection (`desktop-rag collection add`), or back.
+        self.scope_menu = QMenu(self)
+        self.scope_menu.triggered.connect(self._on_scope_menu_triggered)
+        self.scope_change = QToolButton()
+        self.scope_change.setText("Change")
+        self.scope_change.setAutoRaise(True)
+        self.scope_change.setAccessibleName("Change the scope")
+        self.scope_change.setToolTip("Answer from a saved collection, or from all documents")
+        self.scope_change.setMenu(self.scope_menu)
+        self.scope_change.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.collections: dict[str, list[str]] = {}
+        self.scope_chip = QFrame()
+        self.scope_chip.setObjectName("scopeChip")
+        self.scope_chip.setFrameShape(QFrame.Shape.StyledPanel)
+        chip_row = QHBoxLayout(self.scope_chip)
+        chip_row.setContentsMargins(6, 0, 0, 0)
+        chip_row.addWidget(self.scope_label, 1)
+        chip_row.addWidget(self.scope_change)
+        chip_row.addWidget(self.scope_clear)
+        self.scope_chip.hide()
+        self.scope = Scope()
+
         ask_row = QHBoxLayout()
         ask_row.addWidget(self.question, 1)
         buttons = QVBoxLayout()
@@ -152,6 +191,7 @@ class ChatPane(QWidget):
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.status)
+        layout.addWidget(self.scope_chip)
         layout.addLayout(ask_row)
 
         # What the document shows: `_shown`'s exchanges, the last of them (index `_tail`)
@@ -177,6 +217,35 @@ class ChatPane(QWidget):
             self.explained.clear()  # "Why these?" was asked of an answer of the other one
         self.conversation = conversation
         self.refresh()
+
+    def set_collections(self, collections: dict[str, list[str]]) -> None:
+        """The saved collections the chip offers (the chip shows while there are any)."""
+        self.collections = dict(collections)
+        self.scope_menu.clear()
+        self.scope_menu.addAction("All documents").setData("")
+        for name in sorted(self.collections):
+            self.scope_menu.addAction(name).setData(name)
+        self.set_scope(self.scope)
+
+    def _on_scope_menu_triggered(self, action: QAction) -> None:
+        name = str(action.data() or "")
+        paths = self.collections.get(name, [])
+        self.scope_chosen.emit(Scope.of(paths, name) if name else Scope())
+
+    def set_scope(self, scope: Scope) -> None:
+        """Show the scope of the conversation shown in the chip: hidden for the whole
+        library unless there are collections to choose from."""
+        self.scope = scope
+        self.scope_label.setText(f"Answering from: {scope.label()}")
+        self.scope_chip.setToolTip("\n".join(scope.paths))
+        self.scope_clear.setVisible(not scope.whole_library)
+        self.scope_change.setVisible(bool(self.collections))
+        self.scope_chip.setVisible(not scope.whole_library or bool(self.collections))
+        self.question.setPlaceholderText(
+            "Ask a question about your documents…"
+            if scope.whole_library
+            else f"Ask a question about {scope.label()}…"
+        )
 
     def set_first_start(self, first: bool) -> None:
         self._first_start = first

@@ -54,6 +54,7 @@ class DocumentsPane(QWidget):
     ocr_requested = Signal(str)  # a PDF to read with OCR on every page (garbage text layer)
     remove_requested = Signal(str)  # a file to take out of the index (never off the disk)
     outline_requested = Signal(str)  # an indexed file whose outline to show in the chat
+    ask_about_requested = Signal(list)  # paths: start a conversation limited to them
 
     def __init__(self, model: DocumentsModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -111,7 +112,8 @@ class DocumentsPane(QWidget):
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(DocumentsModel.NAME, Qt.SortOrder.AscendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        # Several rows at once: "Ask about these" limits a conversation to them.
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._on_table_custom_context_menu_requested)
         # A long name keeps its start and its end ("annual-re…2023.pdf"): names of a series
@@ -241,6 +243,12 @@ class DocumentsPane(QWidget):
         items = self.folders.selectedItems()
         return str(items[0].data(Qt.ItemDataRole.UserRole)) if items else None
 
+    def selected_paths(self) -> list[str]:
+        """The paths of the selected rows, in the order shown."""
+        rows = self.table.selectionModel().selectedRows(DocumentsModel.NAME)
+        rows.sort(key=lambda i: i.row())
+        return [str(p) for p in (i.data(PathRole) for i in rows) if p]
+
     def _on_remove_button_clicked(self) -> None:
         folder = self.selected_folder()
         if folder:
@@ -278,7 +286,15 @@ class DocumentsPane(QWidget):
         row = self.model.row_for(str(path)) if path else None
         if row is None:
             return
+        chosen_paths = self.selected_paths()
+        if row.path not in chosen_paths:
+            chosen_paths = [row.path]
         menu = QMenu(self)
+        ask_action = menu.addAction(
+            "Ask about these" if len(chosen_paths) > 1 else "Ask about this document"
+        )
+        ask_action.setToolTip("A new conversation that answers from these documents only")
+        menu.addSeparator()
         open_action = menu.addAction(icon("document"), "Open")
         folder_action = menu.addAction(icon("folder"), "Show in folder")
         outline_action = None
@@ -304,7 +320,9 @@ class DocumentsPane(QWidget):
                 )
             remove_action = menu.addAction(icon("delete"), "Remove from the index")
         chosen = menu.exec(self.table.viewport().mapToGlobal(pos))
-        if chosen is open_action:
+        if chosen is ask_action:
+            self.ask_about_requested.emit(chosen_paths)
+        elif chosen is open_action:
             self.document_activated.emit(row.path)
         elif chosen is not None and chosen is outline_action:
             self.outline_requested.emit(row.path)

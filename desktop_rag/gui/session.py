@@ -32,6 +32,7 @@ from desktop_rag.library_service import (
     ModelSwap,
     Opened,
 )
+from desktop_rag.query.scope import Scope
 from desktop_rag.types import AnswerEvent, FileEvent, IndexReport, Progress, Turn
 
 if TYPE_CHECKING:
@@ -516,8 +517,9 @@ class Session(QObject):
 
     # -- answering ------------------------------------------------------------------------------
 
-    def ask(self, question: str, history: Sequence[Turn] = ()) -> bool:
-        """Stream an answer as answer_event signals; False if it cannot start now."""
+    def ask(self, question: str, history: Sequence[Turn] = (), scope: Scope | None = None) -> bool:
+        """Stream an answer as answer_event signals (from the scope's documents only, if
+        one is given); False if it cannot start now."""
         answer = self.answer
         if answer is None or self.app is None:
             self.answer_failed.emit(
@@ -529,7 +531,7 @@ class Session(QObject):
         k = self.settings.top_k
 
         def run(job: Job) -> Iterator[AnswerEvent]:
-            return answer.ask(question, tuple(history), k=k, cancel=job.cancel)
+            return answer.ask(question, tuple(history), k=k, cancel=job.cancel, scope=scope)
 
         job = Job(run, "answer")
         job.signals.yielded.connect(self.answer_event.emit)

@@ -40,6 +40,7 @@ from desktop_rag.gui.settings_dialog import SettingsDialog
 from desktop_rag.gui.viewer import SourcePane
 from desktop_rag.ingest.readers import SUFFIXES
 from desktop_rag.library import GUIDE_NAME, classify_drop
+from desktop_rag.query.scope import Scope
 from desktop_rag.types import (
     AnswerEvent,
     DoneEvent,
@@ -247,6 +248,7 @@ class MainWindow(QMainWindow):
         self.documents.ocr_requested.connect(self.session.read_with_ocr)
         self.documents.remove_requested.connect(self.session.remove_file)
         self.documents.outline_requested.connect(self.outline)
+        self.documents.ask_about_requested.connect(self._on_documents_ask_about_requested)
 
         self.conversations.selected.connect(self._on_conversations_selected)
         self.conversations.new_requested.connect(self._on_conversations_new_requested)
@@ -256,6 +258,9 @@ class MainWindow(QMainWindow):
         self.chat.stop_requested.connect(s.stop_answer)
         self.chat.source_clicked.connect(self._on_chat_source_clicked)
         self.chat.copied.connect(self._on_chat_copied)
+        self.chat.scope_cleared.connect(self._on_chat_scope_cleared)
+        self.chat.scope_chosen.connect(self.set_scope)
+        self.chat.set_collections(self.session.settings.collections)
         self.sources.open_failed.connect(self._on_sources_open_failed)
         self.sources.notice.connect(self._on_session_notice)
 
@@ -510,8 +515,11 @@ class MainWindow(QMainWindow):
     def _on_conversations_new_requested(self) -> None:
         self.new_conversation()
 
-    def new_conversation(self) -> None:
+    def new_conversation(self, scope: Scope | None = None) -> None:
+        """Show a new conversation, over the whole library or limited to a scope."""
         self.current = None
+        self.state.pending_scope = scope or Scope()
+        self.chat.set_scope(self.state.scope)
         self.conversations.select("")
         self.chat.show_conversation(None)
         self.sources.clear()
@@ -519,6 +527,7 @@ class MainWindow(QMainWindow):
 
     def show_conversation(self, conv: Conversation) -> None:
         self.current = conv
+        self.chat.set_scope(conv.scope)
         self.conversations.select(conv.id)
         self.chat.show_conversation(conv)
         if conv.exchanges:
@@ -560,7 +569,7 @@ class MainWindow(QMainWindow):
         self.chat.set_status("Searching your documents…")
         self.chat.show_conversation(conv)
         self.stop_action.setEnabled(True)
-        if not self.session.ask(question, history):
+        if not self.session.ask(question, history, conv.scope):
             self._finish_answer()
 
     def outline(self, path: str) -> None:
@@ -587,6 +596,25 @@ class MainWindow(QMainWindow):
                 f"Building the outline: {progress.files_done} of {progress.files_total} "
                 f"sections (ETA {progress.eta_text})…"
             )
+
+    def ask_about(self, paths: list[str]) -> None:
+        """A new conversation that answers from these documents (or folders) only."""
+        if not paths:
+            return
+        self.new_conversation(Scope.of(paths))
+
+    def _on_documents_ask_about_requested(self, paths: list[str]) -> None:
+        self.ask_about(paths)
+
+    def _on_chat_scope_cleared(self) -> None:
+        self.set_scope(Scope())
+
+    def set_scope(self, scope: Scope) -> None:
+        """Limit the conversation shown to a scope (or widen it back), kept with it."""
+        conv = self.state.set_scope(scope)
+        self.chat.set_scope(scope)
+        if conv is not None and self.state.in_progress is None:
+            self.session.save_conversation(conv)
 
     def _on_session_answer_event(self, event: AnswerEvent) -> None:
         exchange = self.state.exchange

@@ -25,6 +25,7 @@ from desktop_rag.query.prompt import (
 from desktop_rag.query.quote import pick_quotes
 from desktop_rag.query.retrieve import Retriever
 from desktop_rag.query.runaway import Runaway
+from desktop_rag.query.scope import Scope
 from desktop_rag.store.lance import LanceStore, fts_terms
 from desktop_rag.types import (
     AnswerEvent,
@@ -208,11 +209,12 @@ class AnswerService:
         history: Sequence[Turn] = (),
         k: int | None = None,
         cancel: threading.Event | None = None,
+        scope: Scope | None = None,
     ) -> Iterator[AnswerEvent]:
         """Yield one SourcesEvent, one QuotesEvent, then TokenEvents as the answer streams,
         then one DoneEvent (also when cancelled, with cancelled=True). A written answer
         replaced by the sources' sentences gets a second QuotesEvent, of those sentences,
-        just before its DoneEvent."""
+        just before its DoneEvent. With a scope, the sources come from its documents only."""
         cancel = cancel or threading.Event()
         t0 = time.perf_counter()
         question = question.strip()
@@ -226,7 +228,7 @@ class AnswerService:
         # otherwise answer "What is the capital of France?" from a conversation about vaccines).
         history = history if follow_up.refers_back(question) else ()
         query = self.retrieval_query(question, history)
-        hits = self.retriever.search(query, k or self.k)
+        hits = self.retriever.search(query, k or self.k, scope=scope)
         if query != question:
             # The previous question found these: keep those that are about this one too.
             hits = follow_up.matching(hits, question)

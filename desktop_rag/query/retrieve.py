@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from desktop_rag.engines.embed import Embedder, RecentVectors
-from desktop_rag.errors import StoreError
+from desktop_rag.errors import StoreError, UnreachableError
 from desktop_rag.query.quote import best_sentences
+from desktop_rag.query.scope import Scope
 from desktop_rag.store.lance import LanceStore
 from desktop_rag.types import Explanation, Hit
 
@@ -205,8 +206,13 @@ class Retriever:
         self._text_pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
 
-    def search(self, query: str, k: int = 5, mode: Mode | None = None) -> list[Hit]:
+    def search(
+        self, query: str, k: int = 5, mode: Mode | None = None, scope: Scope | None = None
+    ) -> list[Hit]:
+        """The k best passages; with a scope, the k best of its documents (the store filters
+        inside both searches, so a small scope in a large library still gets its best)."""
         mode = Mode.TEXT if self.text_only else (mode or self.mode)
+        where = scope.where() if scope is not None else None
         query = query.strip()
         if not query or k <= 0:
             return []
@@ -217,7 +223,7 @@ class Retriever:
         # stored vectors: the blend needs the similarity of a passage found by its words that
         # the vector list did not reach.
         text_future = (
-            self._pool().submit(self.store.text_search_vectors, query, n)
+            self._pool().submit(self.store.text_search_vectors, query, n, where)
             if want_vector and want_text
             else None
         )
@@ -228,7 +234,7 @@ class Retriever:
         if want_vector:
             try:
                 vector = self.recent.embed_query(query)
-                rankings.append(self.store.vector_search(vector, n))
+                rankings.append(self.store.vector_search(vector, n, where=where))
                 kinds.append("vector")
             except Exception as exc:  # one damaged side must not take the other down
                 log.warning("vector search failed: %s", exc)
@@ -236,7 +242,7 @@ class Retriever:
         if want_text:
             try:
                 if text_future is None:
-                    bm25 = self.store.text_search(query, n)
+                    bm25 = self.store.text_search(query, n, where)
                 else:
                     bm25, vectors = text_future.result()
                     if vector is not None:
@@ -247,6 +253,8 @@ class Retriever:
                 log.warning("full-text search failed: %s", exc)
                 errors.append(exc)
         if not rankings and errors:
+            if isinstance(errors[0], UnreachableError):
+                raise errors[0]  # its message says which library, and that the next try may do
             raise StoreError(
                 f"The index could not be searched ({errors[0]}). Restart Desktop RAG to "
                 "check and rebuild it; your files are not touched."

@@ -62,6 +62,10 @@ ANN_EF = 120  # HNSW candidates explored per query, at least k x ANN_REFINE
 # Candidates re-ranked by exact distance, per result: a larger factor with a smaller ef kept
 # less recall against exact search for little time saved (bench/retrieval_latency.py).
 ANN_REFINE = 10
+# A search limited to a scope (query/scope.py) filters inside the search: `where` with
+# prefilter, so the k best of the scope come back however few rows it holds. The approximate
+# index searches with the filter as its mask: at 5,000 files it found the same 10 nearest as an
+# exact pass over the scope, in a third of the time (bench/scopes.py).
 
 
 def _sql_list(values: Iterable[str]) -> str:
@@ -206,9 +210,15 @@ class LanceStore:
         return sorted(rows, key=lambda r: r["chunk_id"])
 
     def vector_search(
-        self, vector: NDArray[np.float32], k: int, *, exact: bool = False
+        self,
+        vector: NDArray[np.float32],
+        k: int,
+        *,
+        exact: bool = False,
+        where: str | None = None,
     ) -> list[Hit]:
-        """The k nearest chunks by cosine; approximate past ANN_MIN_ROWS unless `exact`."""
+        """The k nearest chunks by cosine; approximate past ANN_MIN_ROWS unless `exact`.
+        `where` filters the chunks before the search (a scope): the k nearest of those."""
         if k <= 0:
             return []
         query = (
@@ -217,6 +227,8 @@ class LanceStore:
             .select([*self._columns(HIT_EXTRAS), "_distance"])
             .limit(k)
         )
+        if where:
+            query = query.where(where, prefilter=True)
         if exact:
             query = query.bypass_vector_index()
         else:  # ignored while there is no vector index
@@ -229,21 +241,24 @@ class LanceStore:
             for row in table.to_pylist()
         ]
 
-    def text_search(self, query: str, k: int) -> list[Hit]:
-        """BM25 over chunk text; words only, so user punctuation never reaches a query parser."""
-        return self._text_search(query, k, [])[0]
+    def text_search(self, query: str, k: int, where: str | None = None) -> list[Hit]:
+        """BM25 over chunk text; words only, so user punctuation never reaches a query parser.
+        `where` filters the chunks before they are ranked."""
+        return self._text_search(query, k, [], where)[0]
 
-    def text_search_vectors(self, query: str, k: int) -> tuple[list[Hit], NDArray[np.float32]]:
+    def text_search_vectors(
+        self, query: str, k: int, where: str | None = None
+    ) -> tuple[list[Hit], NDArray[np.float32]]:
         """As text_search, with each hit's stored vector (one row each), so a caller can say
         how near by meaning a passage found by its words is."""
-        hits, rows = self._text_search(query, k, ["vector"])
+        hits, rows = self._text_search(query, k, ["vector"], where)
         dim = self.meta.dim
         if not rows:
             return hits, np.zeros((0, dim), dtype=np.float32)
         return hits, np.asarray([r["vector"] for r in rows], dtype=np.float32).reshape(-1, dim)
 
     def _text_search(
-        self, query: str, k: int, extra: list[str]
+        self, query: str, k: int, extra: list[str], where: str | None = None
     ) -> tuple[list[Hit], list[dict[str, Any]]]:
         terms = " ".join(_fts_terms(query))
         if not terms or k <= 0:
@@ -262,12 +277,10 @@ class LanceStore:
             match = _multi_match(terms, self.section_boost)
         else:
             match = _match(terms)
-        table = (
-            self._chunks.search(match, query_type="fts")
-            .select([*self._columns(HIT_EXTRAS), *extra, "_score"])
-            .limit(k)
-            .to_arrow()
-        )
+        search = self._chunks.search(match, query_type="fts")
+        if where:
+            search = search.where(where, prefilter=True)
+        table = search.select([*self._columns(HIT_EXTRAS), *extra, "_score"]).limit(k).to_arrow()
         rows = table.to_pylist()
         return [hit_from_row(row, float(row["_score"])) for row in rows], rows
 

@@ -14,6 +14,7 @@ from desktop_rag.config import Settings
 from desktop_rag.query import claims
 from desktop_rag.query.prompt import NOTHING_RELEVANT
 from desktop_rag.query.quote import pick_quotes
+from desktop_rag.query.scope import Scope
 from desktop_rag.types import (
     AnswerEvent,
     DoneEvent,
@@ -39,6 +40,7 @@ class FakeAnswerService:
         self.delay_s = delay_s
         self.answer = answer
         self.asked: list[tuple[str, tuple[Turn, ...], int | None]] = []
+        self.scopes: list[Scope | None] = []
         self.warmed = threading.Event()
 
     def warm_up(self) -> None:
@@ -50,9 +52,11 @@ class FakeAnswerService:
         history: Sequence[Turn] = (),
         k: int | None = None,
         cancel: threading.Event | None = None,
+        scope: Scope | None = None,
     ) -> Iterator[AnswerEvent]:
         self.asked.append((question, tuple(history), k))
-        hits = self.app.retriever.search(question, k or 5)
+        self.scopes.append(scope)
+        hits = self.app.retriever.search(question, k or 5, scope=scope)
         sources = tuple(
             Source(n, h.path, h.page, h.score, h.text, h.start, h.end, h.section)
             for n, h in enumerate(hits, start=1)

@@ -137,3 +137,26 @@ def test_a_deleted_conversation_is_never_saved_again() -> None:
     state.ask("Another question")
     assert not state.delete("someone-else"), "no answer of that one to stop"
     assert state.at_close() is state.current and state.finish() is state.current
+
+
+def test_a_conversation_keeps_its_scope(tmp_path) -> None:
+    from desktop_rag.query.scope import Scope
+
+    state = ChatState()
+    scope = Scope(files=("/lib/contract.pdf",), folders=("/lib/tax",))
+    assert state.set_scope(scope) is None  # nothing asked yet: the new conversation's
+    state.ask("When does it end?")
+    conv = state.finish()
+    assert conv is not None and conv.scope == scope and state.scope == scope
+    store = ConversationStore(tmp_path)
+    store.save(conv)
+    (loaded,) = store.load_all()
+    assert loaded.scope == scope
+    assert state.set_scope(Scope()) is conv  # widened: to save again
+    store.save(conv)
+    assert store.load_all()[0].scope.whole_library
+    # A conversation saved before scopes opens on the whole library.
+    raw = json.loads((tmp_path / f"{conv.id}.json").read_text(encoding="utf-8"))
+    del raw["scope"]
+    (tmp_path / f"{conv.id}.json").write_text(json.dumps(raw), encoding="utf-8")
+    assert store.load_all()[0].scope.whole_library

@@ -194,7 +194,7 @@ def test_a_swap_can_be_given(library_dir: Path) -> None:
 
 def test_the_model_name_without_a_model_to_ask(library_dir: Path) -> None:
     class Answers:
-        def ask(self, question, history=(), k=None, cancel=None):
+        def ask(self, question, history=(), k=None, cancel=None, scope=None):
             return iter(())
 
         def warm_up(self) -> None:

@@ -17,9 +17,15 @@ def test_block_lists_every_command_and_option() -> None:
     block = readme_cli.render()
     for line in (
         "desktop-rag index [--rebuild] [--ocr] PATH...",
-        "desktop-rag search [-k N] [--mode {hybrid,vector,text}] [--explain] QUERY",
-        "desktop-rag search [-k N] [--mode {hybrid,vector,text}] [--explain] -",
-        "desktop-rag ask [--model FILE.gguf] [--answers {auto,composed,written}] [-k N] -",
+        "desktop-rag search [-k N] [--mode {hybrid,vector,text}] [--explain] [--in PATH] "
+        "[--collection NAME] QUERY",
+        "desktop-rag search [-k N] [--mode {hybrid,vector,text}] [--explain] [--in PATH] "
+        "[--collection NAME] -",
+        "desktop-rag ask [--model FILE.gguf] [--answers {auto,composed,written}] [-k N] "
+        "[--in PATH] [--collection NAME] -",
+        "desktop-rag documents [-k N] [--from YEAR] [--format EXT] [--count] [--in PATH] "
+        "[--collection NAME] QUERY",
+        "desktop-rag collection add|remove|list NAME PATH...",
         "desktop-rag watch PATH...",
         "desktop-rag status",
         "desktop-rag remove PATH...",

@@ -69,13 +69,17 @@ def _unit(similarity: float) -> list[float]:
 class _Store:
     """The two searches of a store, answering with fixed lists (vectors in two dimensions)."""
 
-    def vector_search(self, vector: object, k: int, *, exact: bool = False) -> list[Hit]:
+    def vector_search(
+        self, vector: object, k: int, *, exact: bool = False, where: str | None = None
+    ) -> list[Hit]:
         return VECTOR[:k]
 
-    def text_search(self, query: str, k: int) -> list[Hit]:
+    def text_search(self, query: str, k: int, where: str | None = None) -> list[Hit]:
         return BM25[:k]
 
-    def text_search_vectors(self, query: str, k: int) -> tuple[list[Hit], np.ndarray]:
+    def text_search_vectors(
+        self, query: str, k: int, where: str | None = None
+    ) -> tuple[list[Hit], np.ndarray]:
         hits = [replace(h, similarity=0.0) for h in BM25[:k]]  # the retriever computes it
         return hits, np.asarray([_unit(h.similarity) for h in BM25[:k]], dtype=np.float32)
 
@@ -106,10 +110,14 @@ class _PagesStore:
         rest = [Hit(f"p{p}", "d", "/m.pdf", p, 0, 1, "b", 0.0, 0.7 - 0.01 * p) for p in range(5, 9)]
         self.hits = same + rest
 
-    def vector_search(self, vector: object, k: int, *, exact: bool = False) -> list[Hit]:
+    def vector_search(
+        self, vector: object, k: int, *, exact: bool = False, where: str | None = None
+    ) -> list[Hit]:
         return self.hits[:k]
 
-    def text_search_vectors(self, query: str, k: int) -> tuple[list[Hit], np.ndarray]:
+    def text_search_vectors(
+        self, query: str, k: int, where: str | None = None
+    ) -> tuple[list[Hit], np.ndarray]:
         return [], np.zeros((0, 2), dtype=np.float32)
 
 
@@ -147,10 +155,14 @@ class _SentencesStore:
             Hit("far", "d", "/m.pdf", 20, 0, 1, "Index of terms and pages.", 0.0, 0.30),
         ]
 
-    def vector_search(self, vector: object, k: int, *, exact: bool = False) -> list[Hit]:
+    def vector_search(
+        self, vector: object, k: int, *, exact: bool = False, where: str | None = None
+    ) -> list[Hit]:
         return self.hits[:k]
 
-    def text_search_vectors(self, query: str, k: int) -> tuple[list[Hit], np.ndarray]:
+    def text_search_vectors(
+        self, query: str, k: int, where: str | None = None
+    ) -> tuple[list[Hit], np.ndarray]:
         return [], np.zeros((0, 64), dtype=np.float32)
 
 
