@@ -474,7 +474,7 @@ class OutlineService:
         found = self.cached(record)
         if found is not None:
             return found
-        rows = self.store.chunk_rows(record.doc_id)
+        rows = self._rows(record.doc_id)
         rows.sort(key=lambda r: (int(r["page"]), int(r["start"])))
         headings = self.bookmarks(record.path) if self.bookmarks is not None else ()
         built = build_outline(
@@ -490,6 +490,22 @@ class OutlineService:
         outline = replace(built, key=key)
         self._keep(key, outline)
         return outline
+
+    def _rows(self, doc_id: str) -> list[dict[str, Any]]:
+        """A document's chunk rows, each vector a row of one array (see LanceStore.chunk_table:
+        made into Python floats, they would hold the GIL, and stall the window, for long)."""
+        table_of = getattr(self.store, "chunk_table", None)
+        if table_of is None:
+            return list(self.store.chunk_rows(doc_id))
+        table = table_of(doc_id)
+        if table.num_rows == 0:
+            return []
+        column = table.column("vector").combine_chunks()
+        vectors = column.flatten().to_numpy(zero_copy_only=False).reshape(table.num_rows, -1)
+        rows: list[dict[str, Any]] = table.drop_columns(["vector"]).to_pylist()
+        for row, vector in zip(rows, vectors, strict=True):
+            row["vector"] = vector
+        return rows
 
     def _keep(self, key: str, outline: Outline) -> None:
         path = self._file(key)
