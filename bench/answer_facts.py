@@ -300,6 +300,8 @@ for _how in ("prev", "next", "both", "head"):
     VARIANTS[f"ctx-max-{_how}"] = {"ctx": (_how, -1.0)}
 for _w in (0.1, 0.2):
     VARIANTS[f"fragment-{_w}"] = {"fragment": _w}
+    # A passage's first sentence starting in lower case: the chunk cut it mid-sentence.
+    VARIANTS[f"cut-{_w}"] = {"cut": _w}
 VARIANTS["llm-none"] = {"llm": ("ans", 0.0)}  # the app's choice on the questions scored
 
 
@@ -385,8 +387,28 @@ def llm_scores(files: list[str], split: str = "tune", threads: int = 1) -> None:
                 "rev": rev,
                 "seconds": {"ans": t1 - t0, "bare": t2 - t1, "rev": t3 - t2},
             }
-            path.write_text(json.dumps(cache, indent=1))
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(cache, indent=1))
+            os.replace(tmp, path)  # a replay reading it meanwhile sees the old or the new one
             print(f"{name} llm {i + 1}/{len(rows)} {t3 - t0:.1f}s", file=sys.stderr)
+
+
+def llm_seconds(cache: dict[str, Any], kind: str) -> dict[str, float]:
+    """What the model's scores of one question cost: median and least seconds."""
+    parts = {"ans": ("ans",), "pmi": ("ans", "bare"), "rev": ("rev",)}.get(
+        kind, ("ans", "bare", "rev")
+    )
+    spent = [sum(e["seconds"][p] for p in parts) for e in cache.values()]
+    return {"median": round(statistics.median(spent), 2), "least": round(min(spent), 2)}
+
+
+def read_llm_cache(name: str) -> dict[str, Any]:
+    for _ in range(10):
+        try:
+            return dict(json.loads(llm_cache_path(name).read_text()))
+        except json.JSONDecodeError:  # being written by a run that predates the atomic write
+            time.sleep(0.5)
+    raise SystemExit(f"cannot read {llm_cache_path(name)}")
 
 
 def llm_feature(entry: dict[str, Any], kind: str) -> dict[str, float]:
@@ -433,7 +455,8 @@ def replay(
             llm = params.pop("llm", None)
             ctx = params.pop("ctx", None)
             frag = params.pop("fragment", 0.0)
-            cache = json.loads(llm_cache_path(name).read_text()) if llm else {}
+            cut = params.pop("cut", 0.0)
+            cache = read_llm_cache(name) if llm else {}
             saved = {k: getattr(compose, k) for k in params}
             for k, v in params.items():
                 setattr(compose, k, v)
@@ -472,6 +495,11 @@ def replay(
                                 s - frag * fragment(c.text)
                                 for c, s in zip(found, scores, strict=True)
                             ]
+                        if cut:
+                            scores = [
+                                s - cut * (c.index == 0 and c.text[:1].islower())
+                                for c, s in zip(found, scores, strict=True)
+                            ]
                         if llm:
                             kind, w = llm
                             feature = llm_feature(cache[r["question"]], kind)
@@ -489,6 +517,9 @@ def replay(
                         "states_fact": round(hits / n, 3) if n else None,
                         "median_words": statistics.median(lengths) if lengths else 0,
                     }
+                    if llm:
+                        result[split]["questions"] = n
+                        result[split]["model_seconds"] = llm_seconds(cache, llm[0])
                 out[f"{name}/{variant}"] = result
                 print(f"{name}/{variant}: {json.dumps(result)}", file=sys.stderr)
             finally:
@@ -519,8 +550,12 @@ def main() -> int:
         llm_scores(args.llm_scores)
         return 0
     if args.replay:
+        from bench.perfutil import machine
+
         splits = tuple(args.splits.split(","))
-        print(json.dumps(replay(args.replay, args.variants.split(","), splits), indent=1))
+        results = {"machine": machine()}
+        results.update(replay(args.replay, args.variants.split(","), splits))
+        print(json.dumps(results, indent=1))
         return 0
     if args.rescore:
         for f in args.rescore:

@@ -71,3 +71,19 @@ def test_scorer_matches_llama_cpp_and_leaves_the_model_usable() -> None:
 
     assert "".join(llm.stream(prompt, 6)) == before
     llm.close()
+
+
+def test_context_cosines_read_the_sentence_with_its_neighbour() -> None:
+    """A sentence that names nothing of the question ("It takes ten seconds.") comes near it
+    when read with the sentence before it."""
+    from desktop_rag.query.compose import candidates
+    from desktop_rag.types import Source
+    from tests.fakes import HashEmbedder
+
+    text = "Hold the power button to reset the device. It takes ten seconds. Colours are nice."
+    sources = [Source(1, "a.pdf", 1, 0.0, text)]
+    found = candidates(sources)
+    question = "how do I reset the device with the power button"
+    own, near = answer_facts.context_cosines(question, found, sources, HashEmbedder(), "prev")
+    assert near[1] > own[1]
+    assert near[0] == pytest.approx(own[0])  # the first has no sentence before it
