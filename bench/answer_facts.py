@@ -26,6 +26,9 @@ by the claims check); refused; its length in words; the time to its first words.
 Usage: python -m bench.answer_facts [--sets manuals,covid,finance] [--modes composed]
            [--covid 80] [--tag TAG]
        python -m bench.answer_facts --rescore bench/data/facts/answers-*.json
+       python -m bench.answer_facts --replay FILE... [--variants V,...] [--splits tune]
+       python -m bench.answer_facts --llm-scores FILE...  (the model's likelihoods, for
+           --replay's llm-* variants; bench/data/facts/llm-scores-SET.json)
 Answers are kept in bench/data/facts/answers-SET-MODE[-TAG].json; prints one JSON document.
 """
 
