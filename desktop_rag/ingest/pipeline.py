@@ -111,6 +111,9 @@ class _Pending:
     since: float = field(default_factory=time.monotonic)
     # Documents whose row changes but whose chunks stay (a passing failure of a new version).
     keep: set[str] = field(default_factory=set)
+    # Documents the index had no row for, hence no chunks (maintenance.repair dropped any a
+    # crash left): nothing of theirs to replace.
+    new: set[str] = field(default_factory=set)
     # "Indexed" is said of a file once its batch is committed, not when it is embedded: a
     # crash before the commit would otherwise have shown as indexed what the index lacks.
     indexed: list[FileEvent] = field(default_factory=list)
@@ -716,6 +719,8 @@ class IngestService:
             ocr=forced,
         )
         pending.documents.append(record)
+        if before is None:
+            pending.new.add(record.doc_id)
         pending.chunks.extend(chunks)
         pending.vectors.append(vectors)
         report.indexed += 1
@@ -755,6 +760,8 @@ class IngestService:
         log.info("could not index %s (%s): %s", info.path, kind, failure.reason)
         if failure.row is not None:
             pending.documents.append(failure.row)
+            if before is None:
+                pending.new.add(failure.row.doc_id)
             if failure.keeps_chunks:
                 pending.keep.add(failure.row.doc_id)
         if on_file is not None:
@@ -773,11 +780,13 @@ class IngestService:
     def _flush(self, pending: _Pending, on_file: FileFn | None) -> None:
         faults.reached("flush")
         vectors = np.concatenate(pending.vectors) if pending.vectors else None
+        old = pending.keep | pending.new
         self.store.commit(
             pending.documents,
             pending.chunks,
             vectors,
-            replace_doc_ids=[d.doc_id for d in pending.documents if d.doc_id not in pending.keep],
+            replace_doc_ids=[d.doc_id for d in pending.documents if d.doc_id not in old],
+            new=all(d.doc_id in pending.new for d in pending.documents),
         )
         if on_file is not None:
             for event in pending.indexed:

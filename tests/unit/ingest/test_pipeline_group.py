@@ -80,3 +80,30 @@ def test_an_error_keeps_the_groups_before_it_and_nothing_of_its_own(tmp_path, mo
     ids = again.store.chunks_table.to_arrow().column("chunk_id").to_pylist()
     assert len(ids) == len(set(ids)) == FILES
     assert _own_words_found(again) == []
+
+
+def test_new_files_are_appended_and_changed_ones_replaced(tmp_path, monkeypatch):
+    monkeypatch.setattr(pipeline, "FLUSH_SECONDS", 0.0)  # a commit per group
+    monkeypatch.setattr(pipeline, "GROUP_CHUNKS", 4, raising=False)
+    app = _app(tmp_path, HashEmbedder())
+    real_commit = app.store.commit
+    seen: list[tuple[int, bool]] = []
+
+    def commit(documents, chunks, vectors, *args, **kwargs):
+        seen.append((len(chunks), kwargs.get("new", False)))
+        return real_commit(documents, chunks, vectors, *args, **kwargs)
+
+    app.store.commit = commit  # type: ignore[method-assign]
+    lib = _library(tmp_path / "lib")
+    assert app.ingest.index([str(lib)]).indexed == FILES
+    with_chunks = [new for n, new in seen if n]
+    assert len(with_chunks) >= 3 and all(with_chunks), "new files went through the merge"
+
+    # A changed file replaces its chunks (the merge), and nothing is duplicated.
+    seen.clear()
+    make_pdf(lib / "sub 0" / "note 00.pdf", ["Now it says nothing of the sort.", "Two pages."])
+    assert app.ingest.index([str(lib)]).indexed == 1
+    assert [new for n, new in seen if n] == [False]
+    ids = app.store.chunks_table.to_arrow().column("chunk_id").to_pylist()
+    assert len(ids) == len(set(ids))
+    assert app.retriever.search(WORDS[0], k=3, mode=Mode.TEXT) == []
