@@ -1,23 +1,24 @@
-"""Large dense files: `desktop-rag index` against the naive loop in pages per second, one run.
+"""Large dense files: `desktop-rag index` against the plain loop in pages per second, one run.
 
 On the dense TeX manuals of bench/manuals.py (`--set speed`, 811 pages from the Debian packages
 r-doc-pdf, texlive-latex-base-doc) or on financebench filings, in one run, each side a
 subprocess timed from its start (model loading counted) with the peak memory of its tree:
-- naive: bench/small_files.py's fixed loop (pypdf page text, 180-word chunks,
-  SentenceTransformer.encode batch 32 fp32, file after file, nothing stored);
+- baseline: bench/baseline.py's plain loop (pypdf text of every page, 180-word chunks with 30
+  words of overlap per file, SentenceTransformer.encode batch 32 fp32, file after file, nothing
+  stored);
 - `desktop-rag index` with the default embedder (the int8 rule decides: int8 passages where
   they agree with fp32 on this CPU);
 - `desktop-rag index` with fp32 passages forced (embed_backend onnx-fp32): what a CPU where
   int8 disagrees ends up with.
-Then, in this process, where the time goes: reading (pdfium, and pypdf as the naive loop
-reads), chunking, word pieces per page on each side (the app's overlap, the naive loop's
-truncation at 256), padding, and each embedder variant's speed on the same texts.
+Then, in this process, where the time goes: reading (pdfium, and pypdf as the plain loop
+reads), chunking, word pieces per page on each side (the app's overlap, the plain loop's
+overlap and truncation at 256), padding, and each embedder variant's speed on the same texts.
 
 Each side's wall time and CPU seconds (the process tree's, readers included) are kept: on a
 machine shared with other work the wall clock moves with the load, the CPU seconds far less.
 `--rounds N` runs the sides N times, alternating, and reports each round and the median ratio.
 
-Usage: python -m bench.dense [--set speed | --financebench N] [--rounds N] [--skip-naive]
+Usage: python -m bench.dense [--set speed | --financebench N] [--rounds N] [--skip-baseline]
        [--skip-fp32] [--skip-profile]
 Prints one JSON document (also kept in bench/out/dense-<set>.json).
 """
@@ -35,10 +36,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench import baseline
 from bench.perfutil import CORPUS, REPO, emit, machine, pdfs, run_measured, say
 
 HERE = Path(__file__).resolve().parent
-NAIVE_CHUNK_WORDS = 180  # as bench/small_files.py's naive loop
 PROFILE_SAMPLE = 640  # chunks embedded per variant for the speed of each alone
 
 
@@ -83,12 +84,8 @@ def _index(files: list[Path], tmp: Path, backend: str) -> dict[str, Any]:
     return result
 
 
-def _naive(files: list[Path], tmp: Path) -> dict[str, Any]:
-    cmd = [sys.executable, "-m", "bench.small_files", "--naive-worker"]
-    result = run_measured(cmd, _env(tmp, "torch"), stdin="\n".join(map(str, files)))
-    result["pages_per_s"] = round(result["pages"] / result["wall_s"], 2)
-    result["pages_per_cpu_s"] = round(result["pages"] / result["cpu_s"], 2)
-    return result
+def _baseline(files: list[Path], tmp: Path) -> dict[str, Any]:
+    return baseline.measure(files, _env(tmp, "torch"))
 
 
 def _padded(lengths: list[int], batch: int, sort: bool) -> int:
@@ -120,18 +117,15 @@ def profile(files: list[Path]) -> dict[str, Any]:
     for path in files:
         for page in pypdf.PdfReader(path).pages:
             page.extract_text()
-    out["read_pypdf_s (the naive loop's reading)"] = round(time.perf_counter() - t0, 2)
+    out["read_pypdf_s (the plain loop's reading)"] = round(time.perf_counter() - t0, 2)
     tok = bundled_tokenizer()
     t0 = time.perf_counter()
     chunks = [c for e in extracted for c in chunk_pages("d", "p", e.pages, tok, ChunkParams())]
     out["chunk_s"] = round(time.perf_counter() - t0, 2)
     app_texts = [c.text for c in chunks]
-    naive_texts = []  # the naive loop's chunks, of the same (pdfium) text
-    for e in extracted:
-        for page in e.pages:
-            words = page.text.split()
-            for j in range(0, len(words), NAIVE_CHUNK_WORDS):
-                naive_texts.append(" ".join(words[j : j + NAIVE_CHUNK_WORDS]))
+    # The plain loop's chunks, of the same (pdfium) text.
+    file_words = [" ".join(p.text for p in e.pages).split() for e in extracted]
+    naive_texts = [t for words in file_words for t in baseline.chunk_words(words)]
     model_tok = Tokenizer.from_file(str(bundled_model_dir() / "tokenizer.json"))
     model_tok.no_padding()
     model_tok.no_truncation()
@@ -144,7 +138,7 @@ def profile(files: list[Path]) -> dict[str, Any]:
         "pieces_per_page": round(sum(app_len) / pages, 1),
         "padded_pieces_in_length_sorted_batches_of_32": _padded(app_len, 32, True),
     }
-    out["naive"] = {
+    out["baseline"] = {
         "chunks": len(naive_texts),
         "pieces_embedded": sum(naive_len),
         "pieces_per_page": round(sum(naive_len) / pages, 1),
@@ -178,7 +172,7 @@ def profile(files: list[Path]) -> dict[str, Any]:
     t0 = time.perf_counter()
     model.encode(nsample, batch_size=32)
     dt = time.perf_counter() - t0
-    speeds["torch (naive chunks)"] = {
+    speeds["torch (the plain loop's chunks)"] = {
         "chunks_per_s": round(len(nsample) / dt, 1),
         "pieces_per_s": round(sum(naive_len[nmid : nmid + PROFILE_SAMPLE // 2]) / dt),
     }
@@ -199,7 +193,7 @@ def main() -> int:
     parser.add_argument("--set", default="speed", help="a set of bench/manuals.py")
     parser.add_argument("--financebench", type=int, default=0, help="N filings instead")
     parser.add_argument("--rounds", type=int, default=1, help="alternate the sides N times")
-    parser.add_argument("--skip-naive", action="store_true")
+    parser.add_argument("--skip-baseline", action="store_true")
     parser.add_argument("--skip-fp32", action="store_true")
     parser.add_argument("--skip-profile", action="store_true")
     args = parser.parse_args()
@@ -217,26 +211,26 @@ def main() -> int:
         tmp = Path(tempfile.mkdtemp(prefix="bench-dense-"))
         try:
             one: dict[str, Any] = {"load_average_at_start": round(os.getloadavg()[0], 2)}
-            if not args.skip_naive:
-                say(f"round {n + 1}: naive loop on {len(files)} files ...")
-                one["naive"] = _naive(files, tmp)
-                say(json.dumps(one["naive"]))
+            if not args.skip_baseline:
+                say(f"round {n + 1}: plain loop on {len(files)} files ...")
+                one["baseline"] = _baseline(files, tmp)
+                say(json.dumps(one["baseline"]))
             for backend in sides:
                 say(f"round {n + 1}: desktop-rag index, embed_backend {backend} ...")
                 one[backend] = _index(files, tmp, backend)
                 say(json.dumps(one[backend]))
-            if "naive" in one:
+            if "baseline" in one:
                 for key in ("pages_per_s", "pages_per_cpu_s"):
-                    base = one["naive"][key]
+                    base = one["baseline"][key]
                     one[f"{key}_ratio"] = {b: round(one[b][key] / base, 2) for b in sides}
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         rounds.append(one)
     result["rounds"] = rounds
-    for key in ("naive", *sides):  # the first round's sides, as earlier runs reported them
+    for key in ("baseline", *sides):  # the first round's sides, as earlier runs reported them
         if key in rounds[0]:
             result[key] = rounds[0][key]
-    if not args.skip_naive:
+    if not args.skip_baseline:
         for key in ("pages_per_s_ratio", "pages_per_cpu_s_ratio"):
             result[key] = {b: statistics.median(r[key][b] for r in rounds) for b in sides}
         result["target_ratio"] = 2.0

@@ -1,9 +1,10 @@
-"""Indexing speed and memory: `desktop-rag index` against the naive sequential baseline.
+"""Indexing speed and memory: `desktop-rag index` against the plain loop (bench/baseline.py).
 
 In one run, on the same files, each as a subprocess timed by wall clock with the peak resident
 memory of it and its children sampled every 50 ms:
-- baseline: pypdf page text, then SentenceTransformer.encode (same model, batch 32, fp32) of
-  the same chunks, one file after another, nothing stored;
+- baseline: bench/baseline.py's plain loop (pypdf text of every page, 180-word chunks with 30
+  words of overlap per file, SentenceTransformer.encode batch 32 fp32, one file after another,
+  nothing stored);
 - `desktop-rag index` with the default embedder and with embed_backend=torch;
 - each stage alone (extraction in the reader process, embedding), to show they overlap;
 - an unchanged library of 100 documents (covid-qa's 98 plus 2 filings) indexed again.
@@ -26,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench import baseline
 from bench.perfutil import CORPUS, emit, machine, pdfs, run_measured, say
 
 BIN = Path(sys.executable).parent
@@ -61,40 +63,7 @@ def _index(
 
 
 def _baseline(paths: list[Path], tmp: Path) -> dict[str, Any]:
-    cmd = [sys.executable, "-m", "bench.ingest", "--baseline-worker", *map(str, paths)]
-    result = run_measured(cmd, _env(tmp / "config-baseline", "torch"))
-    result["pages_per_s"] = round(result["pages"] / result["wall_s"], 2)
-    return result
-
-
-def baseline_worker(paths: list[str]) -> int:
-    """The naive way, in its own process: pypdf, chunk, encode, file after file."""
-    import pypdf
-    from sentence_transformers import SentenceTransformer
-
-    from desktop_rag.engines.embed import bundled_model_dir
-    from desktop_rag.ingest.chunk import ChunkParams, bundled_tokenizer, chunk_pages
-    from desktop_rag.types import Page
-
-    model = SentenceTransformer(str(bundled_model_dir()), device="cpu", local_files_only=True)
-    tok = bundled_tokenizer()
-    pages = chunks = failed = 0
-    for path in paths:
-        try:
-            reader = pypdf.PdfReader(path)
-            if reader.is_encrypted:
-                reader.decrypt("")
-            texts = [Page(i, p.extract_text() or "") for i, p in enumerate(reader.pages, 1)]
-        except Exception as exc:
-            say(f"baseline: {path}: {exc}")
-            failed += 1
-            continue
-        mine = chunk_pages("doc", path, texts, tok, ChunkParams())
-        model.encode([c.text for c in mine], batch_size=32, convert_to_numpy=True)
-        pages += len(texts)
-        chunks += len(mine)
-    print(json.dumps({"pages": pages, "chunks": chunks, "failed": failed}))
-    return 0
+    return baseline.measure(paths, _env(tmp / "config-baseline", "torch"))
 
 
 def _stages(paths: list[Path]) -> dict[str, Any]:
@@ -178,10 +147,7 @@ def main() -> int:
     parser.add_argument("--skip-covid", action="store_true")
     parser.add_argument("--skip-unchanged", action="store_true")
     parser.add_argument("--reindex-runs", type=int, default=3)
-    parser.add_argument("--baseline-worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.baseline_worker:
-        return baseline_worker(args.baseline_worker)
 
     from desktop_rag.app import default_embedder
     from desktop_rag.config import Settings

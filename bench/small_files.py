@@ -1,16 +1,18 @@
-"""A library of many small PDFs: `desktop-rag index` against the naive loop, in one run.
+"""A library of many small PDFs: `desktop-rag index` against the plain loop, in one run.
 
 1,500 generated PDFs of one to three pages (about 150-250 words each) in nested folders with
 spaces and non-ASCII names. Each side is a subprocess timed by wall clock from its start, so
 model loading counts on both sides, with the peak resident memory of it and its children:
-- naive: pypdf page text, 180-word chunks, SentenceTransformer.encode (batch 32, fp32), file
-  after file, nothing stored (fixed here once; do not tune it);
+- the plain loop of bench/baseline.py (pypdf text of every page, 180-word chunks with 30 words
+  of overlap, SentenceTransformer.encode batch 32 fp32, file after file, nothing stored), on
+  every file, just before the app;
 - `desktop-rag index` with the default settings into a fresh index;
 - the same library again after every file's mtime changed and no content did (a restore from
   backup): nothing may be embedded, and it must take under 20% of the first index's time.
 The embedder's one-time export (a first start) is done beforehand and reported apart.
 
-Usage: python -m bench.small_files [--files N] [--naive-every N] [--keep DIR]
+Usage: python -m bench.small_files [--files N] [--skip-baseline] [--keep DIR]
+       python -m bench.small_files --profile LIBRARY DATA_DIR
 Prints one JSON document (also kept in bench/out/small_files.json).
 """
 
@@ -27,10 +29,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench import baseline
 from bench.perfutil import REPO, emit, machine, run_measured, say
 
-NAIVE_CHUNK_WORDS = 180
-NAIVE_BATCH = 32
 FOLDERS = ["Factures 2024", "Factures 2024/Été", "Projets/réunions d'équipe", "日本語", "misc"]
 _TEXT = (
     "the of and to in a is that for it as was with be by on not he this are or his from at "
@@ -75,32 +76,6 @@ def _index(library: Path, data: Path, env: dict[str, str]) -> dict[str, Any]:
     return result
 
 
-def naive_worker(paths: list[str]) -> int:
-    """The naive loop, in its own process, model load included."""
-    import pypdf
-    from sentence_transformers import SentenceTransformer
-
-    from desktop_rag.engines.embed import bundled_model_dir
-
-    t0 = time.perf_counter()
-    model = SentenceTransformer(str(bundled_model_dir()), device="cpu", local_files_only=True)
-    load_s = time.perf_counter() - t0
-    pages = chunks = 0
-    for path in paths:
-        reader = pypdf.PdfReader(path)
-        texts = []
-        for page in reader.pages:
-            words = (page.extract_text() or "").split()
-            for j in range(0, len(words), NAIVE_CHUNK_WORDS):
-                texts.append(" ".join(words[j : j + NAIVE_CHUNK_WORDS]))
-            pages += 1
-        if texts:
-            model.encode(texts, batch_size=NAIVE_BATCH, convert_to_numpy=True)
-        chunks += len(texts)
-    print(json.dumps({"pages": pages, "chunks": chunks, "model_load_s": round(load_s, 2)}))
-    return 0
-
-
 def _du(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
@@ -109,14 +84,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--files", type=int, default=1500)
     parser.add_argument("--keep", type=Path, help="write the library and indexes here, kept")
-    parser.add_argument("--skip-naive", action="store_true")
-    parser.add_argument(
-        "--naive-every",
-        type=int,
-        default=1,
-        help="time the naive loop on every Nth file only (its files/s do not depend on the "
-        "library's size; on a busy machine it is slow)",
-    )
+    parser.add_argument("--skip-baseline", action="store_true")
     args = parser.parse_args()
 
     tmp = args.keep or Path(tempfile.mkdtemp(prefix="bench-small-"))
@@ -147,15 +115,11 @@ def main() -> int:
         result["warm_up_s"] = _index(warm / "lib", warm / "data", env)["wall_s"]
 
         paths = sorted(str(p) for p in library.rglob("*.pdf"))
-        if not args.skip_naive:
-            say("naive loop ...")
-            cmd = [sys.executable, "-m", "bench.small_files", "--naive-worker"]
-            sample = paths[:: args.naive_every]
-            naive = run_measured(cmd, env, stdin="\n".join(sample))
-            naive["files"] = len(sample)
-            naive["files_per_s"] = round(len(sample) / naive["wall_s"], 2)
-            result["naive"] = naive
-            say(json.dumps(naive))
+        if not args.skip_baseline:
+            say("plain loop (bench/baseline.py) ...")
+            base = baseline.measure(paths, env)
+            result["baseline"] = base
+            say(json.dumps(base))
 
         say("desktop-rag index ...")
         data = tmp / "data"
@@ -167,9 +131,12 @@ def main() -> int:
         app["index_mb_per_1000_pages"] = round(_du(data) / 2**20 * 1000 / pages, 1)
         result["app"] = app
         say(json.dumps(app))
-        if "naive" in result:
-            result["files_per_s_ratio"] = round(
-                app["files_per_s"] / result["naive"]["files_per_s"], 2
+        app["files_per_cpu_s"] = round(args.files / app["cpu_s"], 2)
+        if "baseline" in result:
+            base = result["baseline"]
+            result["files_per_s_ratio"] = round(app["files_per_s"] / base["files_per_s"], 2)
+            result["files_per_cpu_s_ratio"] = round(
+                app["files_per_cpu_s"] / base["files_per_cpu_s"], 2
             )
             result["target_ratio"] = 3.0
 
@@ -207,8 +174,23 @@ PROFILE_BUCKETS = {
 }
 
 
+def _cpu_s() -> float:
+    """CPU seconds of this process (every thread) and of its children that ended (readers)."""
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def profile(library: Path, data: Path) -> dict[str, Any]:
-    """Index the library in this process under cProfile; seconds per bucket and per file."""
+    """Index the library in this process under cProfile: seconds per bucket and per file, and
+    the CPU seconds a file costs outside embedding.
+
+    The embed calls are recorded and replayed alone afterwards, in the same process, so the
+    CPU seconds of the run (readers included) minus those of the replay are what a file costs
+    besides its embedding; on a shared machine CPU seconds move far less than wall time.
+    """
     import cProfile
     import pstats
 
@@ -217,6 +199,15 @@ def profile(library: Path, data: Path) -> dict[str, Any]:
 
     shutil.rmtree(data, ignore_errors=True)
     app = build_app(Settings(data_dir=str(data), index_low_priority=False))
+    embedder = app.ingest.embedder
+    calls: list[list[str]] = []
+    real_embed = embedder.embed
+
+    def embed(texts: Any) -> Any:
+        calls.append(list(texts))
+        return real_embed(texts)
+
+    embedder.embed = embed  # type: ignore[method-assign]
     files = sorted(str(p) for p in library.rglob("*.pdf"))
     out = {}
     for run in ("first_index", "every_mtime_changed"):
@@ -224,12 +215,23 @@ def profile(library: Path, data: Path) -> dict[str, Any]:
             later = time.time() + 120
             for path in files:
                 os.utime(path, (later, later))
+        calls.clear()
         prof = cProfile.Profile()
+        cpu0 = _cpu_s()
         t0 = time.perf_counter()
         prof.enable()
         report = app.index([str(library)])
         prof.disable()
         wall = time.perf_counter() - t0
+        cpu = _cpu_s() - cpu0
+        # The same embed calls again, alone (the model loaded by now, as in the run but for
+        # its first call).
+        cpu0 = _cpu_s()
+        t0 = time.perf_counter()
+        for texts in calls:
+            real_embed(texts)
+        embed_wall = time.perf_counter() - t0
+        embed_cpu = _cpu_s() - cpu0
         stats = pstats.Stats(prof)
         cumulative: dict[str, float] = {}
         for (filename, _line, name), row in stats.stats.items():  # type: ignore[attr-defined]
@@ -238,23 +240,27 @@ def profile(library: Path, data: Path) -> dict[str, Any]:
                     cumulative[bucket] = cumulative.get(bucket, 0.0) + row[3]
         print(f"== {run}")
         stats.sort_stats("cumulative").print_stats(30)  # the detail, on stdout only
+        n = max(len(files), 1)
         out[run] = {
             "files": len(files),
             "wall_s": round(wall, 2),
             "indexed": report.indexed,
             "unchanged": report.unchanged,
             "chunks": report.chunks,
+            "embed_calls": len(calls),
+            "cpu_s": round(cpu, 2),
+            "embedding_alone_cpu_s": round(embed_cpu, 2),
+            "embedding_alone_wall_s": round(embed_wall, 2),
+            "cpu_ms_per_file": round(1000 * cpu / n, 2),
+            "cpu_ms_per_file_outside_embedding": round(1000 * (cpu - embed_cpu) / n, 2),
+            "wall_ms_per_file_outside_embedding": round(1000 * (wall - embed_wall) / n, 2),
             "seconds": {k: round(v, 2) for k, v in cumulative.items()},
-            "ms_per_file": {
-                k: round(1000 * v / max(len(files), 1), 2) for k, v in cumulative.items()
-            },
+            "ms_per_file": {k: round(1000 * v / n, 2) for k, v in cumulative.items()},
         }
     return out
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "--naive-worker":
-        sys.exit(naive_worker(sys.stdin.read().splitlines()))
     if len(sys.argv) > 1 and sys.argv[1] == "--profile":
         # python -m bench.small_files --profile LIBRARY DATA_DIR: where a file's time goes.
         out = profile(Path(sys.argv[2]), Path(sys.argv[3]))

@@ -64,6 +64,12 @@ log = logging.getLogger(__name__)
 
 
 EMBED_BATCH = 256  # chunks per embed call: progress and cancel are checked between calls
+# Small files are embedded together, this many chunks (or GROUP_SECONDS) at a time: a file of
+# one to three pages has about five chunks, and an embed call per file paid a thread start
+# and left one of the two sessions idle for most of its batches (issue 32: 11% more CPU per
+# file on 1,500 small files). A file is committed, and said indexed, only after its group.
+GROUP_CHUNKS = 32
+GROUP_SECONDS = 1.0
 FLUSH_CHUNKS = 2048  # commit when this many chunks wait...
 FLUSH_SECONDS = 5.0  # ...or this long passed: a crash loses at most a few seconds of work
 WAITING = "Waiting for another indexing run to finish"  # the window and the CLI show it
@@ -71,6 +77,28 @@ WAIT_POLL_S = 0.2
 # Touched files (same content, new mtime) are written this many rows per commit: a restore
 # from backup touches every file, and one commit per file would cost more than the hashing.
 TOUCH_BATCH = 500
+
+
+@dataclass(slots=True)
+class _Cut:
+    """A file read and cut, waiting to be embedded with the files after it."""
+
+    decision: Decision
+    extracted: Extracted
+    chunks: list[Chunk]
+    before: DocumentRecord | None
+
+
+@dataclass(slots=True)
+class _Group:
+    """Files waiting to be embedded in one call."""
+
+    files: list[_Cut] = field(default_factory=list)
+    chunks: int = 0
+    since: float = 0.0  # when its first file came
+
+    def __len__(self) -> int:
+        return len(self.files)
 
 
 @dataclass(slots=True)
@@ -83,6 +111,9 @@ class _Pending:
     since: float = field(default_factory=time.monotonic)
     # Documents whose row changes but whose chunks stay (a passing failure of a new version).
     keep: set[str] = field(default_factory=set)
+    # Documents the index had no row for, hence no chunks (maintenance.repair dropped any a
+    # crash left): nothing of theirs to replace.
+    new: set[str] = field(default_factory=set)
     # "Indexed" is said of a file once its batch is committed, not when it is embedded: a
     # crash before the commit would otherwise have shown as indexed what the index lacks.
     indexed: list[FileEvent] = field(default_factory=list)
@@ -412,6 +443,14 @@ class IngestService:
         batches; whether anything was written."""
         wrote = False
         pending = _Pending()
+        group = _Group()
+
+        def embed_group() -> None:
+            nonlocal group
+            if group:
+                files, group = group, _Group()
+                self._embed_group(files, pending, report, tracker, cancel, pause)
+
         try:
             extracted = self._extract(to_read, cancel, pause, forced, tracker, on_file)
             for decision, outcome, cut in self._chunked_ahead(extracted):
@@ -419,6 +458,7 @@ class IngestService:
                 if isinstance(outcome, sandbox.Reading):
                     # A long OCR begins: what is embedded is committed (and said indexed)
                     # now, not once the scan is read.
+                    embed_group()
                     if pending:
                         batch, pending = pending, _Pending()
                         self._flush(batch, on_file)
@@ -432,20 +472,16 @@ class IngestService:
                     self._failed(info, outcome.kind, str(outcome), before, pending, report, on_file)
                 else:
                     assert cut is not None  # every file read without error is being cut
-                    self._embed_one(
-                        decision,
-                        outcome,
-                        cut,
-                        before,
-                        pending,
-                        report,
-                        tracker,
-                        cancel,
-                        pause,
-                        on_file,
-                    )
+                    ready = self._cut_one(decision, outcome, cut, before, pending, report, on_file)
+                    if ready is not None:
+                        if not group:
+                            group.since = time.monotonic()
+                        group.files.append(ready)
+                        group.chunks += len(ready.chunks)
                 tracker.files_done += 1
                 tracker.bytes_done += info.size
+                if group.chunks >= GROUP_CHUNKS or time.monotonic() - group.since >= GROUP_SECONDS:
+                    embed_group()
                 if (
                     len(pending.chunks) >= FLUSH_CHUNKS
                     or time.monotonic() - pending.since >= FLUSH_SECONDS
@@ -456,6 +492,7 @@ class IngestService:
                     self._flush(batch, on_file)
                     wrote = True
             self._checkpoint(cancel, None)  # the reader stops quietly on cancel
+            embed_group()
         except BaseException as exc:
             # What is fully embedded is kept, even on cancel or error: nothing done is lost.
             if pending:
@@ -583,7 +620,7 @@ class IngestService:
             if held is not None:
                 yield held
 
-    def _embed_one(
+    def _cut_one(
         self,
         decision: Decision,
         extracted: Extracted,
@@ -591,22 +628,17 @@ class IngestService:
         before: DocumentRecord | None,
         pending: _Pending,
         report: IndexReport,
-        tracker: Tracker,
-        cancel: threading.Event,
-        pause: threading.Event | None,
         on_file: FileFn | None,
-    ) -> None:
+    ) -> _Cut | None:
+        """A read file with its chunks, ready to embed; None when it failed (recorded)."""
         info = decision.info
         if _changed_since(info) or (decision.sha256 and decision.sha256 != extracted.sha256):
             reason = "is still being written; it will be indexed once it stops changing."
             self._failed(info, FailKind.CHANGING, reason, before, pending, report, on_file)
-            return
-        doc_id = doc_id_for(info.path)
-        forced = (before is not None and before.ocr) or info.path in self._ocr_new
+            return None
         if on_file is not None:
             on_file(FileEvent(info.path, Status.INDEXING, pages=len(extracted.pages)))
         chunks = cut.result()
-        ocr_done = sum(bool(p.boxes) for p in extracted.pages)
         if not chunks:
             self._failed(
                 info,
@@ -620,7 +652,22 @@ class IngestService:
                 sha256=extracted.sha256,
                 pages=len(extracted.pages),
             )
-            return
+            return None
+        return _Cut(decision, extracted, chunks, before)
+
+    def _embed_group(
+        self,
+        group: _Group,
+        pending: _Pending,
+        report: IndexReport,
+        tracker: Tracker,
+        cancel: threading.Event,
+        pause: threading.Event | None,
+    ) -> None:
+        """Embed the group's chunks in calls of EMBED_BATCH and add each file to `pending`;
+        a cancel or an error before the last call adds none of them."""
+        chunks = [c for cut in group.files for c in cut.chunks]
+        owner = [cut.decision.info.path for cut in group.files for _ in cut.chunks]
         vectors = []
         for start in range(0, len(chunks), EMBED_BATCH):
             self._checkpoint(cancel, pause)
@@ -629,12 +676,31 @@ class IngestService:
             vectors.append(self._lowered.call(self.embedder.embed, texts))
             faults.reached("embedded")
             tracker.chunks += len(batch)
-            tracker.emit("indexing", info.path)
+            tracker.emit("indexing", owner[start + len(batch) - 1])
+        rows = np.concatenate(vectors)
+        offset = 0
+        for cut in group.files:
+            mine = rows[offset : offset + len(cut.chunks)]
+            offset += len(cut.chunks)
+            self._embedded(cut, mine, pending, report, tracker)
+
+    def _embedded(
+        self,
+        cut: _Cut,
+        vectors: NDArray[np.float32],
+        pending: _Pending,
+        report: IndexReport,
+        tracker: Tracker,
+    ) -> None:
+        """An embedded file's row and chunks, waiting in `pending` for the next commit."""
+        info, extracted, chunks, before = cut.decision.info, cut.extracted, cut.chunks, cut.before
+        forced = (before is not None and before.ocr) or info.path in self._ocr_new
+        ocr_done = sum(bool(p.boxes) for p in extracted.pages)
         if any(p.ocr for p in extracted.pages):
             tracker.reading_pages = 0  # now counted below
         tracker.pages += len(extracted.pages)
         record = DocumentRecord(
-            doc_id=doc_id,
+            doc_id=doc_id_for(info.path),
             path=info.path,
             size=info.size,
             mtime_ns=info.mtime_ns,
@@ -653,8 +719,10 @@ class IngestService:
             ocr=forced,
         )
         pending.documents.append(record)
+        if before is None:
+            pending.new.add(record.doc_id)
         pending.chunks.extend(chunks)
-        pending.vectors.extend(vectors)
+        pending.vectors.append(vectors)
         report.indexed += 1
         report.pages += record.pages
         report.chunks += record.chunks
@@ -692,6 +760,8 @@ class IngestService:
         log.info("could not index %s (%s): %s", info.path, kind, failure.reason)
         if failure.row is not None:
             pending.documents.append(failure.row)
+            if before is None:
+                pending.new.add(failure.row.doc_id)
             if failure.keeps_chunks:
                 pending.keep.add(failure.row.doc_id)
         if on_file is not None:
@@ -710,11 +780,13 @@ class IngestService:
     def _flush(self, pending: _Pending, on_file: FileFn | None) -> None:
         faults.reached("flush")
         vectors = np.concatenate(pending.vectors) if pending.vectors else None
+        old = pending.keep | pending.new
         self.store.commit(
             pending.documents,
             pending.chunks,
             vectors,
-            replace_doc_ids=[d.doc_id for d in pending.documents if d.doc_id not in pending.keep],
+            replace_doc_ids=[d.doc_id for d in pending.documents if d.doc_id not in old],
+            new=all(d.doc_id in pending.new for d in pending.documents),
         )
         if on_file is not None:
             for event in pending.indexed:

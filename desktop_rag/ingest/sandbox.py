@@ -36,7 +36,10 @@ DEFAULT_MEMORY_MB = 3072
 # Files read by one process before a fresh one takes over: a long-lived reader slowly
 # fragments its heap, and pdfium keeps caches between documents.
 MAX_TASKS = 200
-AHEAD = 2  # files handed to the readers beyond the one being embedded
+# Files handed to the readers beyond the one being embedded: enough for the readers to keep
+# reading while the pipeline embeds a group of small files (pipeline.GROUP_CHUNKS), instead
+# of idling after two files while the group embeds and then keeping the embedder waiting.
+AHEAD = 8
 # OCR limits, in the reader's CPU seconds (bench/ocr.py: a dense page takes 25-40 s of one
 # core here). A page that takes longer than OCR_PAGE_TIMEOUT_S stops its file; a file's limit
 # grows by OCR_PAGE_BUDGET_S for each page it has to OCR, so a long scan is not cut by the

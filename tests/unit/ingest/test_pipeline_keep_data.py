@@ -49,7 +49,10 @@ def test_a_failed_commit_is_the_error_reported_not_a_retry_of_it(
     assert len(calls) == 1, "a batch that failed to commit was committed again"
 
 
-def test_an_error_is_not_hidden_by_the_commit_that_keeps_the_work_before_it(tmp_path, animal_pdfs):
+def test_an_error_is_not_hidden_by_the_commit_that_keeps_the_work_before_it(
+    tmp_path, animal_pdfs, monkeypatch
+):
+    monkeypatch.setattr(pipeline, "GROUP_CHUNKS", 1)  # each file embedded on its own
     embedder = HashEmbedder()
     app = _app(tmp_path, embedder)
     real_embed = embedder.embed
@@ -70,7 +73,8 @@ def test_an_error_is_not_hidden_by_the_commit_that_keeps_the_work_before_it(tmp_
     assert any("disk is full" in note for note in raised.value.__notes__)
 
 
-def test_what_was_embedded_before_an_error_is_kept(tmp_path, animal_pdfs):
+def test_what_was_embedded_before_an_error_is_kept(tmp_path, animal_pdfs, monkeypatch):
+    monkeypatch.setattr(pipeline, "GROUP_CHUNKS", 1)  # each file embedded on its own
     embedder = HashEmbedder()
     app = _app(tmp_path, embedder)
     real_embed = embedder.embed
