@@ -414,12 +414,14 @@ class RemoteStore(LanceStore):
         vectors: NDArray[np.float32] | None,
         replace_doc_ids: Iterable[str] = (),
         remove_doc_ids: Iterable[str] = (),
+        *,
+        new: bool = False,
     ) -> None:
         self._guard(None, self.ensure_writable)
         replace, remove = sorted(set(replace_doc_ids)), sorted(set(remove_doc_ids))
         try:
             super().commit(
-                documents, chunks, vectors, replace_doc_ids=replace, remove_doc_ids=remove
+                documents, chunks, vectors, replace_doc_ids=replace, remove_doc_ids=remove, new=new
             )
         except StoreError as exc:
             if is_denied(exc):

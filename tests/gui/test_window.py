@@ -257,14 +257,15 @@ def test_enter_sends_and_shift_enter_adds_a_line(open_window, qtbot):
 
 
 def slow_factory(delay_s: float = 0.15):
-    """The fast app, with an embedder slow enough to pause, cancel or quit mid-run."""
+    """The fast app, with an embedder slow enough to pause, cancel or quit mid-run: slow per
+    passage, as a real one is (small files share an embed call since issue 32)."""
 
     def factory(settings):
         app = fast_app_factory(settings)
         embed = app.embedder.embed
 
         def slow_embed(texts):
-            time.sleep(delay_s)
+            time.sleep(delay_s * max(1, len(texts)))
             return embed(texts)
 
         app.embedder.embed = slow_embed
