@@ -218,13 +218,15 @@ def test_a_commit_whose_result_is_unknown_is_checked_not_repeated(
     real = LanceStore.commit
     calls = []
 
-    def lost_answer(self, documents, chunks, vectors, replace_doc_ids=(), remove_doc_ids=()):  # type: ignore[no-untyped-def]
+    def lost_answer(  # type: ignore[no-untyped-def]
+        self, documents, chunks, vectors, replace_doc_ids=(), remove_doc_ids=(), *, new=False
+    ):
         calls.append(len(chunks))
         if len(calls) == 1:  # the chunk step reaches the store (or not); its answer is lost
             if applied:
-                real(self, [], chunks, vectors, replace_doc_ids=replace_doc_ids)
+                real(self, [], chunks, vectors, replace_doc_ids=replace_doc_ids, new=new)
             raise StoreError(UNKNOWN)
-        return real(self, documents, chunks, vectors, replace_doc_ids, remove_doc_ids)
+        return real(self, documents, chunks, vectors, replace_doc_ids, remove_doc_ids, new=new)
 
     monkeypatch.setattr(LanceStore, "commit", lost_answer)
     docs, chunks, vectors = _docs("b", 2)
