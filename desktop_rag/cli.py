@@ -156,6 +156,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "-k", type=int, default=None, metavar="N", help="passages to retrieve (default 6)"
     )
+    p.add_argument(
+        "--kind",
+        choices=("auto", "passage", "document", "library"),
+        default="auto",
+        help="a fact (passage), an outline of the file in --in or named (document), a list "
+        "of documents (library); auto: plain rules",
+    )
     _scope_options(p)
 
     p = sub.add_parser(
@@ -594,7 +601,15 @@ def _ask_one(
     done: DoneEvent | None = None
     notice = ""
     answering = False
-    for event in app.answer.ask(question, history, k=args.k, scope=getattr(args, "scope", None)):
+    from desktop_rag import routing
+
+    scope = getattr(args, "scope", None)
+    routed = routing.decide(app, question, scope, getattr(args, "kind", routing.AUTO))
+    if routed.notice and not args.json:
+        print(f"desktop-rag: {routed.notice}", file=sys.stderr, flush=True)
+    if routed.label and not args.json:
+        print(f"desktop-rag: {routed.label} ({routed.route.rule}).", file=sys.stderr, flush=True)
+    for event in routing.ask(app, question, history, routed, k=args.k, scope=scope):
         if isinstance(event, SourcesEvent):
             sources, notice = event.sources, event.notice
             if notice and not args.json:

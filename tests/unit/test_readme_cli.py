@@ -22,7 +22,7 @@ def test_block_lists_every_command_and_option() -> None:
         "desktop-rag search [-k N] [--mode {hybrid,vector,text}] [--explain] [--in PATH] "
         "[--collection NAME] -",
         "desktop-rag ask [--model FILE.gguf] [--answers {auto,composed,written}] [-k N] "
-        "[--in PATH] [--collection NAME] -",
+        "[--kind {auto,passage,document,library}] [--in PATH] [--collection NAME] -",
         "desktop-rag documents [-k N] [--from YEAR] [--format EXT] [--count] [--in PATH] "
         "[--collection NAME] QUERY",
         "desktop-rag collection add|remove|list NAME PATH...",

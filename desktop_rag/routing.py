@@ -1,0 +1,203 @@
+"""A question sent where its kind is answered (query/kind.py): passages to the answer service,
+a document question to that document's outline, a library question to a list of documents.
+
+All three come back as an answer's events, so a front end shows them alike; the DoneEvent's
+`mode` says which ("listing", "outline", or the answer service's own). A document question
+needs its document: the one file in scope, or a file of the library named in the question;
+without one it is answered from passages, and `Routed.notice` says how to name it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from desktop_rag.query.kind import DOCUMENT, KINDS, LIBRARY, PASSAGE, Route, route
+from desktop_rag.query.listing import Fields, by_fields, rank_documents
+from desktop_rag.query.quote import content_words
+from desktop_rag.query.scope import Scope
+from desktop_rag.types import (
+    AnswerEvent,
+    DoneEvent,
+    QuotesEvent,
+    Source,
+    SourcesEvent,
+    Timings,
+    TokenEvent,
+    Turn,
+)
+
+if TYPE_CHECKING:
+    from desktop_rag.app import App
+
+LISTED = 10  # documents a library question lists
+AUTO = "auto"
+# Words of a library question that ask for the list, not what the documents are about.
+_ASKING_TEXT = """
+    which what documents document docs doc files file pdfs pdf papers paper reports report
+    articles article manuals manual mention mentions mentioned discuss discusses talk talks
+    about list show find search count number total many do does did have has any anything
+    there library folder collection mine cover covers contain contains refer refers relate
+    relates cite cites appear appears anywhere word"""
+_ASKING = frozenset(_ASKING_TEXT.split())
+_YEAR = re.compile(r"\b(?:from|in|of|during|dated) ((?:19|20)\d\d)\b", re.I)
+_FORMATS = {
+    "pdf": "pdf", "pdfs": "pdf", "word": "docx", "docx": "docx", "epub": "epub",
+    "epubs": "epub", "html": "html", "markdown": "md", "spreadsheets": "xlsx",
+}  # fmt: skip
+_FORMAT = re.compile(r"\b(" + "|".join(_FORMATS) + r")\b", re.I)
+_COUNTS = re.compile(r"\bhow many\b|^(?:count|number of|total number of)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Routed:
+    """Where a question went and why; `notice` when it could not go where its kind says."""
+
+    route: Route
+    document: str = ""
+    notice: str = ""
+
+    @property
+    def label(self) -> str:
+        """What the answer says it is: "Listing documents", "Outline of report.pdf"."""
+        if self.route.kind == LIBRARY:
+            return "Listing documents"
+        if self.route.kind == DOCUMENT and self.document:
+            return f"Outline of {os.path.basename(self.document)}"
+        return ""
+
+
+def decide(app: App, question: str, scope: Scope | None, kind: str = AUTO) -> Routed:
+    """The kind (the user's `kind` if given, else the rules), and a document question's file."""
+    if kind not in (AUTO, *KINDS):
+        raise ValueError(f"unknown kind of question: {kind}")
+    chosen = route(question) if kind == AUTO else Route(kind, "asked for")
+    if chosen.kind != DOCUMENT:
+        return Routed(chosen)
+    path = target_document(app, question, scope)
+    if path:
+        return Routed(chosen, path)
+    return Routed(
+        Route(PASSAGE),
+        notice=(
+            "This asks about one document: name its file in the question or limit the "
+            "question to it (--in FILE, or 'Ask about these' in the window); "
+            "answering from passages meanwhile."
+        ),
+    )
+
+
+def target_document(app: App, question: str, scope: Scope | None) -> str:
+    """The one indexed file in scope, or the one whose name the question holds; "" if none."""
+    indexed = by_fields(app.store.documents(), Fields(), scope)
+    if scope is not None and not scope.whole_library and len(indexed) == 1:
+        return indexed[0].path
+    lowered = question.lower()
+    named = [r.path for r in indexed if os.path.basename(r.path).lower() in lowered]
+    if len(named) == 1:
+        return named[0]
+    return ""
+
+
+def subject(question: str) -> str:
+    """What a library question asks the documents to be about ("" for "list my documents")."""
+    text = _YEAR.sub(" ", question)
+    return " ".join(w for w in content_words(text) if w.lower() not in _ASKING)
+
+
+def fields_of(question: str) -> Fields:
+    year = _YEAR.search(question)
+    fmt = _FORMAT.search(question)
+    return Fields(
+        year=int(year.group(1)) if year else None,
+        format=_FORMATS[fmt.group(1).lower()] if fmt else "",
+    )
+
+
+def listing_events(app: App, question: str, scope: Scope | None) -> list[AnswerEvent]:
+    """A library question answered from the documents: those matching its subject ranked by
+    their best passages (each a numbered source at its best page), or, with no subject, the
+    documents whose fields match; "how many" leads with the count."""
+    about = subject(question)
+    fields = fields_of(question)
+    records = by_fields(app.store.documents(), fields, scope)
+    if fields.any:
+        scope = Scope(files=tuple(r.path for r in records))
+    rows: list[tuple[str, int, str, str]] = []  # path, page, section, line
+    if about and records:
+        found = rank_documents(app.retriever, about, max(LISTED, len(records)), scope)
+        total = len(found)
+        for d in found[:LISTED]:
+            passages = "passage" if d.matches == 1 else "passages"
+            rows.append((d.path, d.page, d.section, f"{d.matches} matching {passages}"))
+        head = f"{total} {_documents(total)} mention or discuss “{about}”"
+    else:
+        total = len(records)
+        rows = [(r.path, 1, "", f"{r.pages} pages") for r in records[:LISTED]]
+        head = f"{total} {_documents(total)}"
+        if fields.any:
+            what = " ".join(x for x in (fields.format.upper(), _year(fields.year)) if x)
+            head += f" ({what})"
+    lines = [head + ("." if not rows else ":")]
+    sources = []
+    for n, (path, page, section, line) in enumerate(rows, 1):
+        lines.append(f"{n}. {os.path.basename(path)}, {line} [{n}]")
+        sources.append(Source(n=n, path=path, page=page, score=0.0, text="", section=section))
+    if total > len(rows):
+        lines.append(f"…and {total - len(rows)} more (desktop-rag documents -k N lists them).")
+    if _COUNTS.search(question) is None and not rows:
+        lines = [f"No document in {'the scope' if scope else 'the library'} matches."]
+    answer = "\n".join(lines)
+    return [
+        SourcesEvent(tuple(sources)),
+        QuotesEvent(()),
+        TokenEvent(answer),
+        DoneEvent(
+            answer=answer,
+            cited=tuple(s.n for s in sources),
+            timings=Timings(),
+            mode="listing",
+            refused=total == 0,
+        ),
+    ]
+
+
+def _documents(n: int) -> str:
+    return "document" if n == 1 else "documents"
+
+
+def _year(year: int | None) -> str:
+    return f"from {year}" if year is not None else ""
+
+
+def ask(
+    app: App,
+    question: str,
+    history: Sequence[Turn],
+    routed: Routed,
+    k: int | None = None,
+    scope: Scope | None = None,
+) -> Iterator[AnswerEvent]:
+    """The answer's events for a question routed by `decide`."""
+    if routed.route.kind == LIBRARY:
+        yield from listing_events(app, question, scope)
+        return
+    if routed.route.kind == DOCUMENT and routed.document:
+        from desktop_rag.outlines import outline_service
+        from desktop_rag.query.outline import outline_events
+
+        for event in outline_events(outline_service(app).outline(routed.document)):
+            if isinstance(event, DoneEvent):
+                event = _with_mode(event, "outline")
+            yield event
+        return
+    yield from app.answer.ask(question, history, k=k, scope=scope)
+
+
+def _with_mode(done: DoneEvent, mode: str) -> DoneEvent:
+    from dataclasses import replace
+
+    return replace(done, mode=mode)
