@@ -533,13 +533,7 @@ class Session(QObject):
         def run(job: Job) -> Iterator[AnswerEvent]:
             return answer.ask(question, tuple(history), k=k, cancel=job.cancel, scope=scope)
 
-        job = Job(run, "answer")
-        job.signals.yielded.connect(self.answer_event.emit)
-        job.signals.errored.connect(self._on_answer_job_errored)
-        job.signals.finished.connect(self._on_answer_job_finished)
-        self._answer_job = job
-        self._hold_indexing()
-        self.lanes.start(ANSWER, job)
+        self._start_answer_job(Job(run, "answer"))
         return True
 
     def outline(self, path: str) -> bool:
@@ -566,14 +560,18 @@ class Session(QObject):
             return iter(outline_events(built))
 
         job = Job(run, "outline")
-        job.signals.yielded.connect(self.answer_event.emit)
         job.signals.progress.connect(self.outline_progress.emit)
+        self._start_answer_job(job)
+        return True
+
+    def _start_answer_job(self, job: Job) -> None:
+        """Run an answer's (or an outline's) job in the answer lane, indexing held meanwhile."""
+        job.signals.yielded.connect(self.answer_event.emit)
         job.signals.errored.connect(self._on_answer_job_errored)
         job.signals.finished.connect(self._on_answer_job_finished)
         self._answer_job = job
         self._hold_indexing()
         self.lanes.start(ANSWER, job)
-        return True
 
     def stop_answer(self) -> None:
         if self._answer_job is not None:

@@ -33,3 +33,17 @@ def cli(*args: str, data_dir: Path, stdin: str | None = None) -> subprocess.Comp
         env=env,
         timeout=600,
     )
+
+
+def run_in_process(app, argv: list[str], capsys) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
+    """A command run on an app already built (a fake embedder's, say): exit code, out, err."""
+    from desktop_rag import cli as commands
+
+    args = commands.build_parser().parse_args(argv)
+    for name, default in (("data_dir", None), ("json", False), ("verbose", False)):
+        if not hasattr(args, name):
+            setattr(args, name, default)
+    command = commands._COMMANDS[args.command]
+    code = commands.run_core(args, command, sys.stdout, sys.stderr, app_factory=lambda: app)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err

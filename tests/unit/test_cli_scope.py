@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from datetime import datetime
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from desktop_rag import cli
 from desktop_rag.app import App, build_app
 from desktop_rag.config import Settings
 from tests.fakes import FakeLlm, HashEmbedder, WordTokenizer
+from tests.helpers.cli import run_in_process
 from tests.pdfgen import make_pdf
 
 
@@ -41,14 +41,7 @@ def library(tmp_path_factory) -> tuple[App, Path]:
 
 
 def _run(app: App, argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    args = cli.build_parser().parse_args(argv)
-    for name, default in (("data_dir", None), ("json", False), ("verbose", False)):
-        if not hasattr(args, name):
-            setattr(args, name, default)
-    command = cli._COMMANDS[args.command]
-    code = cli.run_core(args, command, sys.stdout, sys.stderr, app_factory=lambda: app)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+    return run_in_process(app, argv, capsys)
 
 
 def _paths(out: str, key: str = "hits") -> list[str]:

@@ -4,16 +4,15 @@ outline (desktop_rag/routing.py), with a fake embedder and model over real Lance
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from desktop_rag import cli
 from desktop_rag.app import App, build_app
 from desktop_rag.config import Settings
 from desktop_rag.routing import fields_of, subject
 from tests.fakes import FakeLlm, HashEmbedder, WordTokenizer
+from tests.helpers.cli import run_in_process
 from tests.pdfgen import make_pdf
 
 
@@ -36,14 +35,9 @@ def library(tmp_path_factory) -> tuple[App, Path]:
 
 
 def _ask(app: App, argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[dict, str]:
-    args = cli.build_parser().parse_args(["ask", *argv, "--json"])
-    for name, default in (("data_dir", None), ("verbose", False)):
-        if not hasattr(args, name):
-            setattr(args, name, default)
-    code = cli.run_core(args, cli._COMMANDS["ask"], sys.stdout, sys.stderr, lambda: app)
-    captured = capsys.readouterr()
-    assert code == 0, captured.err
-    return json.loads(captured.out), captured.err
+    code, out, err = run_in_process(app, ["ask", *argv, "--json"], capsys)
+    assert code == 0, err
+    return json.loads(out), err
 
 
 def test_a_library_question_lists_the_documents_that_mention_it(library, capsys) -> None:
