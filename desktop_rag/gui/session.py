@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from desktop_rag import routing
 from desktop_rag.config import Settings
 from desktop_rag.conversations import Conversation, ConversationStore
 from desktop_rag.errors import user_message
@@ -32,6 +33,7 @@ from desktop_rag.library_service import (
     ModelSwap,
     Opened,
 )
+from desktop_rag.query.kind import PASSAGE
 from desktop_rag.query.scope import Scope
 from desktop_rag.types import AnswerEvent, FileEvent, IndexReport, Progress, Turn
 
@@ -530,7 +532,14 @@ class Session(QObject):
             return False
         k = self.settings.top_k
 
+        app = self.app
+
         def run(job: Job) -> Iterator[AnswerEvent]:
+            # A list of documents or an outline instead of passages, when the question asks
+            # for one (desktop_rag/routing.py); the answer's label says which.
+            routed = routing.decide(app, question, scope)
+            if routed.route.kind != PASSAGE:
+                return routing.ask(app, question, tuple(history), routed, scope=scope)
             return answer.ask(question, tuple(history), k=k, cancel=job.cancel, scope=scope)
 
         self._start_answer_job(Job(run, "answer"))

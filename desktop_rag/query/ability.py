@@ -225,6 +225,10 @@ def describe(mode: str, model: str) -> str:
     """What the answer and Settings say of who wrote it."""
     if mode == "written":
         return f"Written by {model or 'the model'} from the sources"
+    if mode == "listing":  # a library question (desktop_rag/routing.py)
+        return "Listing documents"
+    if mode == "outline":
+        return "Outline of the document, in its own sentences"
     return "From your documents' own sentences"
 
 
