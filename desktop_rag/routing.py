@@ -189,15 +189,6 @@ def ask(
         from desktop_rag.outlines import outline_service
         from desktop_rag.query.outline import outline_events
 
-        for event in outline_events(outline_service(app).outline(routed.document)):
-            if isinstance(event, DoneEvent):
-                event = _with_mode(event, "outline")
-            yield event
+        yield from outline_events(outline_service(app).outline(routed.document))
         return
     yield from app.answer.ask(question, history, k=k, scope=scope)
-
-
-def _with_mode(done: DoneEvent, mode: str) -> DoneEvent:
-    from dataclasses import replace
-
-    return replace(done, mode=mode)

@@ -346,7 +346,9 @@ class DoneEvent:
     compose.py), or "written" by `model`. A written answer whose claims its cited sources
     do not back is replaced by the composed one: `mode` is then "composed", `withheld` what
     the model wrote, `unsupported` what of it the sources lack and `note` says so, in plain
-    words (front ends show the note, not a check of the composed answer).
+    words (front ends show the note, not a check of the composed answer). An answer that
+    is no passage's (desktop_rag/routing.py) says what it is instead: "listing" (documents)
+    or "outline" (one document's, query/outline.py).
     """
 
     answer: str

@@ -526,8 +526,8 @@ INDENT = "\u00a0" * 4  # a level deeper (non-breaking: the chat's HTML keeps the
 def outline_events(outline: Outline, cancelled: bool = False) -> list[AnswerEvent]:
     """The outline as an answer's events, so a front end shows it like one: each page it cites
     a numbered source (its sentences the source's quotes, to mark on the page), the outline
-    the answer's text with [n] after each heading and sentence, "composed" of the document's
-    own sentences."""
+    the answer's text with [n] after each heading and sentence, made of the document's own
+    sentences (mode "outline")."""
     sources: dict[int, int] = {}  # page -> n
     texts: dict[int, list[str]] = {}  # n -> what the outline quotes of that page
     sections: dict[int, str] = {}  # n -> the section its page is cited in first
@@ -578,6 +578,6 @@ def outline_events(outline: Outline, cancelled: bool = False) -> list[AnswerEven
             cited=tuple(sorted(by_n)),
             timings=timings,
             cancelled=cancelled,
-            mode="composed",
+            mode="outline",
         ),
     ]

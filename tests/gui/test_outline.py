@@ -53,7 +53,7 @@ def test_a_rows_outline_shows_in_the_chat_and_its_citations_open_their_pages(
     exchange = window.current.exchanges[-1]
     assert exchange.question == "Outline of kettle.pdf"
     assert exchange.answer.startswith("Outline of kettle.pdf (3 pages)")
-    assert exchange.mode == "composed" and not exchange.error
+    assert exchange.mode == "outline" and not exchange.error
     by_page = {s.page: s.n for s in exchange.sources}
     assert sorted(by_page) == [1, 2, 3]
     assert f"2 Battery care [{by_page[2]}]" in exchange.answer

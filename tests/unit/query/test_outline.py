@@ -328,7 +328,7 @@ def test_an_outline_becomes_an_answer_citing_each_page_once() -> None:
     pages = [s.page for s in sources.sources]
     assert sorted(pages) == [1, 2, 3] and [s.n for s in sources.sources] == [1, 2, 3]
     by_page = {s.page: s.n for s in sources.sources}
-    assert done.answer == token.text and done.mode == "composed" and done.cited == (1, 2, 3)
+    assert done.answer == token.text and done.mode == "outline" and done.cited == (1, 2, 3)
     lines = done.answer.split("\n")
     assert lines[0] == "Outline of manual.pdf (3 pages)"
     battery = next(line for line in lines if "2.1 Battery" in line)
