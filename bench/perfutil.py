@@ -19,6 +19,12 @@ CORPUS = (REPO / ".." / "shared" / "corpus").resolve()
 OUT = REPO / "bench" / "out"
 
 
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The rows of a JSON Lines file (blank lines skipped)."""
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
 def pdfs(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*") if p.suffix.lower() == ".pdf")
 

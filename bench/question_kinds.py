@@ -24,11 +24,11 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from bench.perfutil import CORPUS, read_jsonl
 from desktop_rag.query.kind import KINDS, PASSAGE, route
 
 HERE = Path(__file__).resolve().parent
 QUESTIONS = HERE / "questions"
-CORPUS = HERE.parent.parent / "shared" / "corpus"
 
 
 def half(question: str) -> str:
@@ -36,24 +36,23 @@ def half(question: str) -> str:
     return "tune" if digest[0] % 2 == 0 else "report"
 
 
-def _jsonl(path: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-
-
 def questions() -> list[tuple[str, str, str]]:
     """(question, kind, where it comes from)."""
     rows = [
-        (str(r["question"]), str(r["kind"]), "written") for r in _jsonl(QUESTIONS / "kinds.jsonl")
+        (str(r["question"]), str(r["kind"]), "written")
+        for r in read_jsonl(QUESTIONS / "kinds.jsonl")
     ]
     for name in ("manuals-facts", "manuals-paraphrases", "manuals-titles"):
-        rows += [(str(r["question"]), PASSAGE, name) for r in _jsonl(QUESTIONS / f"{name}.jsonl")]
+        rows += [
+            (str(r["question"]), PASSAGE, name) for r in read_jsonl(QUESTIONS / f"{name}.jsonl")
+        ]
     rows += [
         (str(r["question"]), PASSAGE, "covid-qa")
-        for r in _jsonl(CORPUS / "covid-qa" / "questions.jsonl")
+        for r in read_jsonl(CORPUS / "covid-qa" / "questions.jsonl")
     ]
     rows += [
         (str(r["question"]), PASSAGE, "financebench")
-        for r in _jsonl(CORPUS / "financebench" / "financebench_open_source.jsonl")
+        for r in read_jsonl(CORPUS / "financebench" / "financebench_open_source.jsonl")
     ]
     with (CORPUS / "docugami-10q" / "qna_data.csv").open(encoding="utf-8-sig") as f:
         rows += [(r["Question"], PASSAGE, "docugami") for r in csv.DictReader(f)]

@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bench.perfutil import read_jsonl
+
 if TYPE_CHECKING:
     from desktop_rag.app import App
 
@@ -117,16 +119,11 @@ def library_paths(library: str, corpus: Path) -> list[str]:
     return [str(folder)]
 
 
-def _jsonl(path: Path) -> list[dict[str, object]]:
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
-
-
 def load_questions(name: str, corpus: Path) -> list[Question]:
     if name.startswith("manuals-"):
         rows = [
             r
-            for r in _jsonl(QUESTIONS / f"{name}.jsonl")
+            for r in read_jsonl(QUESTIONS / f"{name}.jsonl")
             if FULL_MANUALS or r["pdf"] not in SKIPPED_MANUALS
         ]
         return [
@@ -142,7 +139,7 @@ def load_questions(name: str, corpus: Path) -> list[Question]:
         side = {d: s for s in ("tune", "held_out") for d in splits[s]}
         have = {Path(p).stem for p in financebench_library(corpus)}
         out = []
-        for r in _jsonl(corpus / "financebench" / "financebench_open_source.jsonl"):
+        for r in read_jsonl(corpus / "financebench" / "financebench_open_source.jsonl"):
             doc = str(r["doc_name"])
             if doc not in have:
                 continue
@@ -156,7 +153,7 @@ def load_questions(name: str, corpus: Path) -> list[Question]:
         halves = json.loads((QUESTIONS / "splits.json").read_text())["covid-qa"]
         article = {a: s for s in ("tune", "held_out") for a in halves[s]}
         out = []
-        for r in _jsonl(corpus / "covid-qa" / "questions.jsonl"):
+        for r in read_jsonl(corpus / "covid-qa" / "questions.jsonl"):
             if r.get("is_impossible") or r.get("answer_page") is None:
                 continue  # one question has no gold page
             pdf = os.path.basename(str(r["pdf"]))
