@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from desktop_rag import cli
-from desktop_rag.app import App, build_app
+from desktop_rag.app import App
 from desktop_rag.config import Settings
-from tests.fakes import FakeLlm, HashEmbedder, WordTokenizer
+from tests.fakes import FakeLlm
+from tests.helpers.apps import make_app
 from tests.helpers.cli import run_in_process
 from tests.pdfgen import make_pdf
 
@@ -29,13 +30,7 @@ def library(tmp_path_factory) -> tuple[App, Path]:
     )
     june_2024 = datetime(2024, 6, 1, 12).timestamp()
     os.utime(lib / "home" / "roof.pdf", (june_2024, june_2024))
-    app = build_app(
-        Settings(data_dir=str(tmp_path / "data")),
-        embedder=HashEmbedder(),
-        tokenizer=WordTokenizer,
-        llm=FakeLlm(),
-        isolate=False,
-    )
+    app = make_app(tmp_path, FakeLlm(), mode=None)
     app.ingest.index([str(lib)])
     return app, lib
 

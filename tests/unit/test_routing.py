@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag.app import App, build_app
-from desktop_rag.config import Settings
+from desktop_rag.app import App
 from desktop_rag.routing import fields_of, subject
-from tests.fakes import FakeLlm, HashEmbedder, WordTokenizer
+from tests.fakes import FakeLlm
+from tests.helpers.apps import make_app
 from tests.helpers.cli import run_in_process
 from tests.pdfgen import make_pdf
 
@@ -23,13 +23,7 @@ def library(tmp_path_factory) -> tuple[App, Path]:
     make_pdf(lib / "boiler.pdf", ["The boiler warranty lasts five years.", "Filters."])
     make_pdf(lib / "roof.pdf", ["The roof warranty lasts ten years, tiles included."])
     make_pdf(lib / "garden.pdf", ["Roses need sun. Water the lawn weekly in summer."])
-    app = build_app(
-        Settings(data_dir=str(tmp_path / "data")),
-        embedder=HashEmbedder(),
-        tokenizer=WordTokenizer,
-        llm=FakeLlm(),
-        isolate=False,
-    )
+    app = make_app(tmp_path, FakeLlm(), mode=None)
     app.ingest.index([str(lib)])
     return app, lib
 
