@@ -17,26 +17,17 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from bench.window_stall import TARGET_MS, _schedstat, big_pdf
+from bench.window_stall import TARGET_MS, _schedstat, big_pdf, throwaway_home
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pdf", type=Path, default=None)
     args = parser.parse_args()
-    home = Path(tempfile.mkdtemp(prefix="desktop-rag-outline-stall-"))
-    for name, sub in (
-        ("DESKTOP_RAG_CONFIG_DIR", "config"),
-        ("DESKTOP_RAG_DATA_DIR", "data"),
-        ("DESKTOP_RAG_LOG_DIR", "logs"),
-        ("XDG_DOCUMENTS_DIR", "Documents"),
-    ):
-        os.environ[name] = str(home / sub)
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    home = throwaway_home("desktop-rag-outline-stall-")
     pdf = args.pdf or big_pdf(home)
     folder = home / "pdfs"
     folder.mkdir()

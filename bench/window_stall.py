@@ -150,6 +150,21 @@ def sort_and_filter(window, app) -> dict[str, float]:  # type: ignore[no-untyped
     return out
 
 
+def throwaway_home(prefix: str) -> Path:
+    """A new temporary home for the app (its config, data, logs and documents folders), set
+    in the environment, with Qt offscreen unless a platform is chosen."""
+    home = Path(tempfile.mkdtemp(prefix=prefix))
+    for name, sub in (
+        ("DESKTOP_RAG_CONFIG_DIR", "config"),
+        ("DESKTOP_RAG_DATA_DIR", "data"),
+        ("DESKTOP_RAG_LOG_DIR", "logs"),
+        ("XDG_DOCUMENTS_DIR", "Documents"),
+    ):
+        os.environ[name] = str(home / sub)
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    return home
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--case", choices=("index", "conversation", "all"), default="all")
@@ -164,15 +179,7 @@ def main() -> int:
         help="cancel indexing after this long (all N rows are in the window from the start)",
     )
     args = parser.parse_args()
-    home = Path(tempfile.mkdtemp(prefix="desktop-rag-stall-"))
-    for name, sub in (
-        ("DESKTOP_RAG_CONFIG_DIR", "config"),
-        ("DESKTOP_RAG_DATA_DIR", "data"),
-        ("DESKTOP_RAG_LOG_DIR", "logs"),
-        ("XDG_DOCUMENTS_DIR", "Documents"),
-    ):
-        os.environ[name] = str(home / sub)
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    home = throwaway_home("desktop-rag-stall-")
     if os.environ.get("STALL_TRACE"):
         import logging
 
