@@ -381,6 +381,13 @@ class MainWindow(QMainWindow):
         self.documents_model.settle()
         if not self.session.indexing:
             self.documents.set_idle(report)
+            if self.statusBar().currentMessage().startswith("Welcome!"):
+                # The first start's message said the guide was being indexed: it now is.
+                self.statusBar().showMessage(
+                    f"Welcome! Your library folder is {self.session.library_dir}; "
+                    "the user guide in it is indexed: ask it a question below.",
+                    15000,
+                )
         self._update_library_label()
         failed = self.documents_model.counts().get(Status.FAILED, 0)
         if report.failed and not report.cancelled and failed:

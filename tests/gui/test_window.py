@@ -36,6 +36,14 @@ def test_first_start_creates_the_library_with_the_guide_and_suggests_a_question(
     assert "Library: 1 document" in window.library_label.text()
 
 
+def test_the_welcome_does_not_say_the_guide_is_being_indexed_once_it_is(open_window, qtbot):
+    window = open_window()
+    qtbot.waitUntil(lambda: not window.session.indexing, timeout=WAIT_MS)
+    message = window.statusBar().currentMessage()
+    assert "being indexed" not in message
+    assert "Welcome" in message and "indexed" in message
+
+
 def test_a_watched_folder_lists_its_files_and_follows_changes(open_window, animal_pdfs, qtbot):
     window = open_window()
     window.session.add_folder(str(animal_pdfs))
