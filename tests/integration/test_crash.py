@@ -49,6 +49,7 @@ def _env(kill_at: str = "") -> dict[str, str]:
     env = dict(os.environ)
     env.pop("DESKTOP_RAG_DATA_DIR", None)
     env.pop("DESKTOP_RAG_KILL_AT", None)
+    env[RUN_MARK] = RUN_ID
     if kill_at:
         env["DESKTOP_RAG_KILL_AT"] = kill_at
     return env
@@ -116,14 +117,22 @@ def library(tmp_path_factory):
     return lib, _snapshot(reference)
 
 
+# Every indexer this module starts carries this mark in its environment, and so do its
+# reader processes: other test runs on the same machine (the same Python, their own readers)
+# do not, so their readers are never taken for this run's strays.
+RUN_MARK = "DESKTOP_RAG_TEST_CRASH_RUN"
+RUN_ID = f"{os.getpid()}-{time.time_ns()}"
+
+
 def _spawned() -> set[int]:
-    """Pids of multiprocessing children (the PDF reader runs as one) of this checkout's
-    Python: other checkouts on the same machine run their own readers meanwhile."""
+    """Pids of living processes started by this module's indexers (their readers)."""
     out = set()
-    for p in psutil.process_iter(["cmdline"]):
-        cmdline = p.info["cmdline"] or []
-        if cmdline and cmdline[0] == sys.executable and "spawn_main" in " ".join(cmdline):
-            out.add(p.pid)
+    for p in psutil.process_iter():
+        try:
+            if p.environ().get(RUN_MARK) == RUN_ID and p.status() != psutil.STATUS_ZOMBIE:
+                out.add(p.pid)
+        except (psutil.AccessDenied, psutil.NoSuchProcess, psutil.ZombieProcess):
+            continue
     return out
 
 
