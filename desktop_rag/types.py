@@ -276,6 +276,7 @@ class Source:
     section: str = ""
     why: Explanation | None = None  # how retrieval ranked it (the sources pane can show it)
     boxes: str = ""  # an OCR'd passage's word boxes (Chunk.boxes), when known
+    matches: int = 0  # a listed document's passages that match (routing's list of documents)
 
 
 @dataclass(frozen=True, slots=True)

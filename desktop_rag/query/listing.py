@@ -29,6 +29,8 @@ class DocumentMatch:
     page: int  # its best passage's page (or section ordinal)
     section: str
     text: str  # its best passage
+    start: int = 0  # its best passage's span on its page
+    end: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -61,10 +63,37 @@ def by_document(hits: list[Hit]) -> list[DocumentMatch]:
         best = mine[0]
         out.append(
             DocumentMatch(
-                best.path, doc_id, best.score, len(mine), best.page, best.section, best.text
+                best.path,
+                doc_id,
+                best.score,
+                len(mine),
+                best.page,
+                best.section,
+                best.text,
+                best.start,
+                best.end,
             )
         )
     return out
+
+
+def find_documents(
+    retriever: Retriever,
+    records: Iterable[DocumentRecord],
+    query: str,
+    k: int = 10,
+    fields: Fields | None = None,
+    scope: Scope | None = None,
+) -> list[DocumentMatch]:
+    """The k documents that best match the query among those in the scope whose fields match
+    (`documents QUERY --format pdf`, "which PDFs mention X"): the fields narrow the search
+    itself, as a scope of the files they match, never by dropping documents afterwards."""
+    if fields is not None and fields.any:
+        paths = tuple(r.path for r in by_fields(records, fields, scope))
+        if not paths:
+            return []
+        scope = Scope(files=paths)
+    return rank_documents(retriever, query, k, scope)
 
 
 def rank_documents(
