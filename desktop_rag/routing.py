@@ -69,12 +69,25 @@ class Routed:
             return f"Outline of {os.path.basename(self.document)}"
         return ""
 
+    @property
+    def line(self) -> str:
+        """What the window says of the kind and why: "Listing documents (asks which
+        documents)", "Answering from passages (as you chose)"."""
+        why = "as you chose" if self.route.rule == CHOSEN else self.route.rule
+        if self.notice:  # a document question with no document to outline
+            why = "it asks about one document but names none"
+        said = self.label or "Answering from passages"
+        return f"{said} ({why})" if why else said
+
+
+CHOSEN = "asked for"  # the rule of a kind the user chose (ask --kind, the window's Answer as)
+
 
 def decide(app: App, question: str, scope: Scope | None, kind: str = AUTO) -> Routed:
     """The kind (the user's `kind` if given, else the rules), and a document question's file."""
     if kind not in (AUTO, *KINDS):
         raise ValueError(f"unknown kind of question: {kind}")
-    chosen = route(question) if kind == AUTO else Route(kind, "asked for")
+    chosen = route(question) if kind == AUTO else Route(kind, CHOSEN)
     if chosen.kind != DOCUMENT:
         return Routed(chosen)
     path = target_document(app, question, scope)
@@ -166,7 +179,8 @@ def listing_events(app: App, question: str, scope: Scope | None) -> list[AnswerE
                     matches=d.matches,
                 )
             )
-        head = f"{total} {_documents(total)} mention or discuss “{in_own_words(question, about)}”"
+        verbs = "mentions or discusses" if total == 1 else "mention or discuss"
+        head = f"{total} {_documents(total)} {verbs} “{in_own_words(question, about)}”"
     else:
         total = len(records)
         for n, r in enumerate(records[:LISTED], 1):

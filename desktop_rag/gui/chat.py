@@ -218,6 +218,13 @@ class ChatPane(QWidget):
         self.conversation = conversation
         self.refresh()
 
+    def add_panel(self, panel: QWidget) -> None:
+        """A panel under the transcript, above the status line (the kind of the last question,
+        a library answer's documents): added in order."""
+        layout = self.layout()
+        assert isinstance(layout, QVBoxLayout)
+        layout.insertWidget(layout.indexOf(self.status), panel)
+
     def set_collections(self, collections: dict[str, list[str]]) -> None:
         """The saved collections the chip offers (the chip shows while there are any)."""
         self.collections = dict(collections)
