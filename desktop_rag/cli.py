@@ -184,7 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="YEAR",
-        help="only documents last modified in this year",
+        help="only documents of this year (a PDF's own date, else the file's)",
     )
     p.add_argument("--format", default="", metavar="EXT", help="only documents of this format")
     p.add_argument(

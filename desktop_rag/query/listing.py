@@ -112,8 +112,7 @@ def rank_documents(
 @dataclass(frozen=True, slots=True)
 class Fields:
     """What "how many", "list" and "from 2024" ask of the documents table, never of the model:
-    the file's format and the year it was last modified (the documents table keeps no date
-    from inside the file)."""
+    the file's format and its year (year_of)."""
 
     year: int | None = None
     format: str = ""
@@ -123,8 +122,14 @@ class Fields:
         return self.year is not None or bool(self.format)
 
 
+def dated_ns(record: DocumentRecord) -> int:
+    """When a document was written: its own date (a PDF's CreationDate, else its ModDate;
+    ingest/dates.py), else the file's modification time."""
+    return record.date_ns or record.mtime_ns
+
+
 def year_of(record: DocumentRecord) -> int:
-    return datetime.fromtimestamp(record.mtime_ns / 1e9).year
+    return datetime.fromtimestamp(dated_ns(record) / 1e9).year
 
 
 def by_fields(
@@ -149,4 +154,6 @@ def record_json(record: DocumentRecord) -> dict[str, Any]:
         "format": record.format,
         "pages": record.pages,
         "modified": datetime.fromtimestamp(record.mtime_ns / 1e9).isoformat(timespec="seconds"),
+        "date": datetime.fromtimestamp(dated_ns(record) / 1e9).isoformat(timespec="seconds"),
+        "dated_by": "document" if record.date_ns else "file",
     }
