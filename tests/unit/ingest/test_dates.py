@@ -35,3 +35,17 @@ def test_a_real_pdf_with_a_creation_date_and_one_without() -> None:
     assert _utc(pdf_date(str(DATED))).date().isoformat() == "2022-05-20"
     assert pdf_date(str(UNDATED)) == 0
     assert pdf_date("/no/such/file.pdf") == 0  # never raises: a date is not worth a failure
+
+
+@pytest.mark.skipif(not DATED.is_file(), reason="../shared/corpus is not here")
+def test_the_date_comes_back_from_the_reader_process() -> None:
+    from desktop_rag.ingest import sandbox
+    from desktop_rag.ingest.extract import Extracted
+
+    box = sandbox.Sandbox(timeout_s=60, memory_mb=0)
+    try:
+        ((_, outcome),) = list(box.run([sandbox.Job(str(DATED))]))
+    finally:
+        box.close()
+    assert isinstance(outcome, Extracted)
+    assert _utc(outcome.date_ns).date().isoformat() == "2022-05-20"
