@@ -108,9 +108,10 @@ def mode_of(app: App, routed: Routed) -> str:
     before it streams, so a front end knows whether its quotes are the answer itself."""
     if routed.route.kind == LIBRARY:
         return "listing"
+    written = app.answer.answer_mode()
     if routed.route.kind == DOCUMENT and routed.document:
-        return "outline"
-    return app.answer.answer_mode()
+        return "summary" if written == "written" else "outline"
+    return written
 
 
 def target_document(app: App, question: str, scope: Scope | None) -> str:
@@ -233,9 +234,8 @@ def ask(
         yield from listing_events(app, question, scope)
         return
     if routed.route.kind == DOCUMENT and routed.document:
-        from desktop_rag.outlines import outline_service
-        from desktop_rag.query.outline import outline_events
+        from desktop_rag.outlines import document_events, outline_service
 
-        yield from outline_events(outline_service(app).outline(routed.document))
+        yield from document_events(app, outline_service(app).outline(routed.document))
         return
     yield from app.answer.ask(question, history, k=k, scope=scope)

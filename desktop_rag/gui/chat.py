@@ -469,7 +469,7 @@ class ChatPane(QWidget):
         ]
         if e.sources:
             parts.append(self._sources_html(i, e))
-        if e.quotes and e.mode not in ("composed", "outline"):
+        if e.quotes and e.mode not in ("composed", "outline", "summary"):
             # A composed answer is made of these sentences: shown once, as the answer.
             parts.append(self._quotes_html(i, e))
         answer = answer_html(i, e.answer if drawn is None else e.answer[:drawn])

@@ -564,8 +564,8 @@ class Session(QObject):
             return False
         if self._answer_job is not None:
             return False
-        from desktop_rag.outlines import outline_service
-        from desktop_rag.query.outline import Cancelled, outline_events
+        from desktop_rag.outlines import document_events, outline_service
+        from desktop_rag.query.outline import Cancelled
         from desktop_rag.types import DoneEvent, Timings
 
         service = outline_service(app)
@@ -575,7 +575,7 @@ class Session(QObject):
                 built = service.outline(path, on_progress=job.report, cancel=job.cancel)
             except Cancelled:  # the window says "Stopped."
                 return iter([DoneEvent("", (), Timings(), cancelled=True)])
-            return iter(outline_events(built))
+            return document_events(app, built, job.cancel)
 
         job = Job(run, "outline")
         job.signals.progress.connect(self.outline_progress.emit)

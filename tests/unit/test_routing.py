@@ -139,3 +139,28 @@ def test_the_subject_is_said_in_the_questions_own_words() -> None:
 
     question = "Which reports from 2024 mention Volcanoes and lava?"
     assert in_own_words(question, subject(question)) == "Volcanoes lava"
+
+
+def test_a_model_that_writes_summarises_a_routed_outline_the_bundled_one_does_not(
+    library, capsys
+) -> None:
+    from tests.fakes import FakeLlm
+
+    app, _ = library
+    old = app.answer.use_llm(FakeLlm("The roof warranty lasts ten years [1]."))
+    try:
+        code, out, err = run_in_process(
+            app, ["ask", "Summarise roof.pdf please", "--answers", "written", "--json"], capsys
+        )
+        assert code == 0, err
+        body = json.loads(out)
+        assert body["mode"] == "summary", body
+        assert body["answer"].startswith("The roof warranty lasts ten years [1].\n\nOutline of")
+        code, out, err = run_in_process(
+            app, ["ask", "Summarise roof.pdf please", "--answers", "composed", "--json"], capsys
+        )
+        body = json.loads(out)
+        assert body["mode"] == "outline" and body["answer"].startswith("Outline of roof.pdf")
+    finally:
+        app.answer.use_llm(old)
+        app.answer.mode = None
