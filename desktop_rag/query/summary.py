@@ -98,7 +98,8 @@ def summary_events(
     checked = claims.check(summary, [texts[n] for n in cited] or list(texts.values()), rarity)
     if not summary or checked.unsupported or checked.refuse:
         log.info("summary of %s withheld: %s", outline.path, checked.unsupported)
-        yield TokenEvent(BELOW + plain.answer)  # what streamed is taken back by the DoneEvent
+        # What streamed is taken back: the DoneEvent's answer is the outline alone, and front
+        # ends show it with the note (as they show an answer replaced by its sources' words).
         yield DoneEvent(
             plain.answer,
             plain.cited,

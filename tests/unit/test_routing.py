@@ -164,3 +164,20 @@ def test_a_model_that_writes_summarises_a_routed_outline_the_bundled_one_does_no
     finally:
         app.answer.use_llm(old)
         app.answer.mode = None
+
+
+def test_a_withheld_summary_prints_its_note_and_the_outline_once(library, capsys) -> None:
+    from tests.fakes import FakeLlm
+
+    app, _ = library
+    old = app.answer.use_llm(FakeLlm("Nikola Tesla built this roof in 1890 [1]."))
+    try:
+        code, out, err = run_in_process(
+            app, ["ask", "Summarise roof.pdf please", "--answers", "written"], capsys
+        )
+    finally:
+        app.answer.use_llm(old)
+        app.answer.mode = None
+    assert code == 0, err
+    assert "so only its outline is shown" in out
+    assert out.count("Outline of roof.pdf") == 1, out
