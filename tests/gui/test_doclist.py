@@ -5,12 +5,17 @@ kind of question the rules chose is shown and can be changed (gui/kindbar.py).""
 from __future__ import annotations
 
 import os
+import shutil
 
+import pytest
 from PySide6.QtCore import Qt
 
 from desktop_rag.gui.doclist import DocumentListModel
+from desktop_rag.library import GUIDE_NAME
 from desktop_rag.types import Source
-from tests.helpers.window import WAIT_MS, ask, names
+from tests.helpers.window import WAIT_MS, ask, names, wait_indexed
+
+REAL_MS = 240_000  # the first embedder load on a busy two-core machine is slow
 
 
 def _indexed(window, qtbot, folder) -> None:
@@ -99,3 +104,38 @@ def test_the_kind_is_shown_and_the_user_can_answer_as_another(open_window, anima
         window.kind_bar.action("library").trigger()
     assert window.current.exchanges[-1].mode == "listing"
     assert window.kind_bar.action("library").isChecked()
+
+
+@pytest.mark.slow
+def test_routing_in_the_window_with_the_real_embedder(open_window, qtbot, tmp_path) -> None:
+    from tests.conftest import CORPUS
+    from tests.gui.conftest import FakeAnswerService
+
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/corpus is not here")
+    folder = tmp_path / "articles"
+    folder.mkdir()
+    for name in ("630.pdf", "650.pdf", "1545.pdf"):
+        shutil.copy(CORPUS / "covid-qa" / "pdf" / name, folder / name)
+    window = open_window(app_factory=None, answer_factory=FakeAnswerService, wait=False)
+    qtbot.waitUntil(lambda: names(window, "indexed") == {GUIDE_NAME}, timeout=REAL_MS)
+    window.session.add_folder(str(folder))
+    wait_indexed(window, qtbot, 4, REAL_MS)
+
+    ask(window, qtbot, "Which of my documents mention S-palmitoylation?", REAL_MS)
+    assert window.kind_bar.label.text() == "Listing documents (asks which documents)"
+    assert _rows(window)[0][0] == "650.pdf"
+    best = window.current.exchanges[-1].sources[0]
+    with qtbot.waitSignal(window.sources.opened, timeout=REAL_MS):
+        window.doc_list.view.clicked.emit(window.doc_list.model.index(0, 0))
+    assert window.sources.current_page == best.page
+
+    ask(window, qtbot, "Summarise 630.pdf", REAL_MS)
+    last = window.current.exchanges[-1]
+    assert last.mode == "outline" and last.answer.startswith("Outline of 630.pdf")
+    assert window.kind_bar.label.text().startswith("Outline of 630.pdf (")
+    assert not window.doc_list.isVisible()
+
+    ask(window, qtbot, "What inhibits S-palmitoylation?", REAL_MS)
+    last = window.current.exchanges[-1]
+    assert last.kind == "passage" and os.path.basename(last.sources[0].path) == "650.pdf"
