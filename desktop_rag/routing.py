@@ -185,7 +185,8 @@ def listing_events(app: App, question: str, scope: Scope | None) -> list[AnswerE
     else:
         total = len(records)
         for n, r in enumerate(records[:LISTED], 1):
-            lines.append(f"{n}. {os.path.basename(r.path)}, {r.pages} pages [{n}]")
+            pages = "page" if r.pages == 1 else "pages"
+            lines.append(f"{n}. {os.path.basename(r.path)}, {r.pages} {pages} [{n}]")
             sources.append(Source(n=n, path=r.path, page=1, score=0.0, text=""))
         head = f"{total} {_documents(total)}"
         if fields.any:

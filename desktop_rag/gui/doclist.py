@@ -113,7 +113,8 @@ class DocumentListPanel(QWidget):
         self.view.setToolTip("Click a document to open it at its best passage")
         header = self.view.header()
         header.setStretchLastSection(True)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        for column in range(len(COLUMNS) - 1):  # the folder takes what is left, cut if need be
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         rows = self.view.fontMetrics().height() + 6
         self.view.setMaximumHeight(rows * (SHOWN_ROWS + 1) + 4)
         layout = QVBoxLayout(self)
@@ -128,6 +129,9 @@ class DocumentListPanel(QWidget):
         """Show a library answer's documents under its first line."""
         self.heading.setText(heading)
         self.model.set_sources(sources)
+        # A list by the documents' fields ("how many PDFs") found no passages: no count, no page.
+        self.view.setColumnHidden(1, not any(s.matches for s in sources))
+        self.view.setColumnHidden(2, not any(s.text for s in sources))
         self.show()
 
     def clear(self) -> None:

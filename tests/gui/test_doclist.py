@@ -62,6 +62,7 @@ def test_a_library_question_shows_its_documents_and_a_row_opens_the_best_page(
     assert window.doc_list.isVisible()
     assert window.doc_list.heading.text().startswith("1 document mentions or discusses")
     (row,) = _rows(window)
+    assert not window.doc_list.view.isColumnHidden(1)
     best = window.current.exchanges[-1].sources[0]
     assert row[:3] == ["octopus.pdf", str(best.matches), f"p. {best.page}"]
     with qtbot.waitSignal(window.sources.opened, timeout=WAIT_MS):
@@ -81,6 +82,9 @@ def test_a_counting_question_shows_the_count_and_the_list(open_window, animal_pd
     # The library holds the guide too: four PDFs.
     assert window.doc_list.heading.text().startswith("4 documents (PDF)")
     assert {r[0] for r in _rows(window)} >= {"zebra.pdf", "octopus.pdf", "penguin.pdf"}
+    assert "penguin.pdf, 1 page [" in window.current.exchanges[-1].answer
+    # Listed by their fields, they have no matching passages nor a best page to show.
+    assert window.doc_list.view.isColumnHidden(1) and window.doc_list.view.isColumnHidden(2)
 
 
 def test_the_kind_is_shown_and_the_user_can_answer_as_another(open_window, animal_pdfs, qtbot):
