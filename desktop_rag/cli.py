@@ -184,7 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="YEAR",
-        help="only documents last modified in this year",
+        help="only documents of this year (a PDF's own date, else the file's)",
     )
     p.add_argument("--format", default="", metavar="EXT", help="only documents of this format")
     p.add_argument(
@@ -557,6 +557,8 @@ def ask_json(
                 "section": s.section,
                 "score": round(s.score, 6),
                 "text": s.text,
+                # a listed document's passages that match (a library question's list)
+                **({"matches": s.matches} if s.matches else {}),
             }
             for s in sources
         ],
@@ -624,7 +626,9 @@ def _ask_one(
                 quotes = event.quotes
                 continue
             quotes = event.quotes
-            if quotes and not args.json and app.answer.answer_mode() != "composed":
+            # A composed answer, an outline or a list is made of these sentences: they are
+            # shown apart only above an answer the model writes.
+            if quotes and not args.json and routing.mode_of(app, routed) == "written":
                 print("\nIn the sources' own words:", file=out)
                 by_n = {s.n: s for s in sources}
                 for q in quotes:
@@ -689,8 +693,13 @@ def _cmd_status(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
 
 
 def _cmd_documents(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from desktop_rag.query.listing import Fields, by_fields, rank_documents, record_json
-    from desktop_rag.query.scope import Scope
+    from desktop_rag.query.listing import (
+        Fields,
+        by_fields,
+        find_documents,
+        rank_documents,
+        record_json,
+    )
 
     if args.k <= 0:
         raise UsageError("-k must be a positive number.")
@@ -715,13 +724,7 @@ def _cmd_documents(app: App, args: argparse.Namespace, out: TextIO, err: TextIO)
             for r in records:
                 print(r.path, file=out)
         return EXIT_OK
-    found = []
-    if fields.any:  # the fields narrow the search itself, as a scope of the files they match
-        paths = tuple(r.path for r in by_fields(app.store.documents(), fields, scope))
-        if paths:
-            found = rank_documents(app.retriever, args.query, args.k, Scope(files=paths))
-    else:
-        found = rank_documents(app.retriever, args.query, args.k, scope)
+    found = find_documents(app.retriever, app.store.documents(), args.query, args.k, fields, scope)
     if args.json:
         json.dump({"documents": [d.to_json() for d in found]}, out)
         out.write("\n")

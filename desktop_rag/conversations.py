@@ -51,6 +51,10 @@ class Exchange:
     mode: str = ""
     note: str = ""
     model: str = ""
+    # The kind it was answered as (query/kind.py: passage, document, library; "" if saved
+    # before kinds) and what the window says of it ("Listing documents (asks which documents)").
+    kind: str = ""
+    routed: str = ""
 
     @property
     def complete(self) -> bool:
@@ -244,6 +248,8 @@ def _from_json(raw: dict[str, Any]) -> Conversation:
                 mode=str(e.get("mode", "")),
                 note=str(e.get("note", "")),
                 model=str(e.get("model", "")),
+                kind=str(e.get("kind", "")),
+                routed=str(e.get("routed", "")),
             )
         )
     return Conversation(

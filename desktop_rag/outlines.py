@@ -4,9 +4,12 @@ embedder, a folder of kept outlines in its data folder, and ingest's reader of P
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from desktop_rag.query.outline import OutlineService
+from desktop_rag.query.outline import Outline, OutlineService, outline_events
+from desktop_rag.types import AnswerEvent
 
 if TYPE_CHECKING:
     from desktop_rag.app import App
@@ -21,6 +24,22 @@ def bookmarks(path: str) -> list[tuple[int, str, int]]:
     if not path.lower().endswith(".pdf"):
         return []
     return [(h.level, h.title, h.page) for h in read_outline(path)]
+
+
+def document_events(
+    app: App, outline: Outline, cancel: threading.Event | None = None
+) -> Iterator[AnswerEvent]:
+    """A document question's answer: its outline, with the model's summary over it first when
+    the model answering now writes its answers (the ability rule, query/ability.py)."""
+    from desktop_rag.query.answer import WRITTEN
+
+    service = app.answer
+    if service.answer_mode() != WRITTEN:
+        yield from outline_events(outline)
+        return
+    from desktop_rag.query.summary import summary_events
+
+    yield from summary_events(outline, service.llm, service.rarity, cancel)
 
 
 def outline_service(app: App) -> OutlineService:

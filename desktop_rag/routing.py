@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from desktop_rag.query.kind import DOCUMENT, KINDS, LIBRARY, PASSAGE, Route, route
-from desktop_rag.query.listing import Fields, by_fields, rank_documents
+from desktop_rag.query.listing import Fields, by_fields, find_documents
 from desktop_rag.query.quote import content_words
 from desktop_rag.query.scope import Scope
 from desktop_rag.types import (
@@ -69,12 +69,25 @@ class Routed:
             return f"Outline of {os.path.basename(self.document)}"
         return ""
 
+    @property
+    def line(self) -> str:
+        """What the window says of the kind and why: "Listing documents (asks which
+        documents)", "Answering from passages (as you chose)"."""
+        why = "as you chose" if self.route.rule == CHOSEN else self.route.rule
+        if self.notice:  # a document question with no document to outline
+            why = "it asks about one document but names none"
+        said = self.label or "Answering from passages"
+        return f"{said} ({why})" if why else said
+
+
+CHOSEN = "asked for"  # the rule of a kind the user chose (ask --kind, the window's Answer as)
+
 
 def decide(app: App, question: str, scope: Scope | None, kind: str = AUTO) -> Routed:
     """The kind (the user's `kind` if given, else the rules), and a document question's file."""
     if kind not in (AUTO, *KINDS):
         raise ValueError(f"unknown kind of question: {kind}")
-    chosen = route(question) if kind == AUTO else Route(kind, "asked for")
+    chosen = route(question) if kind == AUTO else Route(kind, CHOSEN)
     if chosen.kind != DOCUMENT:
         return Routed(chosen)
     path = target_document(app, question, scope)
@@ -88,6 +101,17 @@ def decide(app: App, question: str, scope: Scope | None, kind: str = AUTO) -> Ro
             "answering from passages meanwhile."
         ),
     )
+
+
+def mode_of(app: App, routed: Routed) -> str:
+    """The mode the answer to a routed question will say it has (its DoneEvent's): known
+    before it streams, so a front end knows whether its quotes are the answer itself."""
+    if routed.route.kind == LIBRARY:
+        return "listing"
+    written = app.answer.answer_mode()
+    if routed.route.kind == DOCUMENT and routed.document:
+        return "summary" if written == "written" else "outline"
+    return written
 
 
 def target_document(app: App, question: str, scope: Scope | None) -> str:
@@ -108,6 +132,14 @@ def subject(question: str) -> str:
     return " ".join(w for w in content_words(text) if w.lower() not in _ASKING)
 
 
+def in_own_words(question: str, about: str) -> str:
+    """The subject as the question says it ("volcanoes", not the search's "volcanoe")."""
+    wanted = set(about.split())
+    words = re.findall(r"[\w'-]+", _YEAR.sub(" ", question))
+    said = [w for w in words if any(c in wanted for c in content_words(w))]
+    return " ".join(said) or about
+
+
 def fields_of(question: str) -> Fields:
     year = _YEAR.search(question)
     fmt = _FORMAT.search(question)
@@ -119,37 +151,54 @@ def fields_of(question: str) -> Fields:
 
 def listing_events(app: App, question: str, scope: Scope | None) -> list[AnswerEvent]:
     """A library question answered from the documents: those matching its subject ranked by
-    their best passages (each a numbered source at its best page), or, with no subject, the
-    documents whose fields match; "how many" leads with the count."""
+    their best passages (each a numbered source at its best passage, with its count of
+    matching passages), or, with no subject, the documents whose fields match; "how many"
+    leads with the count."""
     about = subject(question)
     fields = fields_of(question)
     records = by_fields(app.store.documents(), fields, scope)
-    if fields.any:
-        scope = Scope(files=tuple(r.path for r in records))
-    rows: list[tuple[str, int, str, str]] = []  # path, page, section, line
+    sources: list[Source] = []
+    lines: list[str] = []
     if about and records:
-        found = rank_documents(app.retriever, about, max(LISTED, len(records)), scope)
+        found = find_documents(
+            app.retriever, records, about, max(LISTED, len(records)), fields, scope
+        )
         total = len(found)
-        for d in found[:LISTED]:
+        for n, d in enumerate(found[:LISTED], 1):
             passages = "passage" if d.matches == 1 else "passages"
-            rows.append((d.path, d.page, d.section, f"{d.matches} matching {passages}"))
-        head = f"{total} {_documents(total)} mention or discuss “{about}”"
+            lines.append(f"{n}. {os.path.basename(d.path)}, {d.matches} matching {passages} [{n}]")
+            sources.append(
+                Source(
+                    n=n,
+                    path=d.path,
+                    page=d.page,
+                    score=d.score,
+                    text=d.text,
+                    start=d.start,
+                    end=d.end,
+                    section=d.section,
+                    matches=d.matches,
+                )
+            )
+        verbs = "mentions or discusses" if total == 1 else "mention or discuss"
+        head = f"{total} {_documents(total)} {verbs} “{in_own_words(question, about)}”"
     else:
         total = len(records)
-        rows = [(r.path, 1, "", f"{r.pages} pages") for r in records[:LISTED]]
+        for n, r in enumerate(records[:LISTED], 1):
+            pages = "page" if r.pages == 1 else "pages"
+            lines.append(f"{n}. {os.path.basename(r.path)}, {r.pages} {pages} [{n}]")
+            sources.append(Source(n=n, path=r.path, page=1, score=0.0, text=""))
         head = f"{total} {_documents(total)}"
         if fields.any:
             what = " ".join(x for x in (fields.format.upper(), _year(fields.year)) if x)
             head += f" ({what})"
-    lines = [head + ("." if not rows else ":")]
-    sources = []
-    for n, (path, page, section, line) in enumerate(rows, 1):
-        lines.append(f"{n}. {os.path.basename(path)}, {line} [{n}]")
-        sources.append(Source(n=n, path=path, page=page, score=0.0, text="", section=section))
-    if total > len(rows):
-        lines.append(f"…and {total - len(rows)} more (desktop-rag documents -k N lists them).")
-    if _COUNTS.search(question) is None and not rows:
-        lines = [f"No document in {'the scope' if scope else 'the library'} matches."]
+    lines.insert(0, head + ("." if not sources else ":"))
+    if total > len(sources):
+        lines.append(f"…and {total - len(sources)} more (desktop-rag documents -k N lists them).")
+    if _COUNTS.search(question) is None and not sources:
+        where = "" if scope is None or scope.whole_library else f" in {scope.label()}"
+        what = f" “{in_own_words(question, about)}”" if about else ""
+        lines = [f"No document{where} matches{what}."]
     answer = "\n".join(lines)
     return [
         SourcesEvent(tuple(sources)),
@@ -186,9 +235,8 @@ def ask(
         yield from listing_events(app, question, scope)
         return
     if routed.route.kind == DOCUMENT and routed.document:
-        from desktop_rag.outlines import outline_service
-        from desktop_rag.query.outline import outline_events
+        from desktop_rag.outlines import document_events, outline_service
 
-        yield from outline_events(outline_service(app).outline(routed.document))
+        yield from document_events(app, outline_service(app).outline(routed.document))
         return
     yield from app.answer.ask(question, history, k=k, scope=scope)

@@ -174,6 +174,7 @@ class DocumentRecord:
     failed_size: int = -1
     failed_mtime_ns: int = -1
     ocr: bool = False  # the user asked to read every page with OCR (its text layer is garbage)
+    date_ns: int = 0  # its own date (a PDF's CreationDate, else ModDate); 0: it says none
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,6 +277,7 @@ class Source:
     section: str = ""
     why: Explanation | None = None  # how retrieval ranked it (the sources pane can show it)
     boxes: str = ""  # an OCR'd passage's word boxes (Chunk.boxes), when known
+    matches: int = 0  # a listed document's passages that match (routing's list of documents)
 
 
 @dataclass(frozen=True, slots=True)

@@ -218,6 +218,13 @@ class ChatPane(QWidget):
         self.conversation = conversation
         self.refresh()
 
+    def add_panel(self, panel: QWidget) -> None:
+        """A panel under the transcript, above the status line (the kind of the last question,
+        a library answer's documents): added in order."""
+        layout = self.layout()
+        assert isinstance(layout, QVBoxLayout)
+        layout.insertWidget(layout.indexOf(self.status), panel)
+
     def set_collections(self, collections: dict[str, list[str]]) -> None:
         """The saved collections the chip offers (the chip shows while there are any)."""
         self.collections = dict(collections)
@@ -462,7 +469,7 @@ class ChatPane(QWidget):
         ]
         if e.sources:
             parts.append(self._sources_html(i, e))
-        if e.quotes and e.mode not in ("composed", "outline"):
+        if e.quotes and e.mode not in ("composed", "outline", "summary"):
             # A composed answer is made of these sentences: shown once, as the answer.
             parts.append(self._quotes_html(i, e))
         answer = answer_html(i, e.answer if drawn is None else e.answer[:drawn])

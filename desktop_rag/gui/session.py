@@ -112,6 +112,7 @@ class Session(QObject):
     embedder_state = Signal(str, str)  # ModelState, detail
     model_state = Signal(str, str)  # ModelState, detail
     answer_event = Signal(object)  # AnswerEvent
+    routed = Signal(object)  # routing.Routed: the kind a question is answered as, before it
     answer_failed = Signal(str)
     answer_finished = Signal()
     outline_progress = Signal(object)  # Progress of an outline being built (then answer_*)
@@ -519,9 +520,16 @@ class Session(QObject):
 
     # -- answering ------------------------------------------------------------------------------
 
-    def ask(self, question: str, history: Sequence[Turn] = (), scope: Scope | None = None) -> bool:
+    def ask(
+        self,
+        question: str,
+        history: Sequence[Turn] = (),
+        scope: Scope | None = None,
+        kind: str = routing.AUTO,
+    ) -> bool:
         """Stream an answer as answer_event signals (from the scope's documents only, if
-        one is given); False if it cannot start now."""
+        one is given), after a `routed` signal saying which kind it is answered as (`kind`,
+        or the rules'); False if it cannot start now."""
         answer = self.answer
         if answer is None or self.app is None:
             self.answer_failed.emit(
@@ -537,7 +545,8 @@ class Session(QObject):
         def run(job: Job) -> Iterator[AnswerEvent]:
             # A list of documents or an outline instead of passages, when the question asks
             # for one (desktop_rag/routing.py); the answer's label says which.
-            routed = routing.decide(app, question, scope)
+            routed = routing.decide(app, question, scope, kind)
+            self.routed.emit(routed)  # queued to the GUI thread, ahead of the first event
             if routed.route.kind != PASSAGE:
                 return routing.ask(app, question, tuple(history), routed, scope=scope)
             return answer.ask(question, tuple(history), k=k, cancel=job.cancel, scope=scope)
@@ -555,8 +564,8 @@ class Session(QObject):
             return False
         if self._answer_job is not None:
             return False
-        from desktop_rag.outlines import outline_service
-        from desktop_rag.query.outline import Cancelled, outline_events
+        from desktop_rag.outlines import document_events, outline_service
+        from desktop_rag.query.outline import Cancelled
         from desktop_rag.types import DoneEvent, Timings
 
         service = outline_service(app)
@@ -566,7 +575,7 @@ class Session(QObject):
                 built = service.outline(path, on_progress=job.report, cancel=job.cancel)
             except Cancelled:  # the window says "Stopped."
                 return iter([DoneEvent("", (), Timings(), cancelled=True)])
-            return iter(outline_events(built))
+            return document_events(app, built, job.cancel)
 
         job = Job(run, "outline")
         job.signals.progress.connect(self.outline_progress.emit)

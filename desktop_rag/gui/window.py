@@ -32,15 +32,19 @@ from desktop_rag import __version__
 from desktop_rag.config import config_dir
 from desktop_rag.conversations import ChatState, Conversation
 from desktop_rag.gui.chat import ChatPane, ConversationsPane
+from desktop_rag.gui.doclist import DocumentListPanel
 from desktop_rag.gui.documents import DocumentsPane
 from desktop_rag.gui.icons import icon, refresh, set_icon
+from desktop_rag.gui.kindbar import KindBar
 from desktop_rag.gui.models import ConversationsModel, DocumentsModel, SourcesModel
 from desktop_rag.gui.session import ModelState, Session
 from desktop_rag.gui.settings_dialog import SettingsDialog
 from desktop_rag.gui.viewer import SourcePane
 from desktop_rag.ingest.readers import SUFFIXES
 from desktop_rag.library import GUIDE_NAME, classify_drop
+from desktop_rag.query.kind import DOCUMENT
 from desktop_rag.query.scope import Scope
+from desktop_rag.routing import AUTO, Routed
 from desktop_rag.types import (
     AnswerEvent,
     DoneEvent,
@@ -48,6 +52,7 @@ from desktop_rag.types import (
     IndexReport,
     Progress,
     QuotesEvent,
+    Source,
     SourcesEvent,
     Status,
     TokenEvent,
@@ -95,6 +100,11 @@ class MainWindow(QMainWindow):
         self.conversations = ConversationsPane(self.conversations_model)
         self.chat = ChatPane()
         self.sources = SourcePane(self.sources_model)
+        # Under the transcript: how the last question was taken, and a library answer's list.
+        self.kind_bar = KindBar()
+        self.doc_list = DocumentListPanel()
+        self.chat.add_panel(self.kind_bar)
+        self.chat.add_panel(self.doc_list)
         self.sources.boxes_lookup = self._page_boxes
         # Documents shown as text are read in the library's reader process, with its limits
         # and the passwords the user gave.
@@ -175,6 +185,10 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.quit_action)
         chat_menu = menu.addMenu("&Chat")
         chat_menu.addActions([self.new_action, self.stop_action, self.copy_action])
+        chat_menu.addSeparator()
+        answer_as = chat_menu.addMenu("&Answer as")
+        answer_as.addActions(self.kind_bar.actions_for_menu())
+        self.addActions(self.kind_bar.actions_for_menu())  # their keys work in any pane
         help_menu = menu.addMenu("&Help")
         help_menu.addActions([self.guide_action, self.about_action])
 
@@ -219,6 +233,7 @@ class MainWindow(QMainWindow):
         s.embedder_state.connect(self._on_session_embedder_state)
         s.model_state.connect(self._on_session_model_state)
         s.answer_event.connect(self._on_session_answer_event)
+        s.routed.connect(self._on_session_routed)
         s.answer_failed.connect(self._on_session_answer_failed)
         s.answer_finished.connect(self._on_session_answer_finished)
         s.outline_progress.connect(self._on_session_outline_progress)
@@ -260,6 +275,8 @@ class MainWindow(QMainWindow):
         self.chat.copied.connect(self._on_chat_copied)
         self.chat.scope_cleared.connect(self._on_chat_scope_cleared)
         self.chat.scope_chosen.connect(self.set_scope)
+        self.kind_bar.kind_chosen.connect(self._on_kind_bar_kind_chosen)
+        self.doc_list.document_chosen.connect(self._on_doc_list_document_chosen)
         self.chat.set_collections(self.session.settings.collections)
         self.sources.open_failed.connect(self._on_sources_open_failed)
         self.sources.notice.connect(self._on_session_notice)
@@ -530,6 +547,7 @@ class MainWindow(QMainWindow):
         self.conversations.select("")
         self.chat.show_conversation(None)
         self.sources.clear()
+        self._show_kind()
         self.chat.question.setFocus()
 
     def show_conversation(self, conv: Conversation) -> None:
@@ -542,6 +560,7 @@ class MainWindow(QMainWindow):
             self.sources_model.set_sources(last.sources, last.cited)
         else:
             self.sources.clear()
+        self._show_kind()
 
     def _on_conversations_selected(self, conv_id: str) -> None:
         row = self.conversations_model.row_of(conv_id)
@@ -562,7 +581,8 @@ class MainWindow(QMainWindow):
     def _on_chat_question_submitted(self, question: str) -> None:
         self.ask(question)
 
-    def ask(self, question: str) -> None:
+    def ask(self, question: str, kind: str = AUTO) -> None:
+        """Ask in the conversation shown, as the kind of question the rules say or `kind`."""
         history = self.state.ask(question)
         if history is None:
             self.statusBar().showMessage("Wait for the answer to finish, or stop it (Esc).", 5000)
@@ -576,7 +596,8 @@ class MainWindow(QMainWindow):
         self.chat.set_status("Searching your documents…")
         self.chat.show_conversation(conv)
         self.stop_action.setEnabled(True)
-        if not self.session.ask(question, history, conv.scope):
+        self._show_kind()
+        if not self.session.ask(question, history, conv.scope, kind):
             self._finish_answer()
 
     def outline(self, path: str) -> None:
@@ -587,6 +608,9 @@ class MainWindow(QMainWindow):
             return
         conv = self.state.current
         assert conv is not None
+        exchange = conv.exchanges[-1]
+        exchange.kind = DOCUMENT
+        exchange.routed = f"Outline of {os.path.basename(path)} (from the document's menu)"
         self.conversations_model.upsert(conv)
         self.conversations.select(conv.id)
         self.sources_model.set_sources([])
@@ -594,6 +618,7 @@ class MainWindow(QMainWindow):
         self.chat.set_status("Building the outline…")
         self.chat.show_conversation(conv)
         self.stop_action.setEnabled(True)
+        self._show_kind()
         if not self.session.outline(path):
             self._finish_answer()
 
@@ -622,6 +647,47 @@ class MainWindow(QMainWindow):
         self.chat.set_scope(scope)
         if conv is not None and self.state.in_progress is None:
             self.session.save_conversation(conv)
+
+    def _on_session_routed(self, routed: Routed) -> None:
+        exchange = self.state.exchange
+        if exchange is None:
+            return
+        exchange.kind, exchange.routed = routed.route.kind, routed.line
+        if routed.notice:
+            self.statusBar().showMessage(routed.notice, 15000)
+        if self.state.shown:
+            self._show_kind()
+
+    def _on_kind_bar_kind_chosen(self, kind: str) -> None:
+        """Ask the last question again, as the kind the user chose."""
+        conv = self.current
+        if conv is None or not conv.exchanges or self.state.in_progress is not None:
+            return
+        self.ask(conv.exchanges[-1].question, kind)
+
+    def _show_kind(self) -> None:
+        """The kind bar and the list of documents, for the last answer of the conversation
+        shown (hidden for none, and for answers kept from before kinds were recorded)."""
+        conv = self.current
+        last = conv.exchanges[-1] if conv is not None and conv.exchanges else None
+        busy = self.state.in_progress is not None
+        self.kind_bar.show_kind(last.kind if last else "", last.routed if last else "")
+        self.kind_bar.set_enabled(last is not None and not busy)
+        if last is not None and last.mode == "listing" and last.sources:
+            self.doc_list.show_list(last.answer.split("\n", 1)[0].rstrip(":"), last.sources)
+        else:
+            self.doc_list.clear()
+
+    def _on_doc_list_document_chosen(self, source: Source) -> None:
+        """Open a listed document at its best passage (its first page if listed by fields)."""
+        conv = self.current
+        if conv is not None and conv.exchanges:
+            last = conv.exchanges[-1]
+            self.sources_model.set_sources(last.sources, last.cited)
+        if source.text:
+            self.sources.show_source(source)
+        else:
+            self.sources.show_file(source.path, source.page)
 
     def _on_session_answer_event(self, event: AnswerEvent) -> None:
         exchange = self.state.exchange
@@ -665,6 +731,7 @@ class MainWindow(QMainWindow):
         if conv is not None:
             self.session.save_conversation(conv)
         self.chat.refresh()
+        self._show_kind()
 
     def _redraw_if_shown(self) -> None:
         if self.state.shown:

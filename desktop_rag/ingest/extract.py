@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from desktop_rag.ingest import outline, readers
+from desktop_rag.ingest.dates import pdf_date
 from desktop_rag.ingest.readers.base import (
     ExtractError,
     cap_page,
@@ -32,13 +33,15 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class Extracted:
-    """The pages of one file, the reader that produced them, the file's content hash, and
-    its outline (a PDF's bookmarks, ingest/outline.py; empty for other formats)."""
+    """The pages of one file, the reader that produced them, the file's content hash, its
+    outline (a PDF's bookmarks, ingest/outline.py; empty for other formats) and its own date
+    (a PDF's metadata, ingest/dates.py; 0 when it says none)."""
 
     pages: list[Page]
     reader: str
     sha256: str
     outline: tuple[Heading, ...] = ()
+    date_ns: int = 0
 
 
 def sha256_file(path: str) -> str:
@@ -67,7 +70,9 @@ def extract(
     except OSError as exc:
         raise ExtractError(FailKind.UNREADABLE, f"cannot be read ({exc}).") from exc
     name, pages = read_pdf(path, password, order, ocr)
-    return Extracted(pages, name, digest, outline.read_outline(path, password))
+    return Extracted(
+        pages, name, digest, outline.read_outline(path, password), pdf_date(path, password)
+    )
 
 
 def _extract_other(path: str, reader: FormatReader) -> Extracted:

@@ -717,6 +717,7 @@ class IngestService:
             if forced
             else reader_name(extracted.reader, ocr_done, len(extracted.pages)),
             ocr=forced,
+            date_ns=extracted.date_ns,
         )
         pending.documents.append(record)
         if before is None:

@@ -173,7 +173,7 @@ def _read(job: Job, read: ReadFn, memory_mb: int, token: int = 0) -> _Wire:
             result = read(job.path, job.password, ocr=request)
         pages = [(p.number, p.text, p.section, p.ocr, p.boxes, p.error) for p in result.pages]
         headings = [(h.page, h.level, h.title) for h in result.outline]
-        return ("ok", pid, pages, result.reader, result.sha256, headings)
+        return ("ok", pid, pages, result.reader, result.sha256, headings, result.date_ns)
     except OcrDeferred as exc:
         return ("defer", pid, exc.pages)
     except ExtractError as exc:
@@ -504,9 +504,9 @@ class Sandbox:
         if wire[0] == "defer":
             return Deferred(wire[2])
         if wire[0] == "ok":
-            _, _, pages, reader, sha, headings = wire
+            _, _, pages, reader, sha, headings, date_ns = wire
             outline = tuple(Heading(*h) for h in headings)
-            return Extracted([Page(*page) for page in pages], reader, sha, outline)
+            return Extracted([Page(*page) for page in pages], reader, sha, outline, date_ns)
         _, _, kind, text = wire
         return ExtractError(FailKind(kind), text)
 

@@ -229,6 +229,11 @@ def describe(mode: str, model: str) -> str:
         return "Listing documents"
     if mode == "outline":
         return "Outline of the document, in its own sentences"
+    if mode == "summary":  # query/summary.py
+        return (
+            f"Summary written by {model or 'the model'}; below it, the outline in the "
+            "document's own sentences"
+        )
     return "From your documents' own sentences"
 
 

@@ -29,6 +29,8 @@ class DocumentMatch:
     page: int  # its best passage's page (or section ordinal)
     section: str
     text: str  # its best passage
+    start: int = 0  # its best passage's span on its page
+    end: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -61,10 +63,37 @@ def by_document(hits: list[Hit]) -> list[DocumentMatch]:
         best = mine[0]
         out.append(
             DocumentMatch(
-                best.path, doc_id, best.score, len(mine), best.page, best.section, best.text
+                best.path,
+                doc_id,
+                best.score,
+                len(mine),
+                best.page,
+                best.section,
+                best.text,
+                best.start,
+                best.end,
             )
         )
     return out
+
+
+def find_documents(
+    retriever: Retriever,
+    records: Iterable[DocumentRecord],
+    query: str,
+    k: int = 10,
+    fields: Fields | None = None,
+    scope: Scope | None = None,
+) -> list[DocumentMatch]:
+    """The k documents that best match the query among those in the scope whose fields match
+    (`documents QUERY --format pdf`, "which PDFs mention X"): the fields narrow the search
+    itself, as a scope of the files they match, never by dropping documents afterwards."""
+    if fields is not None and fields.any:
+        paths = tuple(r.path for r in by_fields(records, fields, scope))
+        if not paths:
+            return []
+        scope = Scope(files=paths)
+    return rank_documents(retriever, query, k, scope)
 
 
 def rank_documents(
@@ -83,8 +112,7 @@ def rank_documents(
 @dataclass(frozen=True, slots=True)
 class Fields:
     """What "how many", "list" and "from 2024" ask of the documents table, never of the model:
-    the file's format and the year it was last modified (the documents table keeps no date
-    from inside the file)."""
+    the file's format and its year (year_of)."""
 
     year: int | None = None
     format: str = ""
@@ -94,8 +122,14 @@ class Fields:
         return self.year is not None or bool(self.format)
 
 
+def dated_ns(record: DocumentRecord) -> int:
+    """When a document was written: its own date (a PDF's CreationDate, else its ModDate;
+    ingest/dates.py), else the file's modification time."""
+    return record.date_ns or record.mtime_ns
+
+
 def year_of(record: DocumentRecord) -> int:
-    return datetime.fromtimestamp(record.mtime_ns / 1e9).year
+    return datetime.fromtimestamp(dated_ns(record) / 1e9).year
 
 
 def by_fields(
@@ -120,4 +154,6 @@ def record_json(record: DocumentRecord) -> dict[str, Any]:
         "format": record.format,
         "pages": record.pages,
         "modified": datetime.fromtimestamp(record.mtime_ns / 1e9).isoformat(timespec="seconds"),
+        "date": datetime.fromtimestamp(dated_ns(record) / 1e9).isoformat(timespec="seconds"),
+        "dated_by": "document" if record.date_ns else "file",
     }

@@ -70,6 +70,16 @@ COMPLETION_STOP = (
 # with these words leaves it only the choice of the number, so every answer cites a source.
 COMPLETION_ANSWER_PREFIX = "According to ["
 
+# A summary over a document's outline (query/summary.py), by a model able to write: the outline
+# is the document's own central sentences, each numbered; the summary may say only what they do.
+SUMMARY_INSTRUCTIONS = (
+    "Below is the outline of a document: its headings and, under each, its own most central "
+    "sentences, each followed by a number like [1]. Summarise the document in one short "
+    "paragraph of at most five sentences, using only what these sentences say, and cite each "
+    "sentence of your summary with their numbers, like [2]."
+)
+SUMMARY_STOP = ("\n\n", "\nOutline", "Outline of", "<end_of_turn>", "<eos>")
+
 # Follow-ups: at most this many earlier turns, each answer cut to this many tokens, and all of
 # them together at most this share of the context.
 MAX_TURNS = 3
@@ -297,3 +307,19 @@ def parse_citations(answer: str, n_sources: int) -> tuple[int, ...]:
             if 1 <= n <= n_sources and n not in cited:
                 cited.append(n)
     return tuple(cited)
+
+
+def summary_prompt(
+    outline: str, tokenizer: Tokenizer, *, context_size: int, answer_tokens: int, chat: bool
+) -> Prompt:
+    """The prompt for a summary over an outline's text (its [n] as the answer cites them): the
+    instructions first, then as much of the outline as fits (its start: the gist and the first
+    sections)."""
+    fixed = f"{SUMMARY_INSTRUCTIONS}\n\n"
+    tail = "\nSummary:"
+    budget = context_size - answer_tokens - TEMPLATE_SLACK
+    budget -= tokenizer.count_tokens(fixed) + tokenizer.count_tokens(tail)
+    text = tokenizer.truncate(outline, max(budget, 0)).rstrip()
+    if chat:
+        return Prompt(messages=(("system", SUMMARY_INSTRUCTIONS), ("user", text)))
+    return Prompt(text=f"{fixed}{text}{tail}", stop=SUMMARY_STOP)

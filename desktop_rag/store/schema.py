@@ -87,6 +87,7 @@ def documents_schema() -> pa.Schema:
             ("failed_size", pa.int64()),
             ("failed_mtime_ns", pa.int64()),
             ("ocr", pa.bool_()),
+            ("date_ns", pa.int64()),
         ]
     )
 
@@ -98,6 +99,7 @@ ADDED_DOCUMENT_COLUMNS = {
     "failed_size": "CAST(-1 AS BIGINT)",
     "failed_mtime_ns": "CAST(-1 AS BIGINT)",
     "ocr": "false",  # "read with OCR", asked per file (issue 16)
+    "date_ns": "CAST(0 AS BIGINT)",  # the document's own date (issue 33): none until re-read
 }
 
 

@@ -119,3 +119,26 @@ def test_the_outline_of_a_real_pdf_with_bookmarks_with_the_real_embedder(
     index = len(window.current.exchanges) - 1
     window.chat.view.anchorClicked.emit(QUrl(f"cite:{index}:{by_page[5]}"))
     qtbot.waitUntil(lambda: window.sources.current_page == 5, timeout=30_000)
+
+
+def test_a_model_that_writes_summarises_the_rows_outline_above_it(
+    open_window, qtbot, monkeypatch, manual
+) -> None:
+    from tests.fakes import FakeLlm
+
+    window = open_window()
+    window.session.add_folder(str(manual.parent))
+    qtbot.waitUntil(lambda: "kettle.pdf" in names(window, "indexed"), timeout=30_000)
+    qtbot.waitUntil(lambda: not window.session.indexing, timeout=30_000)
+    service = window.session.app.answer
+    service.mode = "written"  # as a model that passed the ability rule
+    service.use_llm(FakeLlm("Descale the kettle every month with vinegar and water [1][2][3]."))
+
+    _outline_from_menu(window, qtbot, monkeypatch, str(manual))
+    exchange = window.current.exchanges[-1]
+    assert exchange.mode == "summary" and exchange.model == "fake", exchange.answer
+    summary, outline = exchange.answer.split("\n\n", 1)
+    assert summary.startswith("Descale the kettle every month")
+    assert outline.startswith("Outline of kettle.pdf (3 pages)")
+    shown = window.chat.view.toPlainText()
+    assert "Summary written by fake" in shown and "Outline of kettle.pdf" in shown

@@ -160,3 +160,17 @@ def test_a_conversation_keeps_its_scope(tmp_path) -> None:
     del raw["scope"]
     (tmp_path / f"{conv.id}.json").write_text(json.dumps(raw), encoding="utf-8")
     assert store.load_all()[0].scope.whole_library
+
+
+def test_a_listed_answer_keeps_its_kind_and_its_documents_counts(tmp_path) -> None:
+    # Reopened, the window shows the list of documents and how the question was taken again.
+    conv = Conversation()
+    e = conv.add("Which files mention the roof?")
+    e.apply(SourcesEvent((Source(1, "/lib/roof.pdf", 3, 0.8, "The roof.", matches=4),)))
+    e.apply(DoneEvent("1 document mentions or discusses “roof”:", (1,), Timings(), mode="listing"))
+    e.kind, e.routed = "library", "Listing documents (asks which documents)"
+    ConversationStore(tmp_path).save(conv)
+    (again,) = ConversationStore(tmp_path).load_all()
+    loaded = again.exchanges[0]
+    assert loaded.sources[0].matches == 4 and loaded.mode == "listing"
+    assert (loaded.kind, loaded.routed) == ("library", "Listing documents (asks which documents)")

@@ -83,3 +83,101 @@ def test_what_a_library_question_is_about() -> None:
     assert subject("List my documents") == ""
     assert fields_of("How many PDFs are from 2024?").year == 2024
     assert fields_of("How many PDFs are from 2024?").format == "pdf"
+
+
+def test_a_listed_document_carries_its_best_passage_and_its_count(library, capsys) -> None:
+    # The window's list of documents shows each one's count and opens its best passage.
+    app, _ = library
+    body, _ = _ask(app, ["Which of my documents mention the warranty?"], capsys)
+    by_name = {Path(s["path"]).name: s for s in body["sources"]}
+    assert by_name["boiler.pdf"]["matches"] == 1
+    assert "boiler warranty lasts five years" in by_name["boiler.pdf"]["text"]
+    assert by_name["boiler.pdf"]["score"] > 0
+
+
+def test_no_match_without_a_scope_is_not_said_of_a_scope(library, capsys) -> None:
+    # "PDFs" narrows the search to the PDFs' files, which is no scope the user gave.
+    app, lib = library
+    body, _ = _ask(app, ["Which of my PDFs mention volcanoes?"], capsys)
+    assert body["answer"] == "No document matches “volcanoes”.", body["answer"]
+    body, _ = _ask(app, ["Which documents mention volcanoes?", "--in", str(lib)], capsys)
+    assert body["answer"] == "No document in lib matches “volcanoes”.", body["answer"]
+
+
+def test_the_cli_and_a_library_question_narrow_by_fields_alike(library, capsys) -> None:
+    app, _ = library
+    code, out, err = run_in_process(
+        app, ["documents", "warranty", "--format", "pdf", "--json"], capsys
+    )
+    assert code == 0, err
+    listed = {Path(d["path"]).name for d in json.loads(out)["documents"]}
+    body, _ = _ask(app, ["Which of my PDFs mention the warranty?"], capsys)
+    assert {Path(s["path"]).name for s in body["sources"]} == listed == {"boiler.pdf", "roof.pdf"}
+    code, out, _ = run_in_process(
+        app, ["documents", "warranty", "--format", "docx", "--json"], capsys
+    )
+    assert json.loads(out)["documents"] == []
+
+
+def test_a_routed_outline_prints_no_separate_quotes_when_the_model_writes(library, capsys) -> None:
+    # The outline is made of its sentences: printing them again as "the sources' own words"
+    # above it says them twice. The mode is the outline's, not the model's.
+    app, _ = library
+    try:
+        code, out, err = run_in_process(
+            app, ["ask", "Summarise roof.pdf please", "--answers", "written"], capsys
+        )
+    finally:
+        app.answer.mode = None
+    assert code == 0, err
+    assert "Outline of roof.pdf" in out
+    assert "In the sources' own words" not in out
+
+
+def test_the_subject_is_said_in_the_questions_own_words() -> None:
+    from desktop_rag.routing import in_own_words
+
+    question = "Which reports from 2024 mention Volcanoes and lava?"
+    assert in_own_words(question, subject(question)) == "Volcanoes lava"
+
+
+def test_a_model_that_writes_summarises_a_routed_outline_the_bundled_one_does_not(
+    library, capsys
+) -> None:
+    from tests.fakes import FakeLlm
+
+    app, _ = library
+    old = app.answer.use_llm(FakeLlm("The roof warranty lasts ten years [1]."))
+    try:
+        code, out, err = run_in_process(
+            app, ["ask", "Summarise roof.pdf please", "--answers", "written", "--json"], capsys
+        )
+        assert code == 0, err
+        body = json.loads(out)
+        assert body["mode"] == "summary", body
+        assert body["answer"].startswith("The roof warranty lasts ten years [1].\n\nOutline of")
+        code, out, err = run_in_process(
+            app, ["ask", "Summarise roof.pdf please", "--answers", "composed", "--json"], capsys
+        )
+        body = json.loads(out)
+        assert body["mode"] == "outline" and body["answer"].startswith("Outline of roof.pdf")
+    finally:
+        app.answer.use_llm(old)
+        app.answer.mode = None
+
+
+def test_a_withheld_summary_prints_its_note_and_the_outline_once(library, capsys) -> None:
+    from tests.fakes import FakeLlm
+
+    app, _ = library
+    old = app.answer.use_llm(FakeLlm("Nikola Tesla built this roof in 1890 [1]."))
+    try:
+        code, out, err = run_in_process(
+            app, ["ask", "Summarise roof.pdf please", "--answers", "written"], capsys
+        )
+    finally:
+        app.answer.use_llm(old)
+        app.answer.mode = None
+    assert code == 0, err
+    assert "so only its outline is shown" in out
+    assert out.count("Outline of roof.pdf") == 1, out

@@ -341,3 +341,22 @@ def test_an_outline_becomes_an_answer_citing_each_page_once() -> None:
     for quote in quotes.quotes:
         source = sources.sources[quote.n - 1]
         assert quote.page == source.page and quote.text in source.text
+
+
+def test_a_bookmark_with_no_sentences_of_its_own_or_below_is_not_shown() -> None:
+    # "Balance Sheet" starts inside Outlook's chunk: it has no sentences, and a heading alone
+    # with nothing under it is noise. "2 Power" has none of its own but a subsection that has.
+    from desktop_rag.query.outline import outline_events
+
+    rows = [
+        _row(0, 1, BATTERY, "Results"),
+        _row(1, 2, SCREEN, "Outlook"),
+        _row(2, 3, BATTERY, "Results"),
+    ]
+    bookmarks = [(0, "Results", 1), (0, "Outlook", 2), (0, "Balance Sheet", 2), (0, "Results", 3)]
+    outline = build_outline(rows, EMB, path="/docs/report.pdf", headings=bookmarks)
+    assert "Balance Sheet" not in outline.text()
+    done = outline_events(outline)[-1]
+    assert "Balance Sheet" not in done.answer and "Outlook" in done.answer
+    nested = build_outline(_manual(), EMB, path="/docs/manual.pdf", pages=3)
+    assert "2 Power" in nested.text() and "2 Power" in outline_events(nested)[-1].answer
