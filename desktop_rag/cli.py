@@ -492,6 +492,7 @@ def _cmd_search(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
         for line in sys.stdin:
             query = line.strip()
             hits = app.retriever.search(query, args.k, mode, scope) if query else []
+            _team_notice(app, err)
             if args.json:
                 rows = [_hit_json(h, args.explain) for h in hits]
                 out.write(json.dumps({"hits": rows}) + "\n")
@@ -501,6 +502,7 @@ def _cmd_search(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
                 _print_hits(hits, out, args.explain)
         return EXIT_OK
     hits = app.retriever.search(args.query, args.k, mode, scope)
+    _team_notice(app, err)
     if args.json:
         json.dump({"hits": [_hit_json(h, args.explain) for h in hits]}, out)
         out.write("\n")
@@ -540,6 +542,13 @@ def _attach_team(app: App, args: argparse.Namespace) -> None:
     from desktop_rag import team
 
     team.attach(app, app.settings, getattr(args, "team", None))
+
+
+def _team_notice(app: App, err: TextIO) -> None:
+    """Why the last search has no passage of the team library, if it has none for that."""
+    team = getattr(app.retriever, "team", None)
+    if team is not None and team.failed:
+        print(f"desktop-rag: {team.failed}", file=err, flush=True)
 
 
 def _choose_mode(app: App, args: argparse.Namespace, err: TextIO) -> None:

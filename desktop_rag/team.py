@@ -18,7 +18,13 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from desktop_rag.config import Settings, is_remote
-from desktop_rag.errors import DesktopRagError, EmptyLibraryError, StoreError, UnreachableError
+from desktop_rag.errors import (
+    DesktopRagError,
+    EmptyLibraryError,
+    ReadOnlyError,
+    StoreError,
+    UnreachableError,
+)
 from desktop_rag.query.retrieve import Mode, Retriever, distinct_pages_first
 from desktop_rag.query.scope import Scope
 from desktop_rag.store.remote import (
@@ -157,12 +163,20 @@ class TeamSearch:
 
     def fail(self, exc: BaseException) -> None:
         """Remember why the team library did not answer; the notice the user reads."""
+        shown = self.config.shown
         if isinstance(exc, UnreachableError):
             self.failed = unreachable_message(Location.parse(self.config.uri))
+        elif isinstance(exc, ReadOnlyError):  # a read refused: these keys may not even read
+            self.failed = (
+                f"The team library at {shown} refused this desktop's credentials (see its "
+                "profile, or the AWS keys); your personal library still answers."
+            )
+        elif shown in str(exc):  # says which library and what to do (built differently...)
+            self.failed = f"{exc} Your personal library still answers."
         else:
             self.failed = (
-                f"The team library at {self.config.shown} could not be searched ({exc}); "
-                "your personal library still answers."
+                f"The team library at {shown} could not be searched ({exc}); your personal "
+                "library still answers."
             )
         log.warning("team library %s: %s", self.config.shown, type(exc).__name__)
 
