@@ -652,9 +652,18 @@ class RemoteStore(LanceStore):
         return self._read(lambda: LanceStore.has_fts_index(self, *args, **kwargs))
 
 
-def open_team(uri: str, meta: IndexMeta) -> RemoteStore:
-    """The team library at `uri`, opened for this desktop's embedder and chunking."""
-    return RemoteStore(uri, meta).open()
+def open_team(
+    uri: str,
+    meta: IndexMeta,
+    *,
+    read_deadline_s: float | None = None,
+    open_deadline_s: float | None = None,
+) -> RemoteStore:
+    """The team library at `uri`, opened for this desktop's embedder and chunking (deadlines
+    unset: QUERY_DEADLINE_S and OPEN_DEADLINE_S)."""
+    return RemoteStore(
+        uri, meta, query_deadline_s=read_deadline_s, open_deadline_s=open_deadline_s
+    ).open()
 
 
 def probe_conditional_put(client: Any, location: Location) -> None:

@@ -186,3 +186,45 @@ def test_search_and_ask_take_the_team_on_the_command_line(
     assert json.loads(out)["hits"][0].get("library") == "team"
     code, out, _ = run_in_process(app, ["search", OCTOPUS, "--team", "none", "--json"], capsys)
     assert all("library" not in h for h in json.loads(out)["hits"])
+
+
+@pytest.mark.slow
+def test_the_read_deadline_is_a_setting(
+    team_library: Moto, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store slower than the default deadline allows can be given longer (or a quicker
+    notice shorter): with 1 s, a hung team library costs a question about 1 s, not 4."""
+    from desktop_rag.store import remote
+
+    monkeypatch.setattr(remote, "FRESHNESS_S", 0.0)  # every read asks the store
+    app = personal_app(tmp_path)
+    app.settings.team_read_deadline_s = 1.0
+    app.settings.team_open_deadline_s = 2.0
+    with proxy(team_library.endpoint) as p:
+        team_library.use(endpoint=p.endpoint)
+        searched = team.attach(app, app.settings, URI)
+        assert searched is not None
+        ask(app, OCTOPUS)
+        store = searched.store()
+        assert store is not None
+        assert (store.query_deadline_s, store.open_deadline_s) == (1.0, 2.0)
+        p.mode = "hang"
+        t0 = time.monotonic()
+        sources, _ = ask(app, NOTICE)
+        took = time.monotonic() - t0
+        print(f"ask, team hung, read deadline 1 s: {took:.2f} s")
+        assert UNREACHABLE in sources.notice
+        assert took < remote.QUERY_DEADLINE_S
+        p.mode = "pass"
+
+    # The same settings reach a library opened with --data-dir s3://…
+    team_library.use()
+    opened = build_app(
+        Settings(data_dir=URI, team_read_deadline_s=1.5, team_open_deadline_s=2.5),
+        embedder=HashEmbedder(),
+        tokenizer=WordTokenizer,
+        params=ChunkParams(sections=0),
+        isolate=False,
+        llm=FakeLlm(),
+    )
+    assert (opened.store.query_deadline_s, opened.store.open_deadline_s) == (1.5, 2.5)  # type: ignore[attr-defined]
