@@ -7,6 +7,8 @@ from dataclasses import replace
 from PySide6.QtWidgets import QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from desktop_rag.config import Settings, is_remote
+from desktop_rag.errors import StoreError
+from desktop_rag.store.remote import Location
 
 TEAM_HINT = (
     "A library your team keeps on object storage (S3, MinIO, Ceph), searched beside yours and "
@@ -72,6 +74,11 @@ class TeamLibraryBox(QWidget):
         uri = self.values()["team_library"]
         if uri and not is_remote(uri):
             return f"The team library's address must start with s3:// (not {uri})."
+        if uri:
+            try:
+                Location.parse(uri)
+            except StoreError as exc:  # s3:// without a bucket
+                return str(exc)
         endpoint = self.values()["team_endpoint"]
         if endpoint and not endpoint.startswith(("http://", "https://")):
             return f"The team library's endpoint must start with http:// or https:// ({endpoint})."

@@ -84,6 +84,8 @@ def test_settings_edit_the_team_library_and_never_take_a_key(qtbot) -> None:  # 
     assert not [f for f in vars(type(chosen)).get("__slots__", ()) if "secret" in f]
     dialog.team.uri.setText("/srv/shared/library")
     assert "must start with s3://" in dialog.validate()
+    dialog.team.uri.setText("s3:///no-bucket")
+    assert "is not an object-storage library" in dialog.validate()
     # What Settings shows comes back when the dialog opens again.
     again = SettingsDialog(chosen, find=lambda: [])
     qtbot.addWidget(again)
