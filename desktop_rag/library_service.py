@@ -358,7 +358,11 @@ class LibraryService:
         cancel: threading.Event | None = None,
     ) -> IndexReport:
         """Build a new index beside the old one (which keeps answering), then swap it in."""
-        return self._opened().rebuild(folders, on_progress, cancel)
+        app = self._opened()
+        report = app.rebuild(folders, on_progress, cancel)
+        if self.settings.team_library:  # the new index under the team search too
+            self._attach_team(app)
+        return report
 
     def remove_file(self, path: str) -> list[DocumentRecord]:
         """One file leaves the index (not the disk) and stays out of its folder's reconciles

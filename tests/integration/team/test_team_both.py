@@ -228,3 +228,19 @@ def test_the_read_deadline_is_a_setting(
         llm=FakeLlm(),
     )
     assert (opened.store.query_deadline_s, opened.store.open_deadline_s) == (1.5, 2.5)  # type: ignore[attr-defined]
+
+
+def test_a_rebuilt_personal_index_is_still_searched_beside_the_team(
+    team_library: Moto, tmp_path: Path
+) -> None:
+    from desktop_rag.library_service import LibraryService
+
+    app = personal_app(tmp_path)
+    app.settings.team_library = URI
+    service = LibraryService(app.settings, app=app, save_settings=False)
+    service.rebuild([str(tmp_path / "mine")])
+    assert isinstance(app.answer.store, team.BothStores)
+    assert app.answer.store.personal is app.store  # the rebuilt index, not the old one
+    assert service.answer is not None
+    sources = next(e for e in service.answer.ask(NOTICE) if isinstance(e, SourcesEvent))
+    assert sources.sources[0].path.endswith("contract.pdf") and not sources.notice
