@@ -231,7 +231,16 @@ def build_app(
     needs_reindex = False
     path = settings.index_path
     # A team's index (s3://) is never moved aside nor opened as built: it is not this desktop's.
-    team = open_team(settings.library_uri, meta) if settings.library_uri else None
+    team = (
+        open_team(
+            settings.library_uri,
+            meta,
+            read_deadline_s=settings.team_read_deadline_s or None,
+            open_deadline_s=settings.team_open_deadline_s or None,
+        )
+        if settings.library_uri
+        else None
+    )
     if team is None and rebuild.swap_interrupted(path):
         with lock.writer(path, wait_s=60):
             done = rebuild.finish_swap(path)

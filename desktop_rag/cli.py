@@ -80,6 +80,15 @@ def _scope_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _team_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--team",
+        default=None,
+        metavar="URI",
+        help="also search this team library, s3://… (default Settings'; none: no)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = _common()
     parser = argparse.ArgumentParser(
@@ -128,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
         "demotion with its reason, and for the first five the score of their best sentence",
     )
     _scope_options(p)
+    _team_option(p)
 
     p = sub.add_parser(
         "ask",
@@ -164,6 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
         "of documents (library); auto: plain rules",
     )
     _scope_options(p)
+    _team_option(p)
 
     p = sub.add_parser(
         "documents",
@@ -303,6 +314,7 @@ def _hit_json(hit: Hit, explain: bool = False) -> dict[str, Any]:
         "section": hit.section,
         "score": round(hit.score, 6),
         "text": hit.text,
+        **({"library": hit.library.lower()} if hit.library else {}),  # a team library's
     }
     if explain and hit.why is not None:
         out["explain"] = hit.why.to_json()
@@ -316,7 +328,8 @@ def _print_hits(hits: Sequence[Hit], out: TextIO, explain: bool = False) -> None
     width = min(shutil.get_terminal_size((100, 20)).columns, 100)
     for n, hit in enumerate(hits, start=1):
         where = place(hit.path, hit.page, hit.section)
-        print(f"[{n}] {hit.path}, {where}  (score {hit.score:.4f})", file=out)
+        name = f"{hit.library}: {hit.path}" if hit.library else hit.path
+        print(f"[{n}] {name}, {where}  (score {hit.score:.4f})", file=out)
         if explain and hit.why is not None:
             print(f"    {hit.why.describe()}", file=out)
         text = " ".join(hit.text.split())
@@ -469,6 +482,7 @@ def _cmd_search(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
     if args.k <= 0:
         raise UsageError("-k must be a positive number.")
     scope = _scope(app, args, err)
+    _attach_team(app, args)
     mode = Mode(args.mode)
     if app.retriever.text_only:
         from desktop_rag.query.prompt import WORDS_ONLY
@@ -478,6 +492,7 @@ def _cmd_search(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
         for line in sys.stdin:
             query = line.strip()
             hits = app.retriever.search(query, args.k, mode, scope) if query else []
+            _team_notice(app, err)
             if args.json:
                 rows = [_hit_json(h, args.explain) for h in hits]
                 out.write(json.dumps({"hits": rows}) + "\n")
@@ -487,6 +502,7 @@ def _cmd_search(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
                 _print_hits(hits, out, args.explain)
         return EXIT_OK
     hits = app.retriever.search(args.query, args.k, mode, scope)
+    _team_notice(app, err)
     if args.json:
         json.dump({"hits": [_hit_json(h, args.explain) for h in hits]}, out)
         out.write("\n")
@@ -501,6 +517,7 @@ def _cmd_ask(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> in
     if args.k is not None and args.k <= 0:
         raise UsageError("-k must be a positive number.")
     args.scope = _scope(app, args, err)
+    _attach_team(app, args)
     _choose_mode(app, args, err)
     if args.question != "-":
         _ask_one(app, args.question, (), args, out)
@@ -518,6 +535,20 @@ def _cmd_ask(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> in
         if not args.json:
             print(file=out, flush=True)
     return EXIT_OK
+
+
+def _attach_team(app: App, args: argparse.Namespace) -> None:
+    """Search the team library of --team (or of the settings) beside this one (docs/team.md)."""
+    from desktop_rag import team
+
+    team.attach(app, app.settings, getattr(args, "team", None))
+
+
+def _team_notice(app: App, err: TextIO) -> None:
+    """Why the last search has no passage of the team library, if it has none for that."""
+    team = getattr(app.retriever, "team", None)
+    if team is not None and team.failed:
+        print(f"desktop-rag: {team.failed}", file=err, flush=True)
 
 
 def _choose_mode(app: App, args: argparse.Namespace, err: TextIO) -> None:
@@ -559,6 +590,7 @@ def ask_json(
                 "text": s.text,
                 # a listed document's passages that match (a library question's list)
                 **({"matches": s.matches} if s.matches else {}),
+                **({"library": s.library.lower()} if s.library else {}),  # a team library's
             }
             for s in sources
         ],
@@ -611,7 +643,12 @@ def _ask_one(
         print(f"desktop-rag: {routed.notice}", file=sys.stderr, flush=True)
     if routed.label and not args.json:
         print(f"desktop-rag: {routed.label} ({routed.route.rule}).", file=sys.stderr, flush=True)
-    for event in routing.ask(app, question, history, routed, k=args.k, scope=scope):
+    from desktop_rag.team import asking
+
+    events = asking(
+        app.retriever, lambda: routing.ask(app, question, history, routed, k=args.k, scope=scope)
+    )
+    for event in events:
         if isinstance(event, SourcesEvent):
             sources, notice = event.sources, event.notice
             if notice and not args.json:
@@ -619,7 +656,8 @@ def _ask_one(
             if sources and not args.json:
                 print("Sources:", file=out)
                 for s in sources:
-                    print(f"[{s.n}] {s.path}, {place(s.path, s.page, s.section)}", file=out)
+                    name = f"{s.library}: {s.path}" if s.library else s.path
+                    print(f"[{s.n}] {name}, {place(s.path, s.page, s.section)}", file=out)
                 out.flush()
         elif isinstance(event, QuotesEvent):
             if answering:  # a written answer replaced by these: printed with the note

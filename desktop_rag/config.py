@@ -109,6 +109,16 @@ class Settings:
     # Saved scopes (query/scope.py): a name and its folders and files, for `--collection NAME`
     # and the window's scope chip. A folder covers the files added to it later.
     collections: dict[str, list[str]] = field(default_factory=dict)
+    # A team library searched beside this one (desktop_rag/team.py, docs/team.md): its URI
+    # (s3://bucket/path; empty: none), and, beyond what the AWS variables and files say, the
+    # profile, endpoint and region to reach it with. Never its keys. Deadlines of 0 keep
+    # store/remote.py's defaults (reads 4 s, opening 6 s).
+    team_library: str = ""
+    team_profile: str = ""
+    team_endpoint: str = ""
+    team_region: str = ""
+    team_read_deadline_s: float = 0.0
+    team_open_deadline_s: float = 0.0
 
     @property
     def data_path(self) -> Path:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from desktop_rag.config import Settings, default_library_dir
-from desktop_rag.errors import user_message
+from desktop_rag.errors import DesktopRagError, user_message
 from desktop_rag.ingest.scan import is_under, normalize
 from desktop_rag.query.scope import Scope
 from desktop_rag.types import AnswerEvent, DocumentRecord, IndexReport, Page, Turn
@@ -191,7 +191,18 @@ class LibraryService:
 
     def _use(self, app: App) -> None:
         self.app = app
-        self.answer = self._answer_factory(app)
+        self.answer = self._attach_team(app)
+
+    def _attach_team(self, app: App) -> Answerer | None:
+        """The answer service, searching the settings' team library too (desktop_rag/team.py;
+        nothing is opened here)."""
+        from desktop_rag import team
+
+        try:
+            team.attach(app, self.settings)
+        except DesktopRagError as exc:  # a hand-edited address that is none
+            log.warning("team library not searched: %s", exc)
+        return team.answers(self._answer_factory(app), app)
 
     def notices(self) -> list[str]:
         """What opening found that the user must be told (a stale index is asked about)."""
@@ -260,12 +271,17 @@ class LibraryService:
     def apply_settings(self, new: Settings, drop_removed: bool = True) -> Edit:
         """Adopt edited settings: added folders are indexed, removed ones dropped, and a new
         model, context size or thread count means loading the model again."""
+        from desktop_rag.team import team_settings
+
         old_folders = set(self.settings.folders)
         model_before = self._model_settings()
+        team_before = team_settings(self.settings)
         for f in fields(Settings):
             setattr(self.settings, f.name, getattr(new, f.name))
         if self.app is not None:
             self.app.ingest.ocr = self.settings.ocr
+            if team_settings(self.settings) != team_before:
+                self.answer = self._attach_team(self.app)
         notices = self._saved()
         removed = sorted(old_folders - set(self.settings.folders))
         self._pending.difference_update(removed)
@@ -342,7 +358,11 @@ class LibraryService:
         cancel: threading.Event | None = None,
     ) -> IndexReport:
         """Build a new index beside the old one (which keeps answering), then swap it in."""
-        return self._opened().rebuild(folders, on_progress, cancel)
+        app = self._opened()
+        report = app.rebuild(folders, on_progress, cancel)
+        if self.settings.team_library:  # the new index under the team search too
+            self._attach_team(app)
+        return report
 
     def remove_file(self, path: str) -> list[DocumentRecord]:
         """One file leaves the index (not the disk) and stays out of its folder's reconciles

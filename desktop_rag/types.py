@@ -136,6 +136,7 @@ class Hit:
     section: str = ""
     nav: bool = False
     why: Explanation | None = None
+    library: str = ""  # which library it came from: "" this desktop's, team.TEAM the team's
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,6 +279,7 @@ class Source:
     why: Explanation | None = None  # how retrieval ranked it (the sources pane can show it)
     boxes: str = ""  # an OCR'd passage's word boxes (Chunk.boxes), when known
     matches: int = 0  # a listed document's passages that match (routing's list of documents)
+    library: str = ""  # "" this desktop's library, team.TEAM the team's (shown before the name)
 
 
 @dataclass(frozen=True, slots=True)

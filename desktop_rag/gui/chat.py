@@ -8,7 +8,6 @@ redrawn alone; a streaming answer's new text is appended to it, citations includ
 from __future__ import annotations
 
 import html
-import os
 import re
 from urllib.parse import quote, unquote
 
@@ -48,6 +47,7 @@ from desktop_rag.query.ability import describe
 from desktop_rag.query.claims import recited_note
 from desktop_rag.query.figures import unsupported_note
 from desktop_rag.query.scope import Scope
+from desktop_rag.team import source_name
 
 _CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 
@@ -516,14 +516,14 @@ class ChatPane(QWidget):
                 why = html.escape(s.why.describe()) if s.why is not None else "not recorded"
                 lines.append(f"<a href='src:{i}:{s.n}'>[{s.n}]&nbsp;{where}</a>: {why}")
         else:
-            by_file: dict[str, list[str]] = {}
+            by_file: dict[tuple[str, str], list[str]] = {}
             for s in e.sources:
                 where = html.escape(place(s.path, s.page, s.section, short=True))
                 link = f"<a href='src:{i}:{s.n}'>[{s.n}]&nbsp;{where.replace(' ', '&nbsp;')}</a>"
-                by_file.setdefault(s.path, []).append(link)
-            lines = [
-                f"{html.escape(os.path.basename(path))}: {' &nbsp;'.join(links)}"
-                for path, links in by_file.items()
+                by_file.setdefault((s.library, s.path), []).append(link)
+            lines = [  # "Team: contract.pdf" for the team library's
+                f"{html.escape(source_name(path, library))}: {' &nbsp;'.join(links)}"
+                for (library, path), links in by_file.items()
             ]
         return (
             f"<p class='muted' style='margin: 6px 8px 0 8px'>Sources &nbsp;·&nbsp; {toggle}<br>"

@@ -19,6 +19,7 @@ from PySide6.QtGui import QIcon
 
 from desktop_rag.conversations import Conversation
 from desktop_rag.locations import paginated, place
+from desktop_rag.team import source_name
 from desktop_rag.types import DocumentRecord, FileEvent, Source, Status
 
 Index = QModelIndex | QPersistentModelIndex
@@ -485,7 +486,7 @@ class SourcesModel(QAbstractListModel):
         if not index.isValid() or not 0 <= index.row() < len(self._items):
             return None
         src = self._items[index.row()]
-        name = os.path.basename(src.path)
+        name = source_name(src.path, src.library)  # "Team: contract.pdf" for the team's
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
             return f"[{src.n}] {name}, {place(src.path, src.page, src.section)}"
         if role == Qt.ItemDataRole.ToolTipRole:

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from desktop_rag.config import Settings, cache_dir, default_threads
 from desktop_rag.engines.discover import FoundModel, find_models, human_size
 from desktop_rag.gui.icons import set_icon
+from desktop_rag.gui.team_box import TeamLibraryBox
 from desktop_rag.gui.workers import Job
 from desktop_rag.library import is_gguf
 from desktop_rag.query.ability import Abilities, settings_line
@@ -170,6 +171,8 @@ class SettingsDialog(QDialog):
         ocr_box.addWidget(self.ocr)
         ocr_box.addWidget(ocr_hint)
 
+        self.team = TeamLibraryBox(settings)
+
         self.error = QLabel()
         self.error.setWordWrap(True)
         self.error.setStyleSheet("color: #c0392b;")
@@ -188,6 +191,7 @@ class SettingsDialog(QDialog):
         form.addRow("Context size:", self.n_ctx)
         form.addRow("Sources per answer:", self.top_k)
         form.addRow("Scanned PDFs:", ocr_box)
+        form.addRow("Team library:", self.team)
         hint = QLabel(
             "A larger context lets the model read more sources but needs more memory. "
             "Removing a folder removes its documents from the index, never from your disk."
@@ -299,7 +303,7 @@ class SettingsDialog(QDialog):
         return [self.folders.item(i).text() for i in range(self.folders.count())]
 
     def result_settings(self) -> Settings:
-        return replace(
+        chosen = replace(
             self._original,
             folders=self.folder_list(),
             model_path=self.model.text().strip(),
@@ -308,6 +312,7 @@ class SettingsDialog(QDialog):
             top_k=self.top_k.value(),
             ocr=self.ocr.isChecked(),
         )
+        return self.team.apply(chosen)
 
     def validate(self) -> str:
         """An error message, or "" when the settings can be used."""
@@ -316,7 +321,7 @@ class SettingsDialog(QDialog):
             return f"The model file {model} does not exist."
         if model and not is_gguf(model):
             return f"{model} is not a GGUF model file."
-        return ""
+        return self.team.validate()
 
     def accept(self) -> None:
         problem = self.validate()

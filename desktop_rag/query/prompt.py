@@ -116,9 +116,9 @@ def merge_hits(hits: Sequence[Hit]) -> list[Hit]:
     ones (chunks overlap by design) spliced, separate ones with " … " between them. A reader
     should not meet "[1] report.pdf, page 4" and "[3] report.pdf, page 4" as two sources, nor
     the model the same sentences twice. A page keeps the rank of its best passage."""
-    groups: dict[tuple[str, int], list[Hit]] = {}
-    for hit in hits:
-        groups.setdefault((hit.path, hit.page), []).append(hit)
+    groups: dict[tuple[str, str, int], list[Hit]] = {}
+    for hit in hits:  # a team's copy of a file is another source than this desktop's
+        groups.setdefault((hit.library, hit.path, hit.page), []).append(hit)
     merged: list[Hit] = []
     for group in groups.values():
         best = group[0]
@@ -145,6 +145,7 @@ def merge_hits(hits: Sequence[Hit]) -> list[Hit]:
                 section=best.section,
                 nav=best.nav,
                 why=best.why,
+                library=best.library,
             )
         )
     return merged
@@ -278,6 +279,7 @@ def _source(n: int, hit: Hit, text: str) -> Source:
         end=hit.end,
         section=hit.section,
         why=hit.why,
+        library=hit.library,
     )
 
 

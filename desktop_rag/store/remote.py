@@ -5,8 +5,9 @@ The tables are LanceDB's own on the bucket (`<uri>/index/chunks.lance`, `documen
 the index metadata sits beside them (`<uri>/index/meta.json`). What is this desktop's own
 (conversations, the roots it indexed, the writer lock) stays on its disk, in
 config.team_local_dir(uri). Credentials are resolved by boto3 (AWS_* variables, AWS_PROFILE and
-~/.aws files, AWS_ENDPOINT_URL) and handed to LanceDB in memory only: never to the settings
-file, never to a log.
+~/.aws files, AWS_ENDPOINT_URL; a profile, endpoint and region a desktop's settings name), or
+read from the OS keyring when those find none and the `keyring` package is there, and handed
+to LanceDB in memory only: never to the settings file, never to a log.
 """
 
 from __future__ import annotations
@@ -31,14 +32,16 @@ from desktop_rag.errors import (
     StoreError,
     UnreachableError,
 )
-from desktop_rag.store.lance import METADATA_CACHE_BYTES, LanceStore, _sql_list
+from desktop_rag.store.lance import ANN_EF, METADATA_CACHE_BYTES, LanceStore, _sql_list
 from desktop_rag.store.schema import (
     CHUNKS,
     DOCUMENTS,
+    HIT_EXTRAS,
     META_FILE,
     IndexMeta,
     chunks_schema,
     documents_schema,
+    hit_from_row,
 )
 from desktop_rag.types import Chunk, DocumentRecord, Hit
 
@@ -52,7 +55,11 @@ T = TypeVar("T")
 
 # Every search and ask fails within 10 s when the store is down, hung or refusing (issue 34):
 # opening the tables has its deadline, each read its own, and no socket waits longer than
-# IO_TIMEOUT_S or retries past RETRY_TIMEOUT_S (LanceDB's defaults wait minutes).
+# IO_TIMEOUT_S or retries past RETRY_TIMEOUT_S (LanceDB's defaults wait minutes). The read
+# deadline is one socket timeout (3 s) plus a second: a read that got its answer in time
+# finishes. Opening is a few reads in a row (the metadata, the table list, each table's
+# manifest). Both are settable (Settings.team_read_deadline_s, team_open_deadline_s) for a
+# store slower than that, at the price of a longer wait when it is down.
 OPEN_DEADLINE_S = 6.0
 QUERY_DEADLINE_S = 4.0
 IO_TIMEOUT_S = 3
@@ -62,6 +69,19 @@ RETRY_TIMEOUT_S = 3
 # request to the store, so not at every read as for a library on this disk.
 FRESHNESS_S = 10.0
 PROBE_DIR = "_probe"
+# A vector search over a team library's approximate index re-ranks REMOTE_REFINE x k
+# candidates by their exact distance (a local library re-ranks ANN_REFINE x k). Each candidate
+# re-ranked has its vector read from the store: with the local factor (10) the Retriever's 40
+# candidates cost 400 vectors, and the indexed search was slower than an exact one. With 1
+# the k results still get their exact distance (the similarity the relevance gate and the
+# blend read), and HNSW still explores ANN_EF candidates (in the cached index, no reads):
+# on 30,000 chunks on moto, 298 ms p50 instead of 1,151, recall@5 against exact search 0.975
+# instead of 0.985; without refining 118 ms but 0.895 (bench/team.py, docs/performance.md).
+# 0 here means no refine at all.
+REMOTE_REFINE = 1
+# The OS keyring entry a desktop reads keys from when the AWS chain finds none: service
+# KEYRING_SERVICE, user the library's URI, password "ACCESS_KEY_ID:SECRET_ACCESS_KEY".
+KEYRING_SERVICE = "desktop-rag"
 # What object stores and their clients say when they cannot be reached or do not answer.
 _UNREACHABLE_MARKS = (
     "timed out",
@@ -117,10 +137,41 @@ class Location:
         return self.uri.partition("?")[0]
 
 
+@dataclass(frozen=True, slots=True)
+class Access:
+    """Where and as whom a desktop reaches the store, beyond what the environment says: a
+    named profile, an endpoint (MinIO, Ceph) and a region. Never a secret: these may be saved
+    in the settings file."""
+
+    endpoint: str = ""
+    region: str = ""
+    profile: str = ""
+
+
+def keyring_keys(uri: str) -> tuple[str, str] | None:
+    """An access key and secret from the OS keyring for this library, when the `keyring`
+    package is installed, has a usable backend and holds an entry; else None (never an error:
+    the keyring is optional)."""
+    try:
+        import keyring
+    except ImportError:
+        return None
+    try:
+        stored = keyring.get_password(KEYRING_SERVICE, uri)
+    except Exception as exc:  # no backend (a headless Linux without a secret service), locked
+        log.info("the OS keyring could not be read (%s)", type(exc).__name__)
+        return None
+    if not stored or ":" not in stored:
+        return None
+    key_id, _, secret = stored.strip().partition(":")
+    return (key_id, secret) if key_id and secret else None
+
+
 class Connection:
     """Credentials, region and endpoint as the AWS tools resolve them, held in memory only."""
 
-    def __init__(self) -> None:
+    def __init__(self, access: Access | None = None, uri: str = "") -> None:
+        access = access or Access()
         try:
             import boto3
             import botocore.config
@@ -132,7 +183,15 @@ class Connection:
         # botocore's debug log prints each request's headers, the access key's id among them.
         for name in ("botocore", "boto3", "s3transfer"):
             logging.getLogger(name).setLevel(logging.WARNING)
-        session = boto3.Session()
+        try:
+            session = boto3.Session(
+                profile_name=access.profile or None, region_name=access.region or None
+            )
+        except Exception as exc:  # botocore's ProfileNotFound: says the name, nothing more
+            raise StoreError(
+                f"The AWS profile {access.profile!r} is not in this computer's AWS files "
+                "(~/.aws/config, ~/.aws/credentials, or AWS_CONFIG_FILE)."
+            ) from exc
         self.region = session.region_name or "us-east-1"
         config = botocore.config.Config(
             connect_timeout=CONNECT_TIMEOUT_S,
@@ -140,14 +199,26 @@ class Connection:
             retries={"max_attempts": 1},
             s3={"addressing_style": "path"},
         )
-        self.client: Any = session.client("s3", region_name=self.region, config=config)
+        creds = session.get_credentials()
+        frozen = creds.get_frozen_credentials() if creds is not None else None
+        keys = None if frozen is not None or not uri else keyring_keys(uri)
+        if keys is not None:  # the keyring's keys for every client of this connection
+            session = boto3.Session(
+                aws_access_key_id=keys[0],
+                aws_secret_access_key=keys[1],
+                region_name=self.region,
+            )
+            frozen = session.get_credentials().get_frozen_credentials()
+        self._frozen = frozen
+        endpoint = access.endpoint or None
+        self.client: Any = session.client(
+            "s3", region_name=self.region, config=config, endpoint_url=endpoint
+        )
         self.endpoint: str = self.client.meta.endpoint_url
         # s3+ddb:// commits through DynamoDB: its endpoint resolved the same way (a local
         # DynamoDB for an on-premises store is named by AWS_ENDPOINT_URL_DYNAMODB).
         ddb = session.client("dynamodb", region_name=self.region, config=config)
         self.dynamodb_endpoint: str = ddb.meta.endpoint_url
-        creds = session.get_credentials()
-        self._frozen = creds.get_frozen_credentials() if creds is not None else None
 
     def __repr__(self) -> str:  # never the keys
         return f"Connection(endpoint={self.endpoint!r}, region={self.region!r})"
@@ -266,8 +337,16 @@ class RemoteStore(LanceStore):
         freshness_s: float | None = None,
         query_deadline_s: float | None = None,
         open_deadline_s: float | None = None,
+        access: Access | None = None,
+        read_only: bool = False,
     ) -> None:
         self.location = Location.parse(uri)
+        self.access = access or Access()
+        # A desktop searching the team library beside its own never writes it, nor creates
+        # it, nor probes it with a PUT: whatever its credentials would allow.
+        self.read_only = read_only
+        self.refine = REMOTE_REFINE
+        self.ef = ANN_EF
         # The local folder: the writer lock and bookkeeping of this desktop (never the tables).
         super().__init__(team_local_dir(self.location.uri) / "index", meta)
         # Unset, the module's values as they are now (tests change them).
@@ -291,7 +370,8 @@ class RemoteStore(LanceStore):
         import lancedb  # noqa: F401  (imported before the deadline: loading it is not waiting)
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = self._conn or Connection()  # no request yet: credentials are resolved
+        # No request yet: credentials are resolved.
+        self._conn = self._conn or Connection(self.access, self.location.shown)
         self._guard(self.open_deadline_s, lambda: self._open_remote(verify))
         return self
 
@@ -323,6 +403,11 @@ class RemoteStore(LanceStore):
                     "to rebuild it. Your personal library is not affected.",
                     found=on_store,
                 )
+        if on_store is None and self.read_only:
+            raise StoreError(
+                f"There is no team library at {self.location.shown} yet: ask whoever writes "
+                "the team's library to index it first."
+            )
         if on_store is None:  # a new library: only a writer may create it
             try:
                 self.ensure_writable()
@@ -400,6 +485,11 @@ class RemoteStore(LanceStore):
     def ensure_writable(self) -> None:
         """Check, once, that these credentials may write and that the store honours
         conditional PUTs (LanceDB's commits rely on them); else ReadOnlyError or StoreError."""
+        if self.read_only:
+            raise ReadOnlyError(
+                f"The team library at {self.location.shown} is searched read-only from this "
+                "desktop: its documents are indexed by the team's writer, not here."
+            )
         if self._writable:
             return
         assert self._conn is not None
@@ -505,8 +595,42 @@ class RemoteStore(LanceStore):
     def chunk_rows(self, *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
         return self._read(lambda: LanceStore.chunk_rows(self, *args, **kwargs))
 
-    def vector_search(self, *args: Any, **kwargs: Any) -> list[Hit]:
-        return self._read(lambda: LanceStore.vector_search(self, *args, **kwargs))
+    def vector_search(
+        self,
+        vector: NDArray[np.float32],
+        k: int,
+        *,
+        exact: bool = False,
+        where: str | None = None,
+    ) -> list[Hit]:
+        """As LanceStore.vector_search, re-ranking `refine` x k candidates (REMOTE_REFINE)."""
+        return self._read(lambda: self._vector_search(vector, k, exact, where))
+
+    def _vector_search(
+        self, vector: NDArray[np.float32], k: int, exact: bool, where: str | None
+    ) -> list[Hit]:
+        import numpy as np
+
+        if k <= 0:
+            return []
+        query = (
+            self._chunks.search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
+            .distance_type("cosine")
+            .select([*self._columns(HIT_EXTRAS), "_distance"])
+            .limit(k)
+        )
+        if where:
+            query = query.where(where, prefilter=True)
+        if exact:
+            query = query.bypass_vector_index()
+        elif self.refine > 0:  # ignored while there is no vector index
+            query = query.ef(max(self.ef, k * self.refine)).refine_factor(self.refine)
+        else:  # the index's own (quantised) distances, nothing re-read
+            query = query.ef(max(self.ef, k))
+        return [
+            hit_from_row(row, 1.0 - float(row["_distance"]), 1.0 - float(row["_distance"]))
+            for row in query.to_arrow().to_pylist()
+        ]
 
     def text_search(self, *args: Any, **kwargs: Any) -> list[Hit]:
         return self._read(lambda: LanceStore.text_search(self, *args, **kwargs))
@@ -532,9 +656,18 @@ class RemoteStore(LanceStore):
         return self._read(lambda: LanceStore.has_fts_index(self, *args, **kwargs))
 
 
-def open_team(uri: str, meta: IndexMeta) -> RemoteStore:
-    """The team library at `uri`, opened for this desktop's embedder and chunking."""
-    return RemoteStore(uri, meta).open()
+def open_team(
+    uri: str,
+    meta: IndexMeta,
+    *,
+    read_deadline_s: float | None = None,
+    open_deadline_s: float | None = None,
+) -> RemoteStore:
+    """The team library at `uri`, opened for this desktop's embedder and chunking (deadlines
+    unset: QUERY_DEADLINE_S and OPEN_DEADLINE_S)."""
+    return RemoteStore(
+        uri, meta, query_deadline_s=read_deadline_s, open_deadline_s=open_deadline_s
+    ).open()
 
 
 def probe_conditional_put(client: Any, location: Location) -> None:

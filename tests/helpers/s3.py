@@ -132,6 +132,7 @@ class _Proxy(BaseHTTPRequestHandler):
 
     def _any(self) -> None:
         server: Any = self.server
+        server.requests += 1
         mode = server.mode
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
@@ -157,6 +158,7 @@ class _Proxy(BaseHTTPRequestHandler):
         conn.request(self.command, self.path, body=body or None, headers=headers)
         reply = conn.getresponse()
         data = reply.read()
+        server.sent += len(data)
         if mode == "lose-commit" and self.command == "PUT" and "/_versions/" in self.path:
             # The commit reached the store; its answer is lost (once).
             server.mode = "pass"
@@ -195,6 +197,8 @@ class Proxy:
         self.server.mode = mode
         self.server.hung = threading.Event()
         self.server.lost = []
+        self.server.requests = 0  # every request that reached the proxy
+        self.server.sent = 0  # bytes of the store's answers passed back
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self._thread.start()
 
@@ -206,6 +210,16 @@ class Proxy:
     def up(self) -> None:
         """Listening again, on the same port, passing requests through."""
         self._start(int(self.endpoint.rsplit(":", 1)[1]), "pass")
+
+    @property
+    def requests(self) -> int:
+        """Requests that reached the proxy since it started (or `up`)."""
+        return int(self.server.requests)
+
+    @property
+    def sent(self) -> int:
+        """Bytes of the store's answers passed back since it started (or `up`)."""
+        return int(self.server.sent)
 
     @property
     def mode(self) -> str:

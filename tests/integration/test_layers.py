@@ -15,7 +15,7 @@ FOUNDATION = {"config", "errors", "types", "locations", "cleaning"}
 # What each layer may import from desktop_rag (besides itself), bottom to top. The services
 # at the top use any core layer; only the window, and the CLI to open it, use gui.
 CORE = FOUNDATION | {"infra", "engines", "store", "ingest", "query"}
-SERVICES = {"app", "library", "library_service", "conversations", "outlines", "routing"}
+SERVICES = {"app", "library", "library_service", "conversations", "outlines", "routing", "team"}
 MAY_IMPORT: dict[str, set[str]] = {
     "foundation": FOUNDATION,
     "infra": FOUNDATION,

@@ -18,11 +18,11 @@ def test_block_lists_every_command_and_option() -> None:
     for line in (
         "desktop-rag index [--rebuild] [--ocr] PATH...",
         "desktop-rag search [-k N] [--mode {hybrid,vector,text}] [--explain] [--in PATH] "
-        "[--collection NAME] QUERY",
+        "[--collection NAME] [--team URI] QUERY",
         "desktop-rag search [-k N] [--mode {hybrid,vector,text}] [--explain] [--in PATH] "
-        "[--collection NAME] -",
+        "[--collection NAME] [--team URI] -",
         "desktop-rag ask [--model FILE.gguf] [--answers {auto,composed,written}] [-k N] "
-        "[--kind {auto,passage,document,library}] [--in PATH] [--collection NAME] -",
+        "[--kind {auto,passage,document,library}] [--in PATH] [--collection NAME] [--team URI] -",
         "desktop-rag documents [-k N] [--from YEAR] [--format EXT] [--count] [--in PATH] "
         "[--collection NAME] QUERY",
         "desktop-rag collection add|remove|list NAME PATH...",
