@@ -49,6 +49,10 @@ class ChunkParams:
     # BM25 still finds their words, while their dense lines were a seventh of the word pieces
     # of a library of manuals. 0: embedded like any page, as indexes made before it were.
     nav_headings: int = 1
+    # What is embedded before a chunk's text (needs `sections`): 1 its document's title and its
+    # section, as indexes made before this field; 0 nothing (the section still goes to the
+    # heading BM25 field and to the hit).
+    context: int = 1
 
     def __post_init__(self) -> None:
         if not 0 <= self.overlap < self.max_tokens:
@@ -64,6 +68,8 @@ class ChunkParams:
             out["bounded"] = self.bounded
         if self.sections and self.nav_headings:  # pages are told apart only with sections
             out["nav_headings"] = self.nav_headings
+        if self.sections and self.context != 1:  # 1 is what indexes made before it embed
+            out["context"] = self.context
         return out
 
 
@@ -225,7 +231,7 @@ def embedded_text(chunk: Chunk, params: ChunkParams) -> str:
     """What the embedder reads of a chunk: with section-aware chunking, its document's title
     and its section first, so a passage is matched with the heading it falls under; of a
     navigation page's chunk, those alone (ChunkParams.nav_headings)."""
-    if not params.sections:
+    if not params.sections or (not params.context and not chunk.nav):
         return chunk.text
     context = document_title(chunk.path)
     if chunk.section:

@@ -6,8 +6,14 @@ import itertools
 
 import pytest
 
-from desktop_rag.ingest.chunk import ChunkParams, bundled_tokenizer, chunk_pages, split_page
-from desktop_rag.types import Page
+from desktop_rag.ingest.chunk import (
+    ChunkParams,
+    bundled_tokenizer,
+    chunk_pages,
+    embedded_text,
+    split_page,
+)
+from desktop_rag.types import Chunk, Page
 from tests.fakes import WordTokenizer
 
 
@@ -87,3 +93,23 @@ def test_real_wordpieces_never_exceed_the_model_limit():
         assert tok.count(c.text) <= params.model_limit
         # The whole chunk is what the embedder sees: its count (with [CLS] and [SEP]) fits.
         assert tok.count(c.text) <= params.max_tokens + 2
+
+
+def _chunk(text: str, section: str = "", nav: bool = False) -> Chunk:
+    return Chunk("d:000000", "d", "/lib/R_exts.pdf", 3, 0, len(text), text, section, nav)
+
+
+def test_context_is_embedded_before_the_text_unless_turned_off():
+    chunk = _chunk("Use R CMD check.", "Creating R packages")
+    assert embedded_text(chunk, ChunkParams()) == "R exts › Creating R packages\nUse R CMD check."
+    assert embedded_text(chunk, ChunkParams(context=0)) == "Use R CMD check."
+    # A navigation page is still embedded by its heading alone: its text is no passage.
+    nav = _chunk("1 Intro . . . 3\n2 Setup . . . 9", "Contents", nav=True)
+    assert embedded_text(nav, ChunkParams(context=0)) == "R exts › Contents"
+
+
+def test_context_is_in_the_index_metadata_only_when_it_changes_what_is_embedded():
+    # Indexes made before the field embed the context: their metadata must still match.
+    assert "context" not in ChunkParams().to_json()
+    assert ChunkParams(context=0).to_json()["context"] == 0
+    assert ChunkParams(context=0).to_json() != ChunkParams().to_json()
