@@ -169,6 +169,7 @@ class IngestService:
         self._ocr_new: set[str] = set()
         # The run's lowered thread for embedding and hashing (see index()).
         self._lowered = priority.Lowered(enabled=False)
+        self._vectors_said = -1  # chunks filled when progress last said so
 
     def for_store(self, store: LanceStore) -> IngestService:
         """The same service (models, chunking, limits, passwords) writing to another index."""
@@ -532,7 +533,9 @@ class IngestService:
             filler.stop()
             raise
         if filler.started:
-            filler.finish(lambda: self._vectors_progress(tracker))
+            self._vectors_said = -1
+            self._vectors_progress(tracker, filler)
+            filler.finish(lambda: self._vectors_progress(tracker, filler))
             self._checkpoint(cancel, None)  # a cancel leaves the rest for the next run
         return wrote
 
@@ -563,12 +566,23 @@ class IngestService:
             on_file(event)
 
     def _vectors_filled(self, tracker: Tracker, chunks: Sequence[Chunk]) -> None:
+        # Counted only (the filler's thread): the run's thread says it, with the rest.
         tracker.chunks += len(chunks)
-        tracker.emit("vectors", chunks[-1].path, message=VECTORS_MESSAGE)
 
-    def _vectors_progress(self, tracker: Tracker) -> None:
+    def _vectors_progress(self, tracker: Tracker, filler: VectorFiller) -> None:
+        """Said while the files are read and found by their words, and only their vectors
+        are left: how many passages wait, and for about how long."""
+        if filler.filled == self._vectors_said:
+            return  # once per batch stored, not at every wait
+        self._vectors_said = filler.filled
         left = self.store.count_pending()
-        tracker.emit("vectors", force=True, message=f"{VECTORS_MESSAGE}: {left:,} passages to go")
+        rate = filler.filled / max(time.monotonic() - filler.started_at, 1e-3)
+        tracker.emit(
+            "vectors",
+            force=True,
+            message=f"{VECTORS_MESSAGE}: {left:,} passages to go",
+            eta=left / rate if rate > 0 else None,
+        )
 
     def _drop(
         self, removed: Sequence[DocumentRecord], report: IndexReport, on_file: FileFn | None

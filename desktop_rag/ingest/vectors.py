@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -48,6 +49,7 @@ class VectorFiller:
         self.on_filled = on_filled
         self.batch = batch
         self.filled = 0
+        self.started_at = 0.0  # time.monotonic() of start()
         self.error: BaseException | None = None
         self._wake = threading.Event()
         self._last = threading.Event()  # nothing more will be stored with its text only
@@ -61,6 +63,7 @@ class VectorFiller:
     def start(self) -> None:
         """Start filling (once); later calls only say there is new work."""
         if self._thread is None:
+            self.started_at = time.monotonic()
             self._thread = threading.Thread(target=self._run, name="vectors", daemon=True)
             self._thread.start()
         self._wake.set()

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 
 import numpy as np
@@ -14,7 +15,9 @@ from desktop_rag.ingest import pipeline
 from desktop_rag.ingest.chunk import ChunkParams, embedded_text
 from desktop_rag.query.retrieve import Mode
 from desktop_rag.store.schema import chunk_from_row
+from desktop_rag.types import Progress
 from tests.fakes import HashEmbedder
+from tests.helpers.cli import run_in_process
 from tests.pdfgen import make_pdf
 
 PAGES = 6
@@ -103,7 +106,10 @@ def test_a_long_document_is_findable_by_its_words_before_its_vectors(tmp_path, t
     embedder = GatedEmbedder()
     app = _app(tmp_path, embedder)
     box: dict = {}
-    run = threading.Thread(target=lambda: box.update(report=app.ingest.index([str(doc)])))
+    said: list[Progress] = []
+    run = threading.Thread(
+        target=lambda: box.update(report=app.ingest.index([str(doc)], on_progress=said.append))
+    )
     run.start()
     try:
         assert embedder.waiting.wait(WAIT_S), "the embedder was never called"
@@ -125,6 +131,9 @@ def test_a_long_document_is_findable_by_its_words_before_its_vectors(tmp_path, t
         embedder.gate.set()
         run.join(WAIT_S)
     assert box["report"].indexed == 1 and box["report"].failed == []
+    # The window and the CLI say that vectors are being computed, and how many are left.
+    waiting = [p for p in said if p.stage == "vectors"]
+    assert waiting and any("passages to go" in p.message for p in waiting)
     stats = app.store.stats()
     assert stats["pending"] == 0
     _assert_vectors_are_the_embedders(app)
@@ -142,7 +151,9 @@ def _assert_vectors_are_the_embedders(app):
     assert not any(r["pending"] for r in rows)
 
 
-def test_vectors_left_to_compute_by_an_error_are_computed_by_the_next_run(tmp_path, text_first):
+def test_vectors_left_to_compute_by_an_error_are_computed_by_the_next_run(
+    tmp_path, text_first, capsys
+):
     doc = _manual(tmp_path / "lib" / "manual.pdf")
     broken = HashEmbedder()
 
@@ -155,6 +166,10 @@ def test_vectors_left_to_compute_by_an_error_are_computed_by_the_next_run(tmp_pa
         app.ingest.index([str(doc)])
     assert _found_pages(app, doc) == set(range(1, PAGES + 1)), "its words are kept"
     assert app.store.stats()["pending"] > 0
+    code, out, _ = run_in_process(app, ["status"], capsys)
+    assert code == 0 and "wait for their vectors" in out
+    code, out, _ = run_in_process(app, ["status", "--json"], capsys)
+    assert json.loads(out)["pending"] == app.store.stats()["chunks"]
 
     again = _app(tmp_path, HashEmbedder())
     report = again.ingest.index([str(doc)])
