@@ -464,6 +464,7 @@ class IngestService:
         if self.store.count_pending():
             # Chunks a crash, an error or a cancel left without vectors get them now.
             log.info("computing the vectors of chunks stored with their text only")
+            self._ensure_text_index()  # a crash may have come before it was built
             filler.start()
             wrote = True
 
@@ -554,16 +555,19 @@ class IngestService:
             new=new,
             pending=True,
         )
+        self._ensure_text_index()
         faults.reached("text-committed")
-        if not self.store.has_fts_index():
-            # A new index has no full-text index until the end of its first run: build it
-            # now, over what is stored, so these words are found; later rows are searched
-            # unindexed until the run's optimize folds them in.
-            with self.store.write_lock:
-                maintenance.ensure_text_index(self.store)
         event = self._counted(record, cut, report, tracker)
         if on_file is not None:
             on_file(event)
+
+    def _ensure_text_index(self) -> None:
+        """A new index has no full-text index until the end of its first run: built now,
+        over what is stored, the words stored with their text only are found at once (rows
+        stored later are searched unindexed until the run's optimize folds them in)."""
+        if not self.store.has_fts_index():
+            with self.store.write_lock:
+                maintenance.ensure_text_index(self.store)
 
     def _vectors_filled(self, tracker: Tracker, chunks: Sequence[Chunk]) -> None:
         # Counted only (the filler's thread): the run's thread says it, with the rest.

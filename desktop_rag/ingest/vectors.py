@@ -109,6 +109,7 @@ class VectorFiller:
                     self._wake.clear()
                     continue
                 vectors = self.embed([self.text_of(c) for c in chunks])
+                faults.reached("embedded")  # as the run's own embed calls
                 faults.reached("vectors-embedded")
                 filled = self.store.fill_vectors(chunks, vectors)
                 self.filled += filled
