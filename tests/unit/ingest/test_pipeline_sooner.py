@@ -219,3 +219,24 @@ def test_small_files_keep_their_single_commit(tmp_path, monkeypatch):
     assert report.indexed == 3
     assert commits == [False], "small files: one commit, no text-first pass"
     assert app.store.stats()["pending"] == 0
+
+
+def test_a_renamed_document_still_waiting_for_its_vectors_gets_them(tmp_path, text_first):
+    """A rename reuses the stored chunks: those still waiting wait under the new name too,
+    and get real vectors, never the placeholders copied as if they were vectors."""
+    doc = _manual(tmp_path / "lib" / "manual.pdf")
+    broken = HashEmbedder()
+    broken.embed = lambda texts: (_ for _ in ()).throw(RuntimeError("no memory"))  # type: ignore[method-assign]
+    app = _app(tmp_path, broken)
+    with pytest.raises(RuntimeError):
+        app.ingest.index([str(tmp_path / "lib")])
+    renamed = doc.rename(tmp_path / "lib" / "renamed manual.pdf")
+
+    again = _app(tmp_path, HashEmbedder())
+    report = again.ingest.index([str(tmp_path / "lib")])
+    assert report.renamed == 1 and report.failed == []
+    assert again.store.stats()["pending"] == 0
+    _assert_vectors_are_the_embedders(again)
+    assert {h.path for h in again.store.vector_search(HashEmbedder().embed_query("pumps"), 5)} == {
+        str(renamed)
+    }
