@@ -556,6 +556,7 @@ class IngestService:
             pending=True,
         )
         self._ensure_text_index()
+        maintenance.fold_text_index(self.store)  # searches meanwhile stay fast
         faults.reached("text-committed")
         event = self._counted(record, cut, report, tracker)
         if on_file is not None:
@@ -572,6 +573,8 @@ class IngestService:
     def _vectors_filled(self, tracker: Tracker, chunks: Sequence[Chunk]) -> None:
         # Counted only (the filler's thread): the run's thread says it, with the rest.
         tracker.chunks += len(chunks)
+        # Filled rows are stored anew, outside the full-text index until folded in.
+        maintenance.fold_text_index(self.store)
 
     def _vectors_progress(self, tracker: Tracker, filler: VectorFiller) -> None:
         """Said while the files are read and found by their words, and only their vectors
