@@ -428,7 +428,8 @@ class RemoteStore(LanceStore):
                 replace_doc_ids=replace,
                 remove_doc_ids=remove,
                 new=new,
-                pending=pending,
+                # Passed only when set: a commit of text before vectors (issue 32 item 4).
+                **({"pending": True} if pending else {}),
             )
         except StoreError as exc:
             if is_denied(exc):
