@@ -285,6 +285,8 @@ class ProgressPrinter:
                 text += f" · {name}"
             if p.stage == "ocr" and p.message:
                 text += f": {p.message}"
+            elif p.stage == "vectors" and p.message:
+                text += f" · {p.message}"
             bar.bar_format = "{bar:24} {n_fmt}/{total_fmt} files · {desc}"
             bar.total = p.files_total
             bar.n = min(p.files_done, p.files_total)
@@ -713,6 +715,12 @@ def _cmd_status(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) ->
         f"in {app.settings.data_path}",
         file=out,
     )
+    if stats.get("pending"):
+        print(
+            f"{stats['pending']} chunks are found by their words and wait for their vectors: "
+            "an indexing run is computing them, or the next one will.",
+            file=out,
+        )
     failed = stats["failed"]
     if failed:
         print(f"{len(failed)} file(s) could not be indexed:", file=out)

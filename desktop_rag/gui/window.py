@@ -389,7 +389,10 @@ class MainWindow(QMainWindow):
 
     def _on_session_index_progress(self, progress: Progress) -> None:
         self.documents.set_progress(progress)
-        if progress.files_total:
+        if progress.stage == "vectors":
+            # Every file is read and found by its words; meaning search follows.
+            self.library_label.setText("Found by words; computing vectors")
+        elif progress.files_total:
             self.library_label.setText(
                 f"Indexing {progress.files_done} of {progress.files_total} files"
             )

@@ -42,6 +42,7 @@ from desktop_rag.ingest.scan import (
     plan,
     scan,
 )
+from desktop_rag.ingest.vectors import VectorFiller
 from desktop_rag.store import lock, maintenance
 from desktop_rag.store.lance import LanceStore
 from desktop_rag.store.schema import chunk_from_row
@@ -70,9 +71,16 @@ EMBED_BATCH = 256  # chunks per embed call: progress and cancel are checked betw
 # file on 1,500 small files). A file is committed, and said indexed, only after its group.
 GROUP_CHUNKS = 32
 GROUP_SECONDS = 1.0
+# A file of at least this many chunks is stored with its text first, found by its words at
+# once, and embedded by the run's VectorFiller while the next files are read (issue 32 item 4):
+# its embedding takes seconds, the extra commit tens of milliseconds. Smaller files, whose
+# embedding is a small part of their cost, keep one commit with their vectors.
+TEXT_FIRST_CHUNKS = 64
 FLUSH_CHUNKS = 2048  # commit when this many chunks wait...
 FLUSH_SECONDS = 5.0  # ...or this long passed: a crash loses at most a few seconds of work
 WAITING = "Waiting for another indexing run to finish"  # the window and the CLI show it
+# Said while the vectors of files already found by their words are computed.
+VECTORS_MESSAGE = "Found by their words already; computing vectors"
 WAIT_POLL_S = 0.2
 # Touched files (same content, new mtime) are written this many rows per commit: a restore
 # from backup touches every file, and one commit per file would cost more than the hashing.
@@ -161,6 +169,7 @@ class IngestService:
         self._ocr_new: set[str] = set()
         # The run's lowered thread for embedding and hashing (see index()).
         self._lowered = priority.Lowered(enabled=False)
+        self._vectors_said = -1  # chunks filled when progress last said so
 
     def for_store(self, store: LanceStore) -> IngestService:
         """The same service (models, chunking, limits, passwords) writing to another index."""
@@ -444,6 +453,20 @@ class IngestService:
         wrote = False
         pending = _Pending()
         group = _Group()
+        filler = VectorFiller(
+            self.store,
+            lambda texts: self._lowered.call(self.embedder.embed, texts),
+            lambda chunk: embedded_text(chunk, self.params),
+            cancel,
+            pause,
+            on_filled=lambda chunks: self._vectors_filled(tracker, chunks),
+        )
+        if self.store.count_pending():
+            # Chunks a crash, an error or a cancel left without vectors get them now.
+            log.info("computing the vectors of chunks stored with their text only")
+            self._ensure_text_index()  # a crash may have come before it was built
+            filler.start()
+            wrote = True
 
         def embed_group() -> None:
             nonlocal group
@@ -473,7 +496,11 @@ class IngestService:
                 else:
                     assert cut is not None  # every file read without error is being cut
                     ready = self._cut_one(decision, outcome, cut, before, pending, report, on_file)
-                    if ready is not None:
+                    if ready is not None and len(ready.chunks) >= TEXT_FIRST_CHUNKS:
+                        self._commit_text(ready, report, tracker, on_file)
+                        filler.start()
+                        wrote = True
+                    elif ready is not None:
                         if not group:
                             group.since = time.monotonic()
                         group.files.append(ready)
@@ -495,13 +522,74 @@ class IngestService:
             embed_group()
         except BaseException as exc:
             # What is fully embedded is kept, even on cancel or error: nothing done is lost.
+            filler.stop()
             if pending:
                 self._flush_after(exc, pending, on_file)
             raise
-        if pending:
-            self._flush(pending, on_file)
-            wrote = True
+        try:
+            if pending:
+                self._flush(pending, on_file)
+                wrote = True
+        except BaseException:
+            filler.stop()
+            raise
+        if filler.started:
+            self._vectors_said = -1
+            self._vectors_progress(tracker, filler)
+            filler.finish(lambda: self._vectors_progress(tracker, filler))
+            self._checkpoint(cancel, None)  # a cancel leaves the rest for the next run
         return wrote
+
+    def _commit_text(
+        self, cut: _Cut, report: IndexReport, tracker: Tracker, on_file: FileFn | None
+    ) -> None:
+        """Store a long file with its text only: found by its words from now on, and said
+        indexed; its vectors follow (VectorFiller)."""
+        record = self._record(cut)
+        new = cut.before is None
+        self.store.commit(
+            [record],
+            cut.chunks,
+            None,
+            replace_doc_ids=[] if new else [record.doc_id],
+            new=new,
+            pending=True,
+        )
+        self._ensure_text_index()
+        maintenance.fold_text_index(self.store)  # searches meanwhile stay fast
+        faults.reached("text-committed")
+        event = self._counted(record, cut, report, tracker)
+        if on_file is not None:
+            on_file(event)
+
+    def _ensure_text_index(self) -> None:
+        """A new index has no full-text index until the end of its first run: built now,
+        over what is stored, the words stored with their text only are found at once (rows
+        stored later are searched unindexed until the run's optimize folds them in)."""
+        if not self.store.has_fts_index():
+            with self.store.write_lock:
+                maintenance.ensure_text_index(self.store)
+
+    def _vectors_filled(self, tracker: Tracker, chunks: Sequence[Chunk]) -> None:
+        # Counted only (the filler's thread): the run's thread says it, with the rest.
+        tracker.chunks += len(chunks)
+        # Filled rows are stored anew, outside the full-text index until folded in.
+        maintenance.fold_text_index(self.store)
+
+    def _vectors_progress(self, tracker: Tracker, filler: VectorFiller) -> None:
+        """Said while the files are read and found by their words, and only their vectors
+        are left: how many passages wait, and for about how long."""
+        if filler.filled == self._vectors_said:
+            return  # once per batch stored, not at every wait
+        self._vectors_said = filler.filled
+        left = self.store.count_pending()
+        rate = filler.filled / max(time.monotonic() - filler.started_at, 1e-3)
+        tracker.emit(
+            "vectors",
+            force=True,
+            message=f"{VECTORS_MESSAGE}: {left:,} passages to go",
+            eta=left / rate if rate > 0 else None,
+        )
 
     def _drop(
         self, removed: Sequence[DocumentRecord], report: IndexReport, on_file: FileFn | None
@@ -693,13 +781,20 @@ class IngestService:
         tracker: Tracker,
     ) -> None:
         """An embedded file's row and chunks, waiting in `pending` for the next commit."""
+        record = self._record(cut)
+        pending.documents.append(record)
+        if cut.before is None:
+            pending.new.add(record.doc_id)
+        pending.chunks.extend(cut.chunks)
+        pending.vectors.append(vectors)
+        pending.indexed.append(self._counted(record, cut, report, tracker))
+
+    def _record(self, cut: _Cut) -> DocumentRecord:
+        """The documents-table row of a file read and cut."""
         info, extracted, chunks, before = cut.decision.info, cut.extracted, cut.chunks, cut.before
         forced = (before is not None and before.ocr) or info.path in self._ocr_new
         ocr_done = sum(bool(p.boxes) for p in extracted.pages)
-        if any(p.ocr for p in extracted.pages):
-            tracker.reading_pages = 0  # now counted below
-        tracker.pages += len(extracted.pages)
-        record = DocumentRecord(
+        return DocumentRecord(
             doc_id=doc_id_for(info.path),
             path=info.path,
             size=info.size,
@@ -719,24 +814,25 @@ class IngestService:
             ocr=forced,
             date_ns=extracted.date_ns,
         )
-        pending.documents.append(record)
-        if before is None:
-            pending.new.add(record.doc_id)
-        pending.chunks.extend(chunks)
-        pending.vectors.append(vectors)
+
+    def _counted(
+        self, record: DocumentRecord, cut: _Cut, report: IndexReport, tracker: Tracker
+    ) -> FileEvent:
+        """Count a file in the report and the progress; the event that says it is indexed."""
+        if any(p.ocr for p in cut.extracted.pages):
+            tracker.reading_pages = 0  # now counted below
+        tracker.pages += record.pages
         report.indexed += 1
         report.pages += record.pages
         report.chunks += record.chunks
-        log.info("indexed %s: %d pages, %d chunks", info.path, record.pages, record.chunks)
-        pending.indexed.append(
-            FileEvent(
-                info.path,
-                Status.INDEXED,
-                record.pages,
-                record.chunks,
-                record.error,
-                reader=record.reader,
-            )
+        log.info("indexed %s: %d pages, %d chunks", record.path, record.pages, record.chunks)
+        return FileEvent(
+            record.path,
+            Status.INDEXED,
+            record.pages,
+            record.chunks,
+            record.error,
+            reader=record.reader,
         )
 
     def _failed(
@@ -830,8 +926,15 @@ class IngestService:
         chunks = rechunk_ids((chunk_from_row(r) for r in rows), doc_id, info.path)
         vectors = np.asarray([r["vector"] for r in rows], dtype=np.float32)
         remove = [source.doc_id] if decision.action == Action.RENAME else []
+        # A source still waiting for its vectors: the copy waits too (the run fills both).
+        waiting = any(r.get("pending") for r in rows)
         self.store.commit(
-            [record], chunks, vectors, replace_doc_ids=[doc_id], remove_doc_ids=remove
+            [record],
+            chunks,
+            None if waiting else vectors,
+            replace_doc_ids=[doc_id],
+            remove_doc_ids=remove,
+            pending=waiting,
         )
         if decision.action == Action.RENAME:
             report.renamed += 1

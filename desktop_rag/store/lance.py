@@ -25,13 +25,17 @@ from desktop_rag.errors import IndexDamagedError, IndexMismatchError, StoreError
 from desktop_rag.infra import faults
 from desktop_rag.store.lock import writer
 from desktop_rag.store.schema import (
+    ADDED_CHUNK_COLUMNS,
     ADDED_DOCUMENT_COLUMNS,
     CHUNK_COLUMNS,
+    CHUNK_EXTRAS,
     CHUNKS,
     DOCUMENTS,
     HIT_EXTRAS,
     META_FILE,
+    PENDING,
     IndexMeta,
+    chunk_from_row,
     chunks_schema,
     documents_schema,
     hit_from_row,
@@ -234,6 +238,8 @@ class LanceStore:
             .select([*self._columns(HIT_EXTRAS), "_distance"])
             .limit(k)
         )
+        # Rows stored before their vectors (placeholders) are never among the nearest.
+        where = self._with_vectors(where)
         if where:
             query = query.where(where, prefilter=True)
         if exact:
@@ -247,6 +253,33 @@ class LanceStore:
             hit_from_row(row, 1.0 - float(row["_distance"]), 1.0 - float(row["_distance"]))
             for row in table.to_pylist()
         ]
+
+    def _with_vectors(self, where: str | None) -> str | None:
+        """`where` limited to the rows whose vector is computed (an index made before rows
+        could wait for theirs has none waiting)."""
+        if PENDING not in self._chunks.schema.names:
+            return where
+        return f"({where}) AND {PENDING} = false" if where else f"{PENDING} = false"
+
+    def count_pending(self) -> int:
+        """Chunks stored with their text whose vectors are not computed yet."""
+        if PENDING not in self._chunks.schema.names:
+            return 0
+        return int(self._chunks.count_rows(f"{PENDING} = true"))
+
+    def pending_chunks(self, limit: int) -> list[Chunk]:
+        """Up to `limit` chunks waiting for their vectors, in the order they were stored (a
+        document's chunks together, the documents read first first)."""
+        if limit <= 0 or PENDING not in self._chunks.schema.names:
+            return []
+        table = (
+            self._chunks.search()
+            .where(f"{PENDING} = true")
+            .select(self._columns(CHUNK_EXTRAS))
+            .limit(limit)
+            .to_arrow()
+        )
+        return [chunk_from_row(r) for r in table.to_pylist()]
 
     def text_search(self, query: str, k: int, where: str | None = None) -> list[Hit]:
         """BM25 over chunk text; words only, so user punctuation never reaches a query parser.
@@ -339,6 +372,8 @@ class LanceStore:
             "documents": len(ok),
             "chunks": self.count_chunks(),
             "pages": sum(d.pages for d in ok),
+            # Chunks found by their words whose vectors are still being computed.
+            "pending": self.count_pending(),
             # `kept`: its new version failed, the version indexed before still answers.
             "failed": [
                 {
@@ -364,8 +399,12 @@ class LanceStore:
         remove_doc_ids: Iterable[str] = (),
         *,
         new: bool = False,
+        pending: bool = False,
     ) -> None:
         """Write a batch of documents in two atomic steps, chunks first, then their rows.
+
+        `pending`: the chunks are stored with their text only (`vectors` None), found by
+        their words at once and never by vector search, until fill_vectors gives them theirs.
 
         `new`: the caller knows no chunk of these documents is stored (new files, after
         maintenance.repair): their chunks are appended, without the merge that reads every
@@ -385,9 +424,9 @@ class LanceStore:
             try:
                 self._add_missing_columns()
                 if chunks and new and not (replace or remove):
-                    self._chunks.add(self._chunk_table(chunks, vectors))
+                    self._chunks.add(self._chunk_table(chunks, vectors, pending))
                 elif chunks or replace or remove:
-                    data = self._chunk_table(chunks, vectors)
+                    data = self._chunk_table(chunks, vectors, pending)
                     doomed = sorted(set(replace) | set(remove))
                     merge = (
                         self._chunks.merge_insert("chunk_id")
@@ -421,20 +460,52 @@ class LanceStore:
                     raise StoreError(_write_error(OSError(28, "No space left on device"))) from exc
                 raise StoreError(f"Writing the index failed: {exc}") from exc
 
+    def fill_vectors(self, chunks: Sequence[Chunk], vectors: NDArray[np.float32]) -> int:
+        """Give chunks stored with their text only their vectors, in one atomic step; how
+        many were filled. A chunk replaced or removed since it was read (its document
+        changed, or went) is left alone: its vector would be of a text no longer stored."""
+        if not chunks:
+            return 0
+        with self._write_lock:
+            try:
+                result = (
+                    self._chunks.merge_insert("chunk_id")
+                    .when_matched_update_all(
+                        where=f"target.{PENDING} = true AND target.text = source.text"
+                    )
+                    .execute(self._chunk_table(chunks, vectors))
+                )
+            except OSError as exc:
+                raise StoreError(_write_error(exc)) from exc
+            except Exception as exc:
+                if "No space left" in str(exc):
+                    raise StoreError(_write_error(OSError(28, "No space left on device"))) from exc
+                raise StoreError(f"Writing the index failed: {exc}") from exc
+        return int(getattr(result, "num_updated_rows", len(chunks)))
+
     def _add_missing_columns(self) -> None:
-        """Bring a documents table made by an earlier version up to date (writers only)."""
-        have = set(self._docs.schema.names)
-        missing = {k: v for k, v in ADDED_DOCUMENT_COLUMNS.items() if k not in have}
-        if missing:
-            self._docs.add_columns(missing)
-            log.info("added %s to the documents table", ", ".join(missing))
+        """Bring tables made by an earlier version up to date (writers only)."""
+        for table, added, name in (
+            (self._docs, ADDED_DOCUMENT_COLUMNS, "documents"),
+            (self._chunks, ADDED_CHUNK_COLUMNS, "chunks"),
+        ):
+            have = set(table.schema.names)
+            missing = {k: v for k, v in added.items() if k not in have}
+            if missing:
+                table.add_columns(missing)
+                log.info("added %s to the %s table", ", ".join(missing), name)
 
     def _chunk_table(
-        self, chunks: Sequence[Chunk], vectors: NDArray[np.float32] | None
+        self,
+        chunks: Sequence[Chunk],
+        vectors: NDArray[np.float32] | None,
+        pending: bool = False,
     ) -> pa.Table:
         schema = chunks_schema(self.meta.dim)
         if not chunks:
             return schema.empty_table()
+        if pending:  # a placeholder, never searched (see vector_search)
+            vectors = np.zeros((len(chunks), self.meta.dim), dtype=np.float32)
         assert vectors is not None and len(vectors) == len(chunks)
         flat = np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1)
         columns = {
@@ -449,8 +520,14 @@ class LanceStore:
             "nav": [c.nav for c in chunks],
             "boxes": [c.boxes for c in chunks],
         }
-        arrays = [pa.array(columns[f.name], type=f.type) for f in schema if f.name != "vector"]
-        arrays.append(pa.FixedSizeListArray.from_arrays(pa.array(flat), self.meta.dim))
+        arrays = [
+            pa.FixedSizeListArray.from_arrays(pa.array(flat), self.meta.dim)
+            if f.name == "vector"
+            else pa.array([pending] * len(chunks), type=f.type)
+            if f.name == PENDING
+            else pa.array(columns[f.name], type=f.type)
+            for f in schema
+        ]
         return pa.Table.from_arrays(arrays, schema=schema)
 
     def remove(self, doc_ids: Iterable[str]) -> None:

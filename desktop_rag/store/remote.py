@@ -506,12 +506,20 @@ class RemoteStore(LanceStore):
         remove_doc_ids: Iterable[str] = (),
         *,
         new: bool = False,
+        pending: bool = False,
     ) -> None:
         self._guard(None, self.ensure_writable)
         replace, remove = sorted(set(replace_doc_ids)), sorted(set(remove_doc_ids))
         try:
             super().commit(
-                documents, chunks, vectors, replace_doc_ids=replace, remove_doc_ids=remove, new=new
+                documents,
+                chunks,
+                vectors,
+                replace_doc_ids=replace,
+                remove_doc_ids=remove,
+                new=new,
+                # Passed only when set: a commit of text before vectors (issue 32 item 4).
+                **({"pending": True} if pending else {}),
             )
         except StoreError as exc:
             if is_denied(exc):
@@ -525,6 +533,20 @@ class RemoteStore(LanceStore):
                 raise StoreError(unknown_message(self.location)) from exc
             if not self._read(lambda: self._documents_landed(documents, remove)):
                 super().commit(documents, [], None, remove_doc_ids=remove)
+
+    def fill_vectors(self, chunks: Sequence[Chunk], vectors: NDArray[np.float32]) -> int:
+        self._guard(None, self.ensure_writable)
+        try:
+            return super().fill_vectors(chunks, vectors)
+        except StoreError as exc:
+            if is_denied(exc):
+                raise ReadOnlyError(read_only_message(self.location)) from exc
+            if not is_unknown(exc):
+                raise
+            # A fill changes only rows still waiting for their vectors: applied twice, the
+            # second changes nothing, so it is simply tried again.
+            log.warning("team library %s: a fill's result was unknown", self.location.shown)
+            return super().fill_vectors(chunks, vectors)
 
     def _chunks_landed(
         self, chunks: Sequence[Chunk], replace: list[str], remove: list[str]
@@ -648,6 +670,12 @@ class RemoteStore(LanceStore):
 
     def page_boxes(self, *args: Any, **kwargs: Any) -> list[str]:
         return self._read(lambda: LanceStore.page_boxes(self, *args, **kwargs))
+
+    def count_pending(self, *args: Any, **kwargs: Any) -> int:
+        return self._read(lambda: LanceStore.count_pending(self, *args, **kwargs))
+
+    def pending_chunks(self, *args: Any, **kwargs: Any) -> list[Chunk]:
+        return self._read(lambda: LanceStore.pending_chunks(self, *args, **kwargs))
 
     def chunk_counts(self, *args: Any, **kwargs: Any) -> dict[str, int]:
         return self._read(lambda: LanceStore.chunk_counts(self, *args, **kwargs))

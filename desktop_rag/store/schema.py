@@ -117,8 +117,17 @@ def chunks_schema(dim: int) -> pa.Schema:
             ("nav", pa.bool_()),
             ("boxes", pa.string()),
             ("vector", pa.list_(pa.float32(), dim)),
+            # Stored with its text before its vector exists (issue 32 item 4): its vector is a
+            # placeholder (zeros) until the pipeline fills it in; vector search skips it.
+            ("pending", pa.bool_()),
         ]
     )
+
+
+# Columns added to the chunks table since format 2, with the value old rows get (by the first
+# writer, as ADDED_DOCUMENT_COLUMNS). An index without them is read as before.
+ADDED_CHUNK_COLUMNS = {"pending": "false"}
+PENDING = "pending"
 
 
 def chunk_from_row(row: dict[str, Any]) -> Chunk:

@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import psutil
 import pytest
 
@@ -29,6 +30,9 @@ from tests.pdfgen import make_pdf
 pytestmark = pytest.mark.slow
 
 DOCS = 36
+# The first document is long enough to be stored with its text first (pipeline.
+# TEXT_FIRST_CHUNKS), so a kill can fall between its words and its vectors.
+LONG_PAGES = 16
 TOPICS = [
     "rivers",
     "glaciers",
@@ -83,6 +87,14 @@ def _snapshot(data: Path) -> dict[str, tuple[int, str]]:
     )
 
 
+def _vectors_complete(data: Path) -> None:
+    """No chunk waits for its vector, and none has a placeholder (zeros) for one."""
+    store = _open(data)
+    assert store.count_pending() == 0
+    vectors = store.chunks_table.to_arrow()["vector"].to_numpy(zero_copy_only=False)
+    assert all(float(np.linalg.norm(v)) > 0.5 for v in vectors)
+
+
 def _consistent(data: Path) -> set[str]:
     """Every indexed document has exactly its chunks; returns the indexed paths."""
     store = _open(data)
@@ -108,7 +120,7 @@ def library(tmp_path_factory):
                 f"The {topic} of region {i}-{p}-{s} hold fact number {i * 1000 + p * 100 + s}."
                 for s in range(60)
             )
-            for p in range(1, 5)
+            for p in range(1, (LONG_PAGES if i == 0 else 4) + 1)
         ]
         make_pdf(lib / f"{i:02d} {topic}.pdf", pages)
     reference = root / "reference"
@@ -159,6 +171,8 @@ def _no_stray_readers(before: set[int]) -> None:
         "between-commits:1",
         "between-commits:2",
         "optimize:1",
+        "text-committed:1",
+        "vectors-embedded:1",
     ],
 )
 def test_kill_at_a_point_then_restart(library, tmp_path, kill_at):
@@ -169,6 +183,12 @@ def test_kill_at_a_point_then_restart(library, tmp_path, kill_at):
     assert killed.returncode == -signal.SIGKILL, (killed.returncode, killed.stderr[-2000:])
     _no_stray_readers(before)
     kept = _consistent(data) if (data / "index").exists() else set()
+    if kill_at.startswith(("text-committed", "vectors-embedded")):
+        # Killed between the long document's words and its vectors: found by its words.
+        store = _open(data)
+        assert store.count_pending() > 0
+        hits = store.text_search(str(LONG_PAGES * 100 + 5), 5)
+        assert [(Path(h.path).name, h.page) for h in hits][:1] == [("00 rivers.pdf", LONG_PAGES)]
     resumed = _index(lib, data)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     # What was committed before the kill is not indexed again.
@@ -177,6 +197,7 @@ def test_kill_at_a_point_then_restart(library, tmp_path, kill_at):
     assert report["indexed"] <= DOCS - len(kept)
     assert _consistent(data) == {str(p) for p in lib.glob("*.pdf")}
     assert _snapshot(data) == reference
+    _vectors_complete(data)
 
 
 KILL_POINTS = ("extracted", "embedded", "flush", "between-commits")

@@ -11,12 +11,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from desktop_rag.app import build_app
 from desktop_rag.config import Settings
 from desktop_rag.ingest import sandbox
-from desktop_rag.ingest.chunk import ChunkParams
+from desktop_rag.ingest.chunk import ChunkParams, embedded_text
+from desktop_rag.store.schema import chunk_from_row
 from tests.fakes import HashEmbedder, WordTokenizer
 from tests.pdfgen import make_pdf
 
@@ -109,3 +111,39 @@ def test_an_edit_that_keeps_the_size_is_embedded_again(tmp_path):
 @pytest.mark.parametrize("i", [0, 9, 1234])
 def test_unique_words_differ(i):
     assert unique_word(i) != unique_word(i + 1) and unique_word(i).isalpha()
+
+
+def test_a_thousand_files_stored_text_first_each_keep_their_own_text_and_vectors(
+    tmp_path, monkeypatch
+):
+    """Every file through the text-first path (issue 32 item 4): 1,000 text commits, their
+    vectors filled by the run's VectorFiller while the next files are read; each file's word
+    still finds that file and page, and each file's vectors are its own text's."""
+    from desktop_rag.ingest import pipeline
+
+    monkeypatch.setattr(pipeline, "TEXT_FIRST_CHUNKS", 1)
+    expected = _library(tmp_path / "Ma bibliothèque")
+    app = _app(tmp_path / "data")
+    commits: list[bool] = []
+    real = app.store.commit
+
+    def commit(*args, **kwargs):  # type: ignore[no-untyped-def]
+        commits.append(bool(kwargs.get("pending")))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(app.store, "commit", commit)
+    report = app.index([str(tmp_path / "Ma bibliothèque")])
+    assert report.failed == [] and report.indexed == FILES
+    assert commits.count(True) == FILES, "each file's text committed before its vectors"
+    assert app.store.count_pending() == 0
+    wrong = []
+    for word, (path, page) in expected.items():
+        hits = app.store.text_search(word, k=3)
+        if [(h.path, h.page) for h in hits] != [(path, page)]:
+            wrong.append((word, path, page, [(h.path, h.page) for h in hits]))
+    assert wrong == [], f"{len(wrong)} files found under another file's word: {wrong[:3]}"
+    # Each chunk's vector is its own text's, filled in whatever order the filler went.
+    rows = app.store.chunks_table.to_arrow().to_pylist()
+    texts = [embedded_text(chunk_from_row(r), app.ingest.params) for r in rows]
+    got = np.asarray([r["vector"] for r in rows], dtype=np.float32)
+    np.testing.assert_allclose(got, HashEmbedder().embed(texts), atol=1e-6)
