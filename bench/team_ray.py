@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -34,7 +35,7 @@ import time
 import urllib.request
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -99,11 +100,16 @@ class Node:
         )
 
     def stop(self) -> None:
-        try:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            self.proc.wait(60)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(self.proc.pid, signal.SIGKILL)
+        """SIGTERM to the node's group, then SIGKILL to what is left of it (Ray's GCS
+        outlives a TERM now and then)."""
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(self.proc.pid, sig)
+            except ProcessLookupError:
+                return
+            with suppress(subprocess.TimeoutExpired):
+                self.proc.wait(20)
+            time.sleep(2)
 
 
 def _cluster_cpus(address: str, env: dict[str, str]) -> float:
@@ -156,6 +162,9 @@ def main() -> None:
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
         "DESKTOP_RAG_CONFIG_DIR": str(tmp / "config"),
+        # Ray 2.60's clusters ask every process that joins for a token: this run's own.
+        "RAY_AUTH_MODE": "token",
+        "RAY_AUTH_TOKEN": secrets.token_hex(32),
     }
     result: dict[str, Any] = {"machine": machine(), "files": args.files}
     library = tmp / "library"
@@ -194,10 +203,7 @@ def _runs(
     runs["ray_here"] = _index(library, f"{base}/ray-here-{run}", env, "--engine", "ray")
     port = _free_port()
     address = f"127.0.0.1:{port}"
-    head = Node(
-        env,
-        ["--head", "--port", str(port), "--num-cpus", "1", "--node-ip-address", "127.0.0.1"],
-    )
+    head = Node(env, ["--head", "--port", str(port), "--num-cpus", "1"])
     nodes = [head]
     try:
         _wait_cpus(address, env, 1)
