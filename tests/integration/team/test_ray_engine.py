@@ -9,7 +9,9 @@ found and asserts on it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import json
 import os
 import shutil
@@ -81,6 +83,10 @@ def test_ray_engine_stores_what_the_local_pipeline_stores(tmp_path: Path) -> Non
         assert reports[name]["indexed"] == reports["local"]["indexed"], name
     assert reports["ray_s3"]["indexed"] == reports["local"]["indexed"]
     assert case["lance_commits"]["ray_s3"] == 1  # one wave, one lance-ray commit
+    # `desktop-rag index --engine ray ... --json`: the same report, exit 1 (files failed).
+    assert case["cli_exit"] == 1
+    assert reports["cli"]["indexed"] == reports["local"]["indexed"]
+    assert reports["cli"]["failed"] == reports["local"]["failed"]
 
     # Run again: every file is known by its content, nothing is read or written.
     again = reports["ray_again"]
@@ -150,6 +156,7 @@ def _case(out: Path) -> None:  # pragma: no cover - runs in the child process
     import ray
     from moto.server import ThreadedMotoServer
 
+    from desktop_rag import cli
     from desktop_rag.app import build_app, default_embedder
     from desktop_rag.config import Settings
     from desktop_rag.ingest.ray_engine import EMBED_THREADS, ray_ingest, start_ray
@@ -214,6 +221,15 @@ def _case(out: Path) -> None:  # pragma: no cover - runs in the child process
     target = app(uri)
     reports["ray_resumed"] = on_ray(target, wave_files=2).index(paths).to_json()
     result["ray_resumed"] = _compare(target, reference, ref_vectors)
+
+    # The command line's hook: `index --engine ray` on the Ray started above.
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        code = cli.main(
+            ["index", "--engine", "ray", *paths, "--data-dir", f"s3://{BUCKET}/cli-{run}", "--json"]
+        )
+    reports["cli"] = json.loads(printed.getvalue().strip().splitlines()[-1])
+    result["cli_exit"] = code
 
     ray.shutdown()
     server.stop()
