@@ -57,9 +57,18 @@ def test_ray_engine_stores_what_the_local_pipeline_stores(tmp_path: Path) -> Non
     cmd, offline = _namespaced(
         [sys.executable, "-m", "tests.integration.team.test_ray_engine", str(out)]
     )
-    # Ray writes under HOME unless told; its sockets' paths must fit in 107 bytes.
+    # Ray writes its session under RAY_TMPDIR (its sockets' paths must fit in 107 bytes) and
+    # its auth token under HOME: both the test's own.
     ray_tmp = tempfile.mkdtemp(prefix="ray-", dir="/tmp")
-    env = {**os.environ, "RAY_TMPDIR": ray_tmp, "PYTHONPATH": str(REPO), "CASE_DIR": str(tmp_path)}
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {
+        **os.environ,
+        "RAY_TMPDIR": ray_tmp,
+        "HOME": str(home),
+        "PYTHONPATH": str(REPO),
+        "CASE_DIR": str(tmp_path),
+    }
     try:
         run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
     finally:
