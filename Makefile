@@ -16,7 +16,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# torch first, pinned: anything unpinned would pull a multi-GB CUDA build.
 	$(BIN)/python -m pip install --quiet "torch==2.13.0"
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	# The team extra too: its tests (Ray, lance-ray) are part of `make test`.
+	$(BIN)/python -m pip install --quiet -e ".[dev,team]"
 	# The OCR engine without its opencv-python (a second Qt): pyproject.toml lists the rest
 	# of what it needs, with opencv-python-headless.
 	$(BIN)/python -m pip install --quiet --no-deps "rapidocr-onnxruntime==$(RAPIDOCR)"

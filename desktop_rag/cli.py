@@ -114,6 +114,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="read the PDFs named (already indexed) with OCR on every page, as their text "
         "layer is garbage; remembered for those files",
     )
+    p.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="ray: read and embed on a Ray cluster (team extra; docs/team.md)",
+    )
+    p.add_argument(
+        "--address",
+        default=None,
+        metavar="ADDR",
+        help="the Ray cluster to join (host:port); default: Ray on this machine",
+    )
 
     p = sub.add_parser(
         "watch", parents=[common], help="index, then keep watching for changes (no window)"
@@ -359,11 +371,30 @@ def _cmd_index(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> 
                 app.ingest.ocr_requested.update(args.paths)
                 if any(os.path.isfile(p) and not p.lower().endswith(".pdf") for p in args.paths):
                     raise UsageError("--ocr reads PDFs only; name the PDF files to read.")
-            report = app.index([*args.paths, *_pending_roots(app)], on_progress=printer)
+            paths = [*args.paths, *_pending_roots(app)]
+            if args.engine == "ray":
+                report = _ray_service(app, args).index(paths, on_progress=printer)
+            else:
+                report = app.index(paths, on_progress=printer)
     finally:
         printer.finish()
     _print_report(report, args, out)
     return EXIT_FAILED if report.failed else EXIT_OK
+
+
+def _ray_service(app: App, args: argparse.Namespace) -> Any:
+    """The index run on Ray (ingest/ray_engine.py, imported here only: ray is the team
+    extra's), with the app's store, models and limits; each embedder actor one thread."""
+    import dataclasses
+    import functools
+
+    from desktop_rag.app import default_embedder
+    from desktop_rag.ingest.ray_engine import EMBED_THREADS, ray_ingest
+
+    settings = dataclasses.replace(app.settings, n_threads=EMBED_THREADS)
+    return ray_ingest(
+        app.ingest, functools.partial(default_embedder, settings), address=args.address
+    )
 
 
 def _print_report(report: IndexReport, args: argparse.Namespace, out: TextIO) -> None:

@@ -569,6 +569,14 @@ class RemoteStore(LanceStore):
         rows = {d.doc_id: d for d in LanceStore.documents(self)}
         return all(rows.get(d.doc_id) == d for d in documents) and not (set(remove) & set(rows))
 
+    def table_target(self, name: str) -> tuple[str, dict[str, str]]:
+        """A table's URI and storage options, for a writer outside LanceDB (the Ray job's
+        lance-ray, ingest/ray_engine.py). The options hold the secrets: never log them."""
+        assert self._conn is not None
+        base, _, query = self.location.index_uri.partition("?")
+        uri = f"{base}/{name}.lance" + (f"?{query}" if query else "")
+        return uri, self._conn.storage_options(self.location.commits_in_dynamodb)
+
     # -- reads, each with its deadline --------------------------------------------------------
 
     def _guard(self, seconds: float | None, what: Callable[[], T]) -> T:

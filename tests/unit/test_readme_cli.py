@@ -16,7 +16,7 @@ def test_readme_block_is_the_parsers() -> None:
 def test_block_lists_every_command_and_option() -> None:
     block = readme_cli.render()
     for line in (
-        "desktop-rag index [--rebuild] [--ocr] PATH...",
+        "desktop-rag index [--rebuild] [--ocr] [--engine {local,ray}] [--address ADDR] PATH...",
         "desktop-rag search [-k N] [--mode {hybrid,vector,text}] [--explain] [--in PATH] "
         "[--collection NAME] [--team URI] QUERY",
         "desktop-rag search [-k N] [--mode {hybrid,vector,text}] [--explain] [--in PATH] "
