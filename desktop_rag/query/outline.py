@@ -139,29 +139,11 @@ class Outline:
             lines.append("In short:")
             lines += [f"  {s.text} ({mark} {s.page})" for s in self.gist]
             lines.append("")
-        for section in shown(self.sections):
+        for section in self.sections:
             indent = "  " * section.level
             lines.append(f"{indent}{section.title} ({mark} {section.page})")
             lines += [f"{indent}  - {s.text} ({mark} {s.page})" for s in section.sentences]
         return "\n".join(lines).rstrip() + "\n"
-
-
-def shown(sections: Sequence[Section]) -> list[Section]:
-    """The sections an outline shows: those with sentences, and the headings of those (a
-    chapter whose text is all in its subsections). A bookmark with nothing under it (one that
-    starts inside another's chunk, a cover, a blank page) is a bare title: left out."""
-    out = []
-    for i, section in enumerate(sections):
-        if section.sentences:
-            out.append(section)
-            continue
-        for later in sections[i + 1 :]:
-            if later.level <= section.level:
-                break
-            if later.sentences:
-                out.append(section)
-                break
-    return out
 
 
 @dataclass
@@ -565,14 +547,13 @@ def outline_events(outline: Outline, cancelled: bool = False) -> list[AnswerEven
     if outline.gist:
         gist = " ".join(f"{s.text} {cite(s.page, '', s.text)}" for s in outline.gist)
         lines += [f"In short: {gist}", ""]
-    listed = shown(outline.sections)
-    for section in listed:
+    for section in outline.sections:
         indent = INDENT * section.level
         lines.append(f"{indent}{section.title} {cite(section.page, section.path)}")
         for sentence in section.sentences:
             ref = cite(sentence.page, section.path, sentence.text)
             lines.append(f"{indent}{INDENT}• {sentence.text} {ref}")
-    if not listed and not outline.gist:
+    if not outline.sections and not outline.gist:
         lines.append("This document has no sentences to outline (its pages hold figures only).")
     answer = "\n".join(lines).rstrip()
     by_n = {n: page for page, n in sources.items()}

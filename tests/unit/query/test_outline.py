@@ -343,9 +343,11 @@ def test_an_outline_becomes_an_answer_citing_each_page_once() -> None:
         assert quote.page == source.page and quote.text in source.text
 
 
-def test_a_bookmark_with_no_sentences_of_its_own_or_below_is_not_shown() -> None:
-    # "Balance Sheet" starts inside Outlook's chunk: it has no sentences, and a heading alone
-    # with nothing under it is noise. "2 Power" has none of its own but a subsection that has.
+def test_every_bookmark_is_listed_with_its_page_even_with_no_sentences_of_its_own() -> None:
+    # AMCOR's release has three bookmarks on page 9 (cash flows, balance sheet, pro forma
+    # income), all tables: none has a sentence, and a bookmark gives its page, not its place
+    # on the page, so "Balance Sheet" may start inside another's chunk. The outline is where
+    # the user learns that the balance sheet is on page 9: it keeps the author's bookmarks.
     from desktop_rag.query.outline import outline_events
 
     rows = [
@@ -355,8 +357,29 @@ def test_a_bookmark_with_no_sentences_of_its_own_or_below_is_not_shown() -> None
     ]
     bookmarks = [(0, "Results", 1), (0, "Outlook", 2), (0, "Balance Sheet", 2), (0, "Results", 3)]
     outline = build_outline(rows, EMB, path="/docs/report.pdf", headings=bookmarks)
-    assert "Balance Sheet" not in outline.text()
+    assert "Balance Sheet (p. 2)" in outline.text()
     done = outline_events(outline)[-1]
-    assert "Balance Sheet" not in done.answer and "Outlook" in done.answer
+    assert "Balance Sheet [" in done.answer and "Outlook [" in done.answer
     nested = build_outline(_manual(), EMB, path="/docs/manual.pdf", pages=3)
     assert "2 Power" in nested.text() and "2 Power" in outline_events(nested)[-1].answer
+
+
+def test_a_section_of_tables_without_a_whole_sentence_is_still_listed_with_its_page() -> None:
+    # AMCOR's release: "GAAP Balance Sheet" (p. 9) is a table. It has no sentence to quote, but
+    # the outline is where the user learns that the balance sheet is on page 9.
+    from desktop_rag.query.outline import outline_events
+
+    table = "Total assets 17,003 16,867 Total liabilities 12,234 11,846 Equity 4,769 5,021"
+    rows = [
+        _row(0, 1, BATTERY, "Results"),
+        _row(1, 2, SCREEN, "Outlook"),
+        _row(2, 3, table, "Balance Sheet"),
+    ]
+    bookmarks = [(0, "Results", 1), (0, "Outlook", 2), (0, "Balance Sheet", 3)]
+    outline = build_outline(rows, EMB, path="/docs/report.pdf", headings=bookmarks)
+    sheet = next(s for s in outline.sections if s.title == "Balance Sheet")
+    assert not sheet.sentences
+    assert "Balance Sheet (p. 3)" in outline.text()
+    done = outline_events(outline)[-1]
+    assert "Balance Sheet [" in done.answer
+    assert outline_events(Outline.from_json(outline.to_json()))[-1].answer == done.answer
