@@ -111,9 +111,10 @@ def cut(
 
 def _light(extracted: Extracted) -> Extracted:
     """What the driver needs of a read file besides its chunks: page count, OCR marks and
-    problems, reader and hash (the text and word boxes are in the chunks already)."""
+    problems, reader, hash and the file's own date (the text and word boxes are in the chunks
+    already)."""
     pages = [replace(p, text="", boxes=p.boxes[:1]) for p in extracted.pages]
-    return Extracted(pages, extracted.reader, extracted.sha256)
+    return Extracted(pages, extracted.reader, extracted.sha256, date_ns=extracted.date_ns)
 
 
 class _Reader:
