@@ -27,62 +27,18 @@ import os
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 from bench.perfutil import REPO, emit, machine, run_measured, say
 from bench.small_files import make_library
-
-BUCKET = "bench"
-KEYS = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench-secret"}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextmanager
-def _moto(env: dict[str, str]) -> Iterator[dict[str, str]]:
-    """moto's S3 on loopback in its own process, with a bucket; the environment to reach it."""
-    port = _free_port()
-    endpoint = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        for _ in range(150):
-            try:
-                urllib.request.urlopen(f"{endpoint}/moto-api/", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.2)
-        env = {**env, **KEYS, "AWS_ENDPOINT_URL": endpoint, "AWS_DEFAULT_REGION": "us-east-1"}
-        import boto3
-
-        boto3.client(
-            "s3",
-            endpoint_url=endpoint,
-            region_name="us-east-1",
-            aws_access_key_id=KEYS["AWS_ACCESS_KEY_ID"],
-            aws_secret_access_key=KEYS["AWS_SECRET_ACCESS_KEY"],
-        ).create_bucket(Bucket=BUCKET)
-        yield env
-    finally:
-        server.terminate()
-        server.wait(30)
+from bench.team import BUCKET, free_port, moto_s3
 
 
 class Node:
@@ -178,7 +134,7 @@ def main() -> None:
             _runs(args, library, warm, args.uri.rstrip("/"), env, result)
         else:
             result["store"] = "moto on 127.0.0.1"
-            with _moto(env) as menv:
+            with moto_s3(env) as menv:
                 _runs(args, library, warm, f"s3://{BUCKET}", menv, result)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -201,7 +157,7 @@ def _runs(
     if not args.skip_local:
         runs["local"] = _index(library, f"{base}/local-{run}", env)
     runs["ray_here"] = _index(library, f"{base}/ray-here-{run}", env, "--engine", "ray")
-    port = _free_port()
+    port = free_port()
     address = f"127.0.0.1:{port}"
     head = Node(env, ["--head", "--port", str(port), "--num-cpus", "1"])
     nodes = [head]
