@@ -453,12 +453,8 @@ class LanceStore:
                             f"doc_id IN ({_sql_list(remove)})"
                         )
                     merge.execute(doc_rows)
-            except OSError as exc:
-                raise StoreError(_write_error(exc)) from exc
             except Exception as exc:
-                if "No space left" in str(exc):
-                    raise StoreError(_write_error(OSError(28, "No space left on device"))) from exc
-                raise StoreError(f"Writing the index failed: {exc}") from exc
+                raise _write_failed(exc) from exc
 
     def fill_vectors(self, chunks: Sequence[Chunk], vectors: NDArray[np.float32]) -> int:
         """Give chunks stored with their text only their vectors, in one atomic step; how
@@ -475,12 +471,8 @@ class LanceStore:
                     )
                     .execute(self._chunk_table(chunks, vectors))
                 )
-            except OSError as exc:
-                raise StoreError(_write_error(exc)) from exc
             except Exception as exc:
-                if "No space left" in str(exc):
-                    raise StoreError(_write_error(OSError(28, "No space left on device"))) from exc
-                raise StoreError(f"Writing the index failed: {exc}") from exc
+                raise _write_failed(exc) from exc
         return int(getattr(result, "num_updated_rows", len(chunks)))
 
     def _add_missing_columns(self) -> None:
@@ -610,6 +602,16 @@ def _fts_terms(query: str) -> list[str]:
         if word:
             out.append(word)
     return out
+
+
+def _write_failed(exc: Exception) -> StoreError:
+    """A failed write as the user reads it: the disk full (LanceDB reports it as its own error,
+    not as an OSError), another OS error, or the write's own message."""
+    if isinstance(exc, OSError):
+        return StoreError(_write_error(exc))
+    if "No space left" in str(exc):
+        return StoreError(_write_error(OSError(28, "No space left on device")))
+    return StoreError(f"Writing the index failed: {exc}")
 
 
 def _write_error(exc: OSError) -> str:
