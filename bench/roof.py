@@ -85,24 +85,9 @@ def products_graph(path: Path) -> None:
 
 def quantize(src: Path, dst: Path) -> int:
     """src quantized as the app quantizes its export; returns the weight bits used."""
-    import logging
+    from desktop_rag.engines.onnx_export import quantize_int8
 
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    from desktop_rag.infra import cpu
-
-    logging.getLogger().setLevel(logging.ERROR)
-    bits = cpu.int8_weight_bits()
-    quantize_dynamic(
-        str(src),
-        str(dst),
-        weight_type=QuantType.QInt8,
-        per_channel=True,
-        reduce_range=bits == 7,
-        op_types_to_quantize=["MatMul"],
-        extra_options={"MatMulConstBOnly": True},
-    )
-    return bits
+    return quantize_int8(src, dst)
 
 
 def session(path: Path) -> Any:

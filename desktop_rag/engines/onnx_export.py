@@ -227,6 +227,25 @@ _PROBES = [
 ]
 
 
+def quantize_int8(src: Path, dst: Path) -> int:
+    """The fp32 graph at src as the int8 export at dst: dynamic quantization, weights per
+    channel, 7-bit where this CPU needs it (infra/cpu); returns the weight bits used."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    logging.getLogger().setLevel(logging.ERROR)  # "consider pre-processing": not for BERT
+    bits = cpu.int8_weight_bits()
+    quantize_dynamic(
+        str(src),
+        str(dst),
+        weight_type=QuantType.QInt8,
+        per_channel=True,
+        reduce_range=bits == 7,
+        op_types_to_quantize=["MatMul"],
+        extra_options={"MatMulConstBOnly": True},
+    )
+    return bits
+
+
 def export_onnx(model_dir: Path, out_dir: Path, variant: str) -> dict[str, Any]:
     """Export transformer + mean pooling + normalisation as one ONNX graph, then quantise.
 
@@ -291,19 +310,7 @@ def export_onnx(model_dir: Path, out_dir: Path, variant: str) -> dict[str, Any]:
         )
     target = out_dir / MODEL_FILE
     if variant == "int8":
-        from onnxruntime.quantization import QuantType, quantize_dynamic
-
-        logging.getLogger().setLevel(logging.ERROR)  # "consider pre-processing": not for BERT
-        bits = cpu.int8_weight_bits()
-        quantize_dynamic(
-            str(fp32),
-            str(target),
-            weight_type=QuantType.QInt8,
-            per_channel=True,
-            reduce_range=bits == 7,
-            op_types_to_quantize=["MatMul"],
-            extra_options={"MatMulConstBOnly": True},
-        )
+        bits = quantize_int8(fp32, target)
         fp32.unlink()
     else:
         os.replace(fp32, target)
