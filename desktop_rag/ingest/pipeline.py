@@ -130,6 +130,16 @@ class _Pending:
         return len(self.documents)
 
 
+def cut(
+    path: str, extracted: Extracted, tokenizer: TokenOffsets, params: ChunkParams
+) -> list[Chunk]:
+    """A read file's chunks: its pages laid out (sections, navigation pages) and cut; the
+    local pipeline's and the Ray engine's readers cut with this."""
+    layouts = layout_pages(extracted.pages, extracted.outline) if params.sections else None
+    chunks = chunk_pages(doc_id_for(path), path, extracted.pages, tokenizer, params, layouts)
+    return with_boxes(chunks, extracted.pages)
+
+
 class IngestService:
     """Index files and folders; the same service serves the CLI, the window and benchmarks."""
 
@@ -672,13 +682,7 @@ class IngestService:
             box.close()
 
     def _chunks_of(self, decision: Decision, extracted: Extracted) -> list[Chunk]:
-        """A read file's chunks: its pages laid out (sections, navigation pages) and cut."""
-        info = decision.info
-        layouts = layout_pages(extracted.pages, extracted.outline) if self.params.sections else None
-        chunks = chunk_pages(
-            doc_id_for(info.path), info.path, extracted.pages, self.tokenizer, self.params, layouts
-        )
-        return with_boxes(chunks, extracted.pages)
+        return cut(decision.info.path, extracted, self.tokenizer, self.params)
 
     def _chunked_ahead(
         self, extracted: Iterator[tuple[Decision, sandbox.Outcome | sandbox.Reading]]

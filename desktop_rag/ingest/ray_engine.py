@@ -32,13 +32,11 @@ from desktop_rag.engines import ocr
 from desktop_rag.engines.embed import Embedder, Preparable
 from desktop_rag.errors import StoreError
 from desktop_rag.ingest import sandbox
-from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, chunk_pages, embedded_text
+from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, embedded_text
 from desktop_rag.ingest.extract import Extracted, ExtractError
-from desktop_rag.ingest.ocr import with_boxes
-from desktop_rag.ingest.outline import layout_pages
-from desktop_rag.ingest.pipeline import EMBED_BATCH, IngestService, _Pending
+from desktop_rag.ingest.pipeline import EMBED_BATCH, IngestService, _Pending, cut
 from desktop_rag.ingest.progress import FileFn, Tracker
-from desktop_rag.ingest.scan import Decision, doc_id_for
+from desktop_rag.ingest.scan import Decision
 from desktop_rag.store.lance import LanceStore
 from desktop_rag.store.schema import CHUNKS, IndexMeta, chunks_schema
 from desktop_rag.types import Chunk, DocumentRecord, FailKind, IndexReport
@@ -98,15 +96,6 @@ def start_ray(address: str | None = None, num_cpus: int | None = None) -> None:
         log_to_driver=False,
         **local,
     )
-
-
-def cut(
-    path: str, extracted: Extracted, tokenizer: TokenOffsets, params: ChunkParams
-) -> list[Chunk]:
-    """A read file's chunks, as IngestService._chunks_of cuts them."""
-    layouts = layout_pages(extracted.pages, extracted.outline) if params.sections else None
-    chunks = chunk_pages(doc_id_for(path), path, extracted.pages, tokenizer, params, layouts)
-    return with_boxes(chunks, extracted.pages)
 
 
 def _light(extracted: Extracted) -> Extracted:
