@@ -220,6 +220,19 @@ class _Watch:
     cpu_at_ocr: float = 0.0  # the reader's CPU seconds when OCR began, and at the last page
     cpu_at_page: float = 0.0
     killed: ExtractError | None = field(default=None)
+    pool: Any = None  # the pool reading it
+    tries: int = 0  # times a broken pool lost it already
+
+
+def _answered(future: cf.Future[_Wire]) -> bool:
+    """Whether a reader sent this file's result (its own failure included)."""
+    return future.done() and not future.cancelled() and future.exception() is None
+
+
+def _lost_error(detail: str = "the reader processes failed") -> ExtractError:
+    return ExtractError(
+        FailKind.ERROR, f"could not be read this time ({detail}); it will be retried."
+    )
 
 
 def _crash_error(code: int | None, memory_mb: int) -> ExtractError:
@@ -324,6 +337,7 @@ class Sandbox:
         """
         pending = iter(jobs)
         later: collections.deque[Job] = collections.deque()  # deferred: read after the rest
+        again: collections.deque[tuple[Job, int]] = collections.deque()  # lost by a pool
         in_flight: dict[cf.Future[_Wire], _Watch] = {}
         by_token: dict[int, _Watch] = {}
         exhausted = False
@@ -338,8 +352,10 @@ class Sandbox:
         def fill() -> None:
             nonlocal exhausted
             while len(in_flight) < self.ahead + self.workers - 1:
-                job = None
-                if not exhausted:
+                job, tries = None, 0
+                if again:
+                    job, tries = again.popleft()
+                if job is None and not exhausted:
                     job = next(pending, None)
                     exhausted = job is None
                 if job is None and later:
@@ -347,11 +363,8 @@ class Sandbox:
                 if job is None:
                     return
                 token = next(self._tokens)
-                # Limits are the parent's (_enforce): a file's grows with its pages to OCR.
-                future = self._ensure_pool().schedule(
-                    _read, args=(job, self.read, self.memory_mb, token)
-                )
-                watch = _Watch(job)
+                pool, future = self._schedule(job, token)
+                watch = _Watch(job, pool=pool, tries=tries)
                 in_flight[future] = watch
                 by_token[token] = watch
 
@@ -365,7 +378,7 @@ class Sandbox:
                     if news:
                         yield watch.job, Reading(watch.ocr_total)
                 self._enforce(in_flight)
-                ready = []
+                ready = self._recover(in_flight, by_token, again)
                 for future in [f for f in list(in_flight) if f in done]:
                     watch = in_flight.pop(future)
                     # What the reader says of a file after its result is not news.
@@ -393,6 +406,55 @@ class Sandbox:
             else:
                 for future in in_flight:
                     future.cancel()
+
+    def _schedule(self, job: Job, token: int) -> tuple[ProcessPool, cf.Future[_Wire]]:
+        """Hand a job to the readers; a pool found broken is replaced first. Limits are the
+        parent's (_enforce): a file's grows with its pages to OCR."""
+        args = (job, self.read, self.memory_mb, token)
+        pool = self._ensure_pool()
+        try:
+            return pool, pool.schedule(_read, args=args)
+        except RuntimeError as exc:  # pebble's "Unexpected error within the Pool"
+            log.warning("the reader processes failed (%s); starting new ones", exc)
+            self._drop(pool)
+            pool = self._ensure_pool()
+            return pool, pool.schedule(_read, args=args)
+
+    def _recover(
+        self,
+        in_flight: dict[cf.Future[_Wire], _Watch],
+        by_token: dict[int, _Watch],
+        again: collections.deque[tuple[Job, int]],
+    ) -> list[tuple[Job, Outcome]]:
+        """Files a broken pool lost, put back to be read by a fresh one; those it lost twice
+        fail as worth another try (the next scan). Returns those failures.
+
+        pebble breaks a whole pool when a reader ends holding no file ("All workers
+        expired"): it aborts the files it had taken and never answers for the rest, so
+        every file in flight on that pool is read again, not only those that heard."""
+        failed: list[tuple[Job, Outcome]] = []
+        for pool in {id(w.pool): w.pool for w in in_flight.values()}.values():
+            if pool.active:
+                continue
+            log.warning("the reader processes failed; reading their files again")
+            for future, watch in list(in_flight.items()):
+                if watch.pool is not pool or _answered(future):
+                    continue  # a file it read before it broke keeps its result
+                del in_flight[future]
+                for token in [t for t, w in by_token.items() if w is watch]:
+                    del by_token[token]
+                if watch.tries < 1:
+                    again.append((watch.job, watch.tries + 1))
+                else:
+                    log.warning("the reader processes failed twice on %s", watch.job.path)
+                    failed.append((watch.job, _lost_error()))
+            self._drop(pool)
+        return failed
+
+    def _drop(self, pool: ProcessPool) -> None:
+        """Stop a broken pool; the next file starts a new one."""
+        if self._pool is pool:
+            self.close()
 
     def _mirror_pause(self, pause: threading.Event, stop: threading.Event) -> None:
         """Hand the caller's pause to the reader processes, and count the time paused."""
@@ -497,9 +559,7 @@ class Sandbox:
             return ExtractError(FailKind.ERROR, "was not read: indexing stopped first.")
         except Exception as exc:  # the pool itself failed, not the file: worth another try
             log.warning("the reader pool failed on %s: %s", job.path, exc)
-            return ExtractError(
-                FailKind.ERROR, f"could not be read this time ({exc}); it will be retried."
-            )
+            return _lost_error(str(exc))
         self.pids.add(wire[1])
         if wire[0] == "defer":
             return Deferred(wire[2])

@@ -7,6 +7,7 @@ while another one fails).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -187,3 +188,90 @@ def test_files_that_read_fast_go_ahead_of_a_scan(tmp_path: Path) -> None:
         ("ocr-slow-5.pdf", "Reading"),
         ("ocr-slow-5.pdf", "Extracted"),
     ]
+
+
+def _killing_between(paths: list[str], box: sandbox.Sandbox, after: int):
+    """Jobs for `paths`, killing the reader process while it waits for work after `after`
+    files: pebble then finds a worker dead with no task of its own and breaks the pool."""
+    import signal
+
+    for i, path in enumerate(paths):
+        if i == after:
+            for pid in list(box.pids):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(1.0)  # pebble's manager notices within 0.1 s
+        yield sandbox.Job(path)
+
+
+def test_a_reader_dead_between_files_breaks_no_run(tmp_path):
+    """Round 3's CI: a reader process ended while it held no file ("All workers expired"):
+    pebble broke the whole pool, the file in flight failed and the run never ended. Today the
+    broken pool is replaced and every file is read, each with its own text."""
+    paths = _files(tmp_path, [f"file {i}.pdf" for i in range(4)])
+    box = sandbox.Sandbox(timeout_s=30, memory_mb=0, ahead=1, max_tasks=50, read=read_by_name)
+    try:
+        results = [(job.path, outcome) for job, outcome in box.run(_killing_between(paths, box, 2))]
+    finally:
+        box.close()
+    _check(results, paths, {})
+
+
+def test_files_in_flight_when_the_pool_breaks_are_read_again(tmp_path):
+    """The pool breaks with files queued for it (pebble aborts those it registered and
+    forgets the rest): each is read again by a fresh pool, once, and keeps its own text."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    paths = _files(tmp_path, [f"file {i}.pdf" for i in range(8)])
+    box = sandbox.Sandbox(timeout_s=30, memory_mb=0, ahead=4, max_tasks=50, read=read_by_name)
+
+    def jobs():
+        for i, path in enumerate(paths):
+            if i == 5:  # four files in flight: break the pool as pebble does on a lost worker
+                pool = box._pool
+                assert pool is not None
+                pool._pool_manager.handle_broken_pool(BrokenProcessPool("All workers expired"))
+            yield sandbox.Job(path)
+
+    try:
+        results = [(job.path, outcome) for job, outcome in box.run(jobs())]
+    finally:
+        box.close()
+    _check(results, paths, {})
+
+
+def test_a_pool_that_keeps_breaking_ends_the_run_with_every_file_told(tmp_path):
+    """Each fresh pool breaks as soon as it runs: every file still gets one result, its own
+    text or a failure the next scan retries, and the run ends."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from desktop_rag.ingest.scan import TRANSIENT_KINDS
+
+    paths = _files(tmp_path, [f"file {i}.pdf" for i in range(6)])
+    box = sandbox.Sandbox(timeout_s=30, memory_mb=0, ahead=3, max_tasks=50, read=read_by_name)
+    stop = threading.Event()
+    broken = []
+
+    def breaker():
+        while not stop.wait(0.02):
+            pool = box._pool
+            if pool is not None and pool.active and pool not in broken:
+                broken.append(pool)
+                pool._pool_manager.handle_broken_pool(BrokenProcessPool("All workers expired"))
+
+    thread = threading.Thread(target=breaker, daemon=True)
+    thread.start()
+    try:
+        results = [(job.path, outcome) for job, outcome in box.run(sandbox.Job(p) for p in paths)]
+    finally:
+        stop.set()
+        thread.join()
+        box.close()
+    assert sorted(p for p, _ in results) == sorted(paths), "every file gets exactly one result"
+    assert len(broken) >= 2, "the pool broke and was replaced"
+    for path, outcome in results:
+        if isinstance(outcome, Extracted):
+            assert outcome.pages[0].text == text_of(path)
+        else:
+            assert outcome.kind in TRANSIENT_KINDS, (path, outcome)
+            assert "will be retried" in str(outcome)
