@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import re
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,14 @@ def pdf_date(path: str, password: str | None = None) -> int:
     except Exception:
         return 0
     try:
+        return date_of(doc, path)
+    finally:
+        doc.close()
+
+
+def date_of(doc: Any, path: str = "") -> int:
+    """The date of a PDF pdfium has open (the reader's own document); 0 when it says none."""
+    try:
         found = doc.get_metadata_dict(skip_empty=True)
         for key in _KEYS:
             value = parse_pdf_date(str(found.get(key, "")))
@@ -65,5 +74,3 @@ def pdf_date(path: str, password: str | None = None) -> int:
     except Exception as exc:
         log.debug("cannot read the date of %s: %s", path, exc)
         return 0
-    finally:
-        doc.close()

@@ -9,8 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from desktop_rag.ingest import outline, readers
-from desktop_rag.ingest.dates import pdf_date
+from desktop_rag.ingest import readers
 from desktop_rag.ingest.readers.base import (
     ExtractError,
     cap_page,
@@ -69,10 +68,8 @@ def extract(
         digest = sha256_file(path)
     except OSError as exc:
         raise ExtractError(FailKind.UNREADABLE, f"cannot be read ({exc}).") from exc
-    name, pages = read_pdf(path, password, order, ocr)
-    return Extracted(
-        pages, name, digest, outline.read_outline(path, password), pdf_date(path, password)
-    )
+    name, pages, meta = read_pdf(path, password, order, ocr)
+    return Extracted(pages, name, digest, meta.outline, meta.date_ns)
 
 
 def _extract_other(path: str, reader: FormatReader) -> Extracted:

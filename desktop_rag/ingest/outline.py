@@ -12,6 +12,7 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from desktop_rag.ingest import nav
 from desktop_rag.locations import SEPARATOR
@@ -70,6 +71,15 @@ def read_outline(path: str, password: str | None = None) -> tuple[Heading, ...]:
     except Exception:
         return ()
     try:
+        return outline_of(doc, path)
+    finally:
+        doc.close()
+
+
+def outline_of(doc: Any, path: str = "") -> tuple[Heading, ...]:
+    """The outline of a PDF pdfium has open (the reader's own document, so a file is opened
+    once); () when it has none or it cannot be read."""
+    try:
         out: list[Heading] = []
         for item in doc.get_toc(max_depth=MAX_PATH_DEPTH * 4):
             if len(out) >= MAX_OUTLINE_ITEMS:
@@ -84,8 +94,6 @@ def read_outline(path: str, password: str | None = None) -> tuple[Heading, ...]:
     except Exception as exc:
         log.debug("cannot read the outline of %s: %s", path, exc)
         return ()
-    finally:
-        doc.close()
 
 
 def heading_lines(text: str) -> list[tuple[int, int, str]]:
