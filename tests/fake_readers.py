@@ -20,9 +20,10 @@ def text_of(path: str) -> str:
 
 def read_by_name(path: str, password: str | None = None, ocr: Any = None) -> Extracted:
     """'crash' in the name kills the process ('dies-telling' as it talks to the indexer),
-    'hang' sleeps for a minute, 'oom' runs out of memory, 'priority' reads as the reader's
-    nice value and I/O class; 'ocr-slow-N' OCRs N pages of 0.4 s each, 'ocr-hang-N' OCRs one
-    of N and spins on the next; any other file reads as one page saying its own name."""
+    'hang' sleeps for a minute, 'slow' for 50 ms, 'oom' runs out of memory, 'priority' reads
+    as the reader's nice value and I/O class; 'ocr-slow-N' OCRs N pages of 0.4 s each,
+    'ocr-hang-N' OCRs one of N and spins on the next; any other file reads as one page saying
+    its own name."""
     name = Path(path).name
     if "priority" in name:
         import psutil
@@ -44,6 +45,8 @@ def read_by_name(path: str, password: str | None = None, ocr: Any = None) -> Ext
         os._exit(3)
     if "hang" in name:
         time.sleep(60)
+    if "slow" in name:
+        time.sleep(0.05)
     if "oom" in name:
         raise MemoryError
     return Extracted([Page(1, text_of(path))], "fake", "")

@@ -23,6 +23,7 @@ from typing import Any
 
 from pebble import ProcessExpired, ProcessPool
 
+from desktop_rag.errors import DesktopRagError
 from desktop_rag.infra import priority
 from desktop_rag.ingest.extract import Extracted, ExtractError, extract
 from desktop_rag.ingest.ocr import OcrDeferred, OcrRequest
@@ -46,6 +47,14 @@ AHEAD = 8
 # limit made for text PDFs.
 OCR_PAGE_TIMEOUT_S = 120.0
 OCR_PAGE_BUDGET_S = 30.0
+# Pools that may break in a row without a file read in between before the run stops: readers
+# that cannot start at all (a damaged install) would otherwise be started again for ever.
+MAX_FRUITLESS_POOLS = 3
+_READERS_FAILED = (
+    "The processes that read your files stopped again and again before reading any, so "
+    "indexing stopped. Nothing was lost: the files not read yet are read on the next run. "
+    "If this keeps happening, restart the app, or reinstall it if that does not help."
+)
 STALL_FACTOR = 10.0  # wall time beyond the OCR limits (in CPU seconds) that is a stall
 
 
@@ -286,6 +295,7 @@ class Sandbox:
         self._pause: Any = None
         self._paused_s = 0.0  # time spent paused, not counted against any limit
         self._tokens = itertools.count(1)
+        self._fruitless = 0  # pools that broke in a row without reading a file
 
     def _ensure_pool(self) -> ProcessPool:
         with self._lock:
@@ -379,11 +389,15 @@ class Sandbox:
                         yield watch.job, Reading(watch.ocr_total)
                 self._enforce(in_flight)
                 ready = self._recover(in_flight, by_token, again)
+                if self._fruitless >= MAX_FRUITLESS_POOLS:
+                    raise DesktopRagError(_READERS_FAILED)
                 for future in [f for f in list(in_flight) if f in done]:
                     watch = in_flight.pop(future)
                     # What the reader says of a file after its result is not news.
                     by_token.pop(next(t for t, w in by_token.items() if w is watch), None)
                     outcome = self._outcome(watch.job, future, watch.killed)
+                    if _answered(future):
+                        self._fruitless = 0
                     if isinstance(outcome, Deferred):
                         later.append(replace(watch.job, defer=False))
                         if on_defer is not None:
@@ -437,6 +451,7 @@ class Sandbox:
             if pool.active:
                 continue
             log.warning("the reader processes failed; reading their files again")
+            self._fruitless += 1
             for future, watch in list(in_flight.items()):
                 if watch.pool is not pool or _answered(future):
                     continue  # a file it read before it broke keeps its result

@@ -241,21 +241,23 @@ def test_files_in_flight_when_the_pool_breaks_are_read_again(tmp_path):
 
 
 def test_a_pool_that_keeps_breaking_ends_the_run_with_every_file_told(tmp_path):
-    """Each fresh pool breaks as soon as it runs: every file still gets one result, its own
-    text or a failure the next scan retries, and the run ends."""
+    """Each fresh pool breaks once it has read a file: every file still gets one result, its
+    own text or a failure the next scan retries, and the run ends."""
     from concurrent.futures.process import BrokenProcessPool
 
     from desktop_rag.ingest.scan import TRANSIENT_KINDS
 
-    paths = _files(tmp_path, [f"file {i}.pdf" for i in range(6)])
+    paths = _files(tmp_path, [f"file {i} slow.pdf" for i in range(30)])
     box = sandbox.Sandbox(timeout_s=30, memory_mb=0, ahead=3, max_tasks=50, read=read_by_name)
     stop = threading.Event()
     broken = []
+    seen: set[int] = set()
 
     def breaker():
         while not stop.wait(0.02):
             pool = box._pool
-            if pool is not None and pool.active and pool not in broken:
+            if pool is not None and pool.active and pool not in broken and box.pids - seen:
+                seen.update(box.pids)
                 broken.append(pool)
                 pool._pool_manager.handle_broken_pool(BrokenProcessPool("All workers expired"))
 
@@ -275,3 +277,37 @@ def test_a_pool_that_keeps_breaking_ends_the_run_with_every_file_told(tmp_path):
         else:
             assert outcome.kind in TRANSIENT_KINDS, (path, outcome)
             assert "will be retried" in str(outcome)
+
+
+def test_readers_that_never_read_a_file_stop_the_run_with_a_message(tmp_path):
+    """Readers that cannot work at all (every pool breaks before reading a file) are not
+    started again for ever: after a few pools the run stops, saying nothing was lost."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from desktop_rag.errors import DesktopRagError
+
+    paths = _files(tmp_path, [f"file {i} hang.pdf" for i in range(40)])
+    box = sandbox.Sandbox(timeout_s=60, memory_mb=0, ahead=2, max_tasks=50, read=read_by_name)
+    stop = threading.Event()
+    broken: list = []
+
+    def breaker():
+        while not stop.wait(0.02):
+            pool = box._pool
+            if pool is not None and pool.active and pool not in broken:
+                broken.append(pool)
+                pool._pool_manager.handle_broken_pool(BrokenProcessPool("All workers expired"))
+
+    thread = threading.Thread(target=breaker, daemon=True)
+    thread.start()
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(DesktopRagError, match="Nothing was lost"):
+            for _ in box.run(sandbox.Job(p) for p in paths):
+                pass
+    finally:
+        stop.set()
+        thread.join()
+        box.close()
+    assert len(broken) == sandbox.MAX_FRUITLESS_POOLS
+    assert time.monotonic() - t0 < 30
