@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import re
@@ -24,7 +25,7 @@ from desktop_rag.query.prompt import (
 )
 from desktop_rag.query.quote import pick_quotes
 from desktop_rag.query.retrieve import Retriever
-from desktop_rag.query.runaway import Runaway
+from desktop_rag.query.runaway import Runaway, at_limit, shown_pieces
 from desktop_rag.query.scope import Scope
 from desktop_rag.store.lance import LanceStore, fts_terms
 from desktop_rag.types import (
@@ -45,7 +46,6 @@ log = logging.getLogger(__name__)
 # cannot on either side of it (bench/results/relevance.json). Refusing a question the library
 # does answer is the worse failure, so the threshold sits low in the gap between the two.
 RELEVANCE_THRESHOLD = 0.25
-LIMIT_SLACK = 8
 LIST_START = "\n- "
 # Searching by words only (an index of another embedder gives no similarity), a question is
 # on topic when its best passage holds this share of the question's words, each weighted by
@@ -282,37 +282,26 @@ class AnswerService:
         guard = Runaway()
         first: float | None = None
         last = time.perf_counter()
+
+        def heard() -> None:
+            nonlocal first, last
+            last = time.perf_counter()
+            if first is None:
+                first = last
+
         hit_limit = False
         prompt = fitted.prompt
         lead = prompt.answer_prefix  # put before the first piece: the prompt said it already
         budget = answer_tokens
         while not cancel.is_set() and budget > 0:
-            stream = llm.stream(prompt, budget, cancel)
-            try:
-                for piece in stream:
-                    last = time.perf_counter()
-                    if first is None:
-                        first = last
-                    if lead:
-                        piece, lead = lead + piece, ""
-                    elif not guard.text:
-                        piece = piece.lstrip()
-                    if not piece:
-                        continue
-                    shown = guard.feed(piece)
-                    if shown:
-                        yield TokenEvent(shown)
-                    if guard.stopped:
-                        break  # the model ran on into a prompt of its own
-            finally:
-                close = getattr(stream, "close", None)
-                if close is not None:
-                    close()  # ends the generation now, and releases the model
+            with contextlib.closing(
+                shown_pieces(llm.stream(prompt, budget, cancel), guard, lead, heard)
+            ) as pieces:
+                for shown in pieces:
+                    yield TokenEvent(shown)
+            lead = ""
             used = llm.last_generation.generated_tokens
-            # Pieces count tokens only roughly (llama.cpp holds back a possible stop string's
-            # start and yields it with the next token); cutting back a complete answer to its
-            # last sentence end changes nothing, so near the limit counts as at it.
-            hit_limit = used >= budget - LIMIT_SLACK
+            hit_limit = at_limit(used, budget)
             budget -= max(used, 1)
             said = guard.answer()
             if (

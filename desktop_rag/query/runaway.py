@@ -10,6 +10,7 @@ answer cut by the token limit loses its unfinished last sentence.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Generator, Iterable
 
 # Invented prompt parts: a source line, or a new turn of the worked example's format.
 # A source line counts where a line or sentence starts: "According to [1] manual.pdf, page 7:"
@@ -20,6 +21,10 @@ _INVENTED = re.compile(
     # The same source line without its number ("- 1565.pdf, page 2: …"), as a list item.
     r"|(?:(?<=\n)|(?<=\n- ))[\w.-]+\.[A-Za-z]{2,5},\s+page\s+\d+:"
 )
+# Pieces count tokens only roughly (llama.cpp holds back a possible stop string's start and
+# yields it with the next token): a generation this close to its limit counts as at it, and
+# cutting a complete answer back to its last sentence end changes nothing.
+LIMIT_SLACK = 8
 # A line shorter than this ("Yes.", "- 2") may well repeat in a real answer.
 MIN_REPEAT_CHARS = 12
 # The end of a sentence or of a list item: what an answer cut by the token limit keeps.
@@ -89,3 +94,40 @@ class Runaway:
             if ends and ends[-1] < len(text):
                 text = text[: ends[-1]].rstrip()
         return text
+
+
+def at_limit(used: int, budget: int) -> bool:
+    """Whether a generation of `used` tokens ran into its `budget` (LIMIT_SLACK)."""
+    return used >= budget - LIMIT_SLACK
+
+
+def shown_pieces(
+    stream: Iterable[str],
+    guard: Runaway,
+    lead: str = "",
+    heard: Callable[[], None] | None = None,
+) -> Generator[str, None, None]:
+    """A model's stream as it is shown: `lead` (what the prompt said already) before the first
+    piece, else the first piece without its leading spaces, each piece through the guard,
+    until the model runs on into a prompt of its own. The stream is closed at the end, which
+    ends the generation and releases the model. `heard` is called for every piece, shown or
+    not (the time of the first and last token)."""
+    try:
+        for piece in stream:
+            if heard is not None:
+                heard()
+            if lead:
+                piece, lead = lead + piece, ""
+            elif not guard.text:
+                piece = piece.lstrip()
+            if not piece:
+                continue
+            shown = guard.feed(piece)
+            if shown:
+                yield shown
+            if guard.stopped:
+                break
+    finally:
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()

@@ -10,6 +10,7 @@ follows, so the document's own words are always on screen.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -19,7 +20,7 @@ from desktop_rag.engines.llm import Llm
 from desktop_rag.query import claims
 from desktop_rag.query.outline import Outline, outline_events
 from desktop_rag.query.prompt import parse_citations, summary_prompt
-from desktop_rag.query.runaway import Runaway
+from desktop_rag.query.runaway import Runaway, at_limit, shown_pieces
 from desktop_rag.types import AnswerEvent, DoneEvent, SourcesEvent, Timings, TokenEvent
 
 log = logging.getLogger(__name__)
@@ -69,24 +70,18 @@ def summary_events(
     )
     guard = Runaway()
     first: float | None = None
-    stream = llm.stream(prompt, budget, cancel)
-    try:
-        for piece in stream:
-            if first is None:
-                first = time.perf_counter()
-            if not guard.text:
-                piece = piece.lstrip()
-            shown = guard.feed(piece) if piece else ""
-            if shown:
-                yield TokenEvent(shown)
-            if guard.stopped:
-                break
-    finally:
-        close = getattr(stream, "close", None)
-        if close is not None:
-            close()
+
+    def heard() -> None:
+        nonlocal first
+        first = first or time.perf_counter()
+
+    with contextlib.closing(
+        shown_pieces(llm.stream(prompt, budget, cancel), guard, "", heard)
+    ) as pieces:
+        for shown in pieces:
+            yield TokenEvent(shown)
     used = llm.last_generation.generated_tokens
-    summary = guard.answer(used >= budget).strip()
+    summary = guard.answer(at_limit(used, budget)).strip()
     total = time.perf_counter() - started
     timings = Timings(ttft_s=(first - started) if first else 0.0, total_s=total)
     if cancel.is_set():

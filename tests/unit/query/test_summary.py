@@ -57,3 +57,17 @@ def test_a_stopped_summary_keeps_what_it_wrote() -> None:
     cancel.set()
     done = list(summary_events(_outline(), FakeLlm("Words."), _no_rarity, cancel))[-1]
     assert isinstance(done, DoneEvent) and done.cancelled
+
+
+def test_a_summary_cut_near_its_token_limit_loses_its_unfinished_sentence() -> None:
+    """The summary counted its limit as `used >= budget` where answers allow LIMIT_SLACK:
+    llama.cpp's pieces count tokens roughly, so a summary that ran into its limit a few tokens
+    early kept half a sentence. Both now end the same way (query/runaway.at_limit)."""
+    outline = _outline()
+    n = next(s.n for s in outline_events(outline)[0].sources if s.page == 2)  # type: ignore[union-attr]
+    text = f"The battery charges fully in about two hours [{n}]. The battery"
+    llm = FakeLlm(text)
+    budget = llm.count_tokens(text) + 3  # stopped three tokens short of its limit
+    done = list(summary_events(outline, llm, _no_rarity, answer_tokens=budget))[-1]
+    assert isinstance(done, DoneEvent) and done.mode == "summary"
+    assert done.answer.split("\n\n", 1)[0] == f"The battery charges fully in about two hours [{n}]."
