@@ -50,6 +50,7 @@ from desktop_rag.query.scope import Scope
 from desktop_rag.team import source_name
 
 _CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+FOLLOW_MARGIN_PX = 8  # room above the last question when a long answer stops the scrolling
 
 
 class QuestionEdit(QPlainTextEdit):
@@ -334,7 +335,7 @@ class ChatPane(QWidget):
         self.view.setHtml(self._page("".join(body)))
         self._start_tail(last)
         if at_bottom:
-            bar.setValue(bar.maximum())
+            self._follow()
 
     def refresh(self) -> None:
         """Bring the view up to date, drawing as little as the change needs."""
@@ -359,7 +360,7 @@ class ChatPane(QWidget):
         if self._tail == count - 2:  # a new question: the previous exchange stays as drawn
             self._start_tail(count - 1)
         if at_bottom:
-            bar.setValue(bar.maximum())
+            self._follow()
 
     def _on_redraw_timer_timeout(self) -> None:
         conv = self.conversation
@@ -371,6 +372,18 @@ class ChatPane(QWidget):
             self.refresh()  # the first words replace "Thinking…"
             return
         self._append_answer(exchange)
+
+    def _follow(self) -> None:
+        """Keep the end in view as it grows, but never scroll the last question above the
+        top: a long answer (an outline arrives all at once) is read from its start."""
+        bar = self.view.verticalScrollBar()
+        target = bar.maximum()
+        if self._tail >= 0:
+            cursor = QTextCursor(self.view.document())
+            cursor.setPosition(min(self._tail_start, self.view.document().characterCount() - 1))
+            top = self.view.cursorRect(cursor).top() + bar.value()
+            target = min(target, max(0, top - FOLLOW_MARGIN_PX))
+        bar.setValue(target)
 
     def _start_tail(self, index: int) -> None:
         """Draw the last exchange in a block of its own at the end of the document."""
@@ -421,7 +434,7 @@ class ChatPane(QWidget):
         _insert_answer(cursor, self._tail, exchange.answer[self._drawn : end], self._link_format())
         self._drawn = end
         if at_bottom:
-            bar.setValue(bar.maximum())
+            self._follow()
 
     def _link_format(self) -> QTextCharFormat:
         link = QTextCharFormat()

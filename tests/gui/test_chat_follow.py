@@ -1,0 +1,62 @@
+"""The chat follows an answer as it grows, but a long answer is read from its start: the view
+never scrolls the question above its top (an outline arrives all at once)."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QTextCursor
+
+from desktop_rag.conversations import Conversation
+from desktop_rag.gui.chat import ChatPane
+
+QUESTION = "Outline of annual report.pdf"
+
+
+def _top_of(chat: ChatPane, text: str) -> int:
+    """Where `text` starts, in the view's own coordinates (0 is the top of what shows)."""
+    found = chat.view.document().find(text)
+    assert not found.isNull(), text
+    cursor = QTextCursor(chat.view.document())
+    cursor.setPosition(found.selectionStart())
+    return chat.view.cursorRect(cursor).top()
+
+
+def test_a_long_answer_that_arrives_at_once_shows_its_question(qtbot) -> None:
+    chat = ChatPane()
+    qtbot.addWidget(chat)
+    chat.resize(700, 420)
+    chat.show()
+    conv = Conversation()
+    first = conv.add("What is in my library?")
+    first.answer = "A few documents. " * 30
+    chat.show_conversation(conv)
+    exchange = conv.add(QUESTION)
+    chat.set_busy(True)
+    chat.refresh()
+    exchange.answer = "\n".join(f"- Section {i}: what it says [1]" for i in range(1, 90))
+    chat.set_busy(False)
+    chat.refresh()
+    height = chat.view.viewport().height()
+    assert 0 <= _top_of(chat, QUESTION) < height, "the question is in view"
+    assert _top_of(chat, "Section 1:") < height, "and the answer's first line"
+    bar = chat.view.verticalScrollBar()
+    assert 0 < bar.value() < bar.maximum(), "scrolled to the question, not to the end"
+
+
+def test_a_short_answer_still_scrolls_to_the_end(qtbot) -> None:
+    chat = ChatPane()
+    qtbot.addWidget(chat)
+    chat.resize(700, 420)
+    chat.show()
+    conv = Conversation()
+    for i in range(6):
+        e = conv.add(f"Question {i}?")
+        e.answer = f"Answer {i}. " * 40
+    chat.show_conversation(conv)
+    exchange = conv.add("And the last one?")
+    chat.set_busy(True)
+    chat.refresh()
+    exchange.answer = "The last answer."
+    chat.set_busy(False)
+    chat.refresh()
+    bar = chat.view.verticalScrollBar()
+    assert bar.maximum() > 0 and bar.value() == bar.maximum()
