@@ -37,6 +37,10 @@ from desktop_rag.gui.textview import TextView
 from desktop_rag.locations import paginated, section_mark
 from desktop_rag.types import Source
 
+# Rows of the sources list shown before it scrolls: beside an open page, and while none is.
+LIST_ROWS = 6
+LIST_ROWS_ALONE = 12
+
 
 def readable(text: str) -> str:
     """A passage as prose: the PDF's line breaks joined, its paragraph breaks kept."""
@@ -152,6 +156,9 @@ class SourcePane(QWidget):
         empty.addWidget(hint)
         empty.addStretch(1)
 
+    def _on_stack_current_changed(self, _index: int) -> None:
+        self._fit_list()
+
     def _lay_out(self) -> None:
         viewer = QWidget()
         viewer_layout = QVBoxLayout(viewer)
@@ -182,6 +189,7 @@ class SourcePane(QWidget):
         layout.addWidget(self.stack, 1)
 
     def _connect(self) -> None:
+        self.stack.currentChanged.connect(self._on_stack_current_changed)
         self.list.clicked.connect(self._on_list_clicked)
         self.list.activated.connect(self._on_list_clicked)
         self.pdf.verticalScrollBar().sliderPressed.connect(self.pdf.release)
@@ -394,9 +402,19 @@ class SourcePane(QWidget):
         self.list.setVisible(has_sources)
         self.title.setVisible(has_sources)
         if has_sources:
-            rows = min(self.model.rowCount(), 6)
-            height = self.list.sizeHintForRow(0) * rows + 2 * self.list.frameWidth() + 4
-            self.list.setFixedHeight(height)
+            self._fit_list()
+
+    def _fit_list(self) -> None:
+        """The sources list as tall as its rows, up to LIST_ROWS beside an open page and
+        LIST_ROWS_ALONE while no page is open (an outline cites a dozen pages)."""
+        if self.model.rowCount() == 0:
+            return
+        most = LIST_ROWS if self.stack.currentIndex() == 1 else LIST_ROWS_ALONE
+        rows = min(self.model.rowCount(), most)
+        height = self.list.sizeHintForRow(0) * rows + 2 * self.list.frameWidth() + 4
+        self.list.setFixedHeight(height)
+        if self.list.currentIndex().isValid():
+            self.list.scrollTo(self.list.currentIndex())
 
     def _on_navigator_page_changed(self, _page: int) -> None:
         if not self._text_path:

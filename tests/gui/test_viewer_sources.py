@@ -28,3 +28,33 @@ def test_six_sources_with_long_sections_fit_the_list_without_scrolling_sideways(
     for row in range(len(sources)):
         rect = pane.list.visualRect(model.index(row))
         assert rect.bottom() <= viewport.bottom(), f"source {row + 1} is below the list's edge"
+
+
+def _in_view(pane, model, row: int) -> bool:
+    rect = pane.list.visualRect(model.index(row))
+    return rect.isValid() and rect.bottom() <= pane.list.viewport().rect().bottom()
+
+
+def test_a_dozen_sources_all_show_until_a_page_opens_then_the_chosen_one_stays_in_view(
+    qtbot, tmp_path
+):
+    """An outline cites a dozen pages: with no page open the list showed six of them beside
+    an empty viewer. It shows all twelve now; once a page opens it takes six rows again,
+    scrolled to the source being read."""
+    model = SourcesModel()
+    pane = SourcePane(model)
+    qtbot.addWidget(pane)
+    pane.resize(420, 800)
+    pane.show()
+    qtbot.waitExposed(pane)
+    report = tmp_path / "report.txt"
+    report.write_text("\n\n".join(f"passage {n}" for n in range(1, 13)), encoding="utf-8")
+    sources = [Source(n, str(report), 1, 0.5, f"passage {n}") for n in range(1, 13)]
+    model.set_sources(sources)
+    qtbot.wait(50)
+    assert all(_in_view(pane, model, row) for row in range(12)), "all twelve in view"
+    with qtbot.waitSignal(pane.text_view.shown, timeout=60_000):
+        pane.show_source(sources[10])
+    qtbot.waitUntil(lambda: not pane.text_view._lanes.busy(), timeout=10_000)
+    assert not _in_view(pane, model, 0) or not _in_view(pane, model, 11), "six rows again"
+    assert _in_view(pane, model, 10), "the source being read is in view"
