@@ -20,11 +20,16 @@ def _top_of(chat: ChatPane, text: str) -> int:
     return chat.view.cursorRect(cursor).top()
 
 
-def test_a_long_answer_that_arrives_at_once_shows_its_question(qtbot) -> None:
+def _chat(qtbot) -> ChatPane:
     chat = ChatPane()
     qtbot.addWidget(chat)
     chat.resize(700, 420)
     chat.show()
+    return chat
+
+
+def test_a_long_answer_that_arrives_at_once_shows_its_question(qtbot) -> None:
+    chat = _chat(qtbot)
     conv = Conversation()
     first = conv.add("What is in my library?")
     first.answer = "A few documents. " * 30
@@ -43,10 +48,7 @@ def test_a_long_answer_that_arrives_at_once_shows_its_question(qtbot) -> None:
 
 
 def test_a_short_answer_still_scrolls_to_the_end(qtbot) -> None:
-    chat = ChatPane()
-    qtbot.addWidget(chat)
-    chat.resize(700, 420)
-    chat.show()
+    chat = _chat(qtbot)
     conv = Conversation()
     for i in range(6):
         e = conv.add(f"Question {i}?")

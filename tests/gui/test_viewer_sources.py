@@ -9,13 +9,18 @@ from desktop_rag.types import Source
 LONG_SECTION = "2.4 Margins and further paragraph options for captions set beside their floats"
 
 
-def test_six_sources_with_long_sections_fit_the_list_without_scrolling_sideways(qtbot):
+def _pane(qtbot, width: int, height: int) -> tuple[SourcesModel, SourcePane]:
     model = SourcesModel()
     pane = SourcePane(model)
     qtbot.addWidget(pane)
-    pane.resize(320, 700)
+    pane.resize(width, height)
     pane.show()
     qtbot.waitExposed(pane)
+    return model, pane
+
+
+def test_six_sources_with_long_sections_fit_the_list_without_scrolling_sideways(qtbot):
+    model, pane = _pane(qtbot, 320, 700)
     sources = [
         Source(n, "/docs/caption.pdf", 10 + n, 0.5, "text", section=LONG_SECTION)
         for n in range(1, 7)
@@ -41,12 +46,7 @@ def test_a_dozen_sources_all_show_until_a_page_opens_then_the_chosen_one_stays_i
     """An outline cites a dozen pages: with no page open the list showed six of them beside
     an empty viewer. It shows all twelve now; once a page opens it takes six rows again,
     scrolled to the source being read."""
-    model = SourcesModel()
-    pane = SourcePane(model)
-    qtbot.addWidget(pane)
-    pane.resize(420, 800)
-    pane.show()
-    qtbot.waitExposed(pane)
+    model, pane = _pane(qtbot, 420, 800)
     report = tmp_path / "report.txt"
     report.write_text("\n\n".join(f"passage {n}" for n in range(1, 13)), encoding="utf-8")
     sources = [Source(n, str(report), 1, 0.5, f"passage {n}") for n in range(1, 13)]
