@@ -155,9 +155,7 @@ class TeamSearch:
 
     def _team_retriever(self, store: RemoteStore) -> Retriever:
         p = self._personal
-        team = Retriever(
-            store, p.embedder, p.mode, p.candidates, p.nav_factor, p.text_share, p.rerank_top
-        )
+        team = Retriever(store, *p.settings())
         team.recent = p.recent  # the question and its sentences are embedded once for both
         return team
 
@@ -220,15 +218,7 @@ class BothRetriever(Retriever):
     bounded by the team's read deadline) and merging their passages."""
 
     def __init__(self, personal: Retriever, team: TeamSearch | None) -> None:
-        super().__init__(
-            personal.store,
-            personal.embedder,
-            personal.mode,
-            personal.candidates,
-            personal.nav_factor,
-            personal.text_share,
-            personal.rerank_top,
-        )
+        super().__init__(personal.store, *personal.settings())
         self.personal = personal
         self.recent = personal.recent
         self.text_only = personal.text_only

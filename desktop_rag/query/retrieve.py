@@ -206,6 +206,18 @@ class Retriever:
         self._text_pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
 
+    def settings(self) -> tuple[Embedder, Mode, int, float, float, int]:
+        """What this retriever searches with besides its store (embedder, mode, candidates,
+        nav factor, text share, re-ranked top): another store searched alike takes these."""
+        return (
+            self.embedder,
+            self.mode,
+            self.candidates,
+            self.nav_factor,
+            self.text_share,
+            self.rerank_top,
+        )
+
     def search(
         self, query: str, k: int = 5, mode: Mode | None = None, scope: Scope | None = None
     ) -> list[Hit]:
