@@ -17,6 +17,7 @@ import multiprocessing as mp
 import os
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -296,6 +297,7 @@ class Sandbox:
         self._paused_s = 0.0  # time spent paused, not counted against any limit
         self._tokens = itertools.count(1)
         self._fruitless = 0  # pools that broke in a row without reading a file
+        self._broken: weakref.WeakSet[ProcessPool] = weakref.WeakSet()  # counted in it
 
     def _ensure_pool(self) -> ProcessPool:
         with self._lock:
@@ -430,6 +432,7 @@ class Sandbox:
             return pool, pool.schedule(_read, args=args)
         except RuntimeError as exc:  # pebble's "Unexpected error within the Pool"
             log.warning("the reader processes failed (%s); starting new ones", exc)
+            self._count_broken(pool)
             self._drop(pool)
             pool = self._ensure_pool()
             return pool, pool.schedule(_read, args=args)
@@ -450,8 +453,8 @@ class Sandbox:
         for pool in {id(w.pool): w.pool for w in in_flight.values()}.values():
             if pool.active:
                 continue
-            log.warning("the reader processes failed; reading their files again")
-            self._fruitless += 1
+            if self._count_broken(pool):
+                log.warning("the reader processes failed; reading their files again")
             for future, watch in list(in_flight.items()):
                 if watch.pool is not pool or _answered(future):
                     continue  # a file it read before it broke keeps its result
@@ -465,6 +468,15 @@ class Sandbox:
                     failed.append((watch.job, _lost_error()))
             self._drop(pool)
         return failed
+
+    def _count_broken(self, pool: ProcessPool) -> bool:
+        """Count a broken pool once (its files may be found lost after it was replaced);
+        whether it was new."""
+        if pool in self._broken:
+            return False
+        self._broken.add(pool)
+        self._fruitless += 1
+        return True
 
     def _drop(self, pool: ProcessPool) -> None:
         """Stop a broken pool; the next file starts a new one."""

@@ -311,3 +311,15 @@ def test_readers_that_never_read_a_file_stop_the_run_with_a_message(tmp_path):
         box.close()
     assert len(broken) == sandbox.MAX_FRUITLESS_POOLS
     assert time.monotonic() - t0 < 30
+
+
+def test_a_broken_pool_counts_once_however_often_its_files_turn_up() -> None:
+    """A pool found broken by `schedule` and again by its files in flight is one breakage,
+    not two, toward MAX_FRUITLESS_POOLS."""
+    box = sandbox.Sandbox(memory_mb=0)
+    pool = box._ensure_pool()
+    try:
+        assert box._count_broken(pool) and not box._count_broken(pool)
+        assert box._fruitless == 1
+    finally:
+        box.close()
