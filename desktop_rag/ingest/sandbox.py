@@ -230,6 +230,7 @@ class _Watch:
     cpu_at_ocr: float = 0.0  # the reader's CPU seconds when OCR began, and at the last page
     cpu_at_page: float = 0.0
     killed: ExtractError | None = field(default=None)
+    token: int = 0  # how the reader names it in what it says (by_token)
     pool: Any = None  # the pool reading it
     tries: int = 0  # times a broken pool lost it already
 
@@ -376,7 +377,7 @@ class Sandbox:
                     return
                 token = next(self._tokens)
                 pool, future = self._schedule(job, token)
-                watch = _Watch(job, pool=pool, tries=tries)
+                watch = _Watch(job, token=token, pool=pool, tries=tries)
                 in_flight[future] = watch
                 by_token[token] = watch
 
@@ -396,7 +397,7 @@ class Sandbox:
                 for future in [f for f in list(in_flight) if f in done]:
                     watch = in_flight.pop(future)
                     # What the reader says of a file after its result is not news.
-                    by_token.pop(next(t for t, w in by_token.items() if w is watch), None)
+                    by_token.pop(watch.token, None)
                     outcome = self._outcome(watch.job, future, watch.killed)
                     if _answered(future):
                         self._fruitless = 0
@@ -459,8 +460,7 @@ class Sandbox:
                 if watch.pool is not pool or _answered(future):
                     continue  # a file it read before it broke keeps its result
                 del in_flight[future]
-                for token in [t for t, w in by_token.items() if w is watch]:
-                    del by_token[token]
+                by_token.pop(watch.token, None)
                 if watch.tries < 1:
                     again.append((watch.job, watch.tries + 1))
                 else:
