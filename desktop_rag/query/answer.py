@@ -299,7 +299,6 @@ class AnswerService:
             ) as pieces:
                 for shown in pieces:
                     yield TokenEvent(shown)
-            lead = ""
             used = llm.last_generation.generated_tokens
             hit_limit = at_limit(used, budget)
             budget -= max(used, 1)

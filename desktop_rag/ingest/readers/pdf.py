@@ -154,8 +154,7 @@ def read_pdf(
     with its spaces; failing that, the first that read pages at all, if they hold text. With
     them its outline and date, read by pdfium as it reads the pages (opened apart only when
     pdfium did not open the file). Raises ExtractError with a user-facing reason on failure."""
-    chosen = _read_pages(path, password, order, ocr)
-    name, pages, meta = chosen
+    name, pages, meta = _read_pages(path, password, order, ocr)
     if meta is None:
         meta = PdfMeta(read_outline(path, password), pdf_date(path, password))
     return name, pages, meta
