@@ -11,11 +11,15 @@ export TRANSFORMERS_OFFLINE := 1
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml packaging/llama.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# torch first, pinned: anything unpinned would pull a multi-GB CUDA build.
 	$(BIN)/python -m pip install --quiet "torch==2.13.0"
+	# llama.cpp for every x86-64 CPU from AVX2 up, its CPU code chosen at run time, never
+	# tuned to this machine (about 8 minutes the first time, then kept in a cache named by the
+	# recipe: pip's own cache would hand back a build with other flags). packaging/llama.py.
+	$(BIN)/python packaging/llama.py --install
 	# The team extra too: its tests (Ray, lance-ray) are part of `make test`.
 	$(BIN)/python -m pip install --quiet -e ".[dev,team]"
 	# The OCR engine without its opencv-python (a second Qt): pyproject.toml lists the rest

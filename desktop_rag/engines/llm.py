@@ -207,40 +207,75 @@ def quiet_llama_logs(verbose: bool) -> None:
         llama_cpp.llama_log_set(_callback, ctypes.c_void_p(0))
 
 
-# -- CPUs with AMX -------------------------------------------------------------------------------
+# -- llama.cpp's CPU code, chosen at run time ---------------------------------------------------
 
-# llama.cpp built for a CPU with AMX puts the weights in AMX's "extra" buffer type and multiplies
-# them with AMX tiles. On a two-core Xeon VM with AMX (2026-12-02) that crashed every answer at
-# its first prompt (a general protection fault at ldtilecfg in ggml_backend_amx_mul_mat), and
-# the window with it; with the extra buffer types off, the same model answered. So on a CPU
-# that reports AMX the model loads without them (llama_model_params.use_extra_bufts): the plain
-# CPU kernels, AVX-512 there. CPUs without AMX keep llama.cpp's default.
-_params_lock = threading.Lock()
+# llama.cpp is built once for every x86-64 CPU from AVX2 up (packaging/llama.py): its CPU code is
+# one library per CPU generation beside libggml, and ggml loads the best one this CPU supports.
+# ggml looks for them beside the executable and in the working directory, which are Python's
+# and the user's, so they are loaded from llama-cpp-python's own lib folder (or the one
+# LLAMA_CPP_LIB_PATH names, as llama-cpp-python itself does) before the first model loads.
+_backends_lock = threading.Lock()
+_backends_dir: Path | None = None
+NO_AVX2 = (
+    "This computer's processor lacks AVX2, which Desktop RAG's language model needs (Intel "
+    "processors since 2013, AMD since 2015). Searching and indexing your documents still work; "
+    "answers need a newer computer."
+)
 
 
-@contextlib.contextmanager
-def _without_extra_buffers(off: bool) -> Iterator[None]:
-    """Models loaded inside get use_extra_bufts = False when `off`. llama-cpp-python's Llama
-    takes no such argument: it builds its parameters from llama_model_default_params, which is
-    wrapped here for the duration of the load (under a lock: loads in two threads at once)."""
-    if not off:
-        yield
-        return
-    from llama_cpp import llama_cpp as lib
+def llama_lib_dir() -> Path:
+    """Where llama-cpp-python loads libllama and libggml from."""
+    override = os.environ.get("LLAMA_CPP_LIB_PATH")
+    if override:
+        return Path(override)
+    import llama_cpp
 
-    with _params_lock:
-        default = lib.llama_model_default_params
+    return Path(llama_cpp.__file__).resolve().parent / "lib"
 
-        def without() -> Any:
-            params = default()
-            params.use_extra_bufts = False
-            return params
 
-        lib.llama_model_default_params = without
-        try:
-            yield
-        finally:
-            lib.llama_model_default_params = default
+def _shared_library(folder: Path, name: str) -> Path:
+    """The copy of a library of the folder that this process has loaded. A wheel holds no
+    links, so on Linux libggml.so, libggml.so.0 and libggml.so.0.25.3 are three copies, and
+    libllama uses the one its SONAME names (libggml.so.0): registering the CPU code with another
+    copy would register it with a second ggml that libllama never asks."""
+    if sys.platform == "win32":
+        return folder / f"{name}.dll"
+    if sys.platform == "darwin":
+        return folder / f"lib{name}.dylib"
+    prefix = str(folder / f"lib{name}.so")
+    with contextlib.suppress(OSError), open("/proc/self/maps", encoding="utf-8") as maps:
+        for line in maps:
+            path = line.rstrip("\n").split(" ")[-1]
+            if path.startswith(prefix) and Path(path).parent == folder:
+                return Path(path)
+    return folder / f"lib{name}.so"
+
+
+def load_backends() -> Path:
+    """Register llama.cpp's CPU code for this CPU, once per process (before any model loads);
+    the folder it came from. Raises ModelError on an x86-64 CPU without AVX2, for which no
+    variant is shipped."""
+    global _backends_dir
+    with _backends_lock:
+        if _backends_dir is not None:
+            return _backends_dir
+        folder = llama_lib_dir().resolve()
+        import llama_cpp  # noqa: F401  (loads libllama and, beside it, libggml)
+
+        ggml = ctypes.CDLL(str(_shared_library(folder, "ggml")))
+        ggml.ggml_backend_reg_count.restype = ctypes.c_size_t
+        ggml.ggml_backend_load_all_from_path.argtypes = [ctypes.c_char_p]
+        if ggml.ggml_backend_reg_count() == 0:
+            ggml.ggml_backend_load_all_from_path(str(folder).encode())
+        if ggml.ggml_backend_reg_count() == 0:
+            if cpu.is_x86() and not cpu.has_avx2():
+                raise ModelError(NO_AVX2)
+            raise ModelError(
+                f"llama.cpp found none of its CPU libraries in {folder}. Reinstall Desktop RAG "
+                "(the installation is incomplete)."
+            )
+        _backends_dir = folder
+        return folder
 
 
 # -- the adapter ----------------------------------------------------------------------------------
@@ -332,19 +367,19 @@ class LlamaCppLlm:
             )
 
     def _open(self, path: Path, n_ctx: int) -> Any:
+        load_backends()
         from llama_cpp import Llama
 
         try:
-            with _without_extra_buffers(cpu.has_amx()):
-                return Llama(
-                    model_path=str(path),
-                    n_ctx=n_ctx,
-                    n_batch=min(self._n_batch, n_ctx),
-                    n_threads=self._threads,
-                    n_threads_batch=self._threads,
-                    n_gpu_layers=0,
-                    verbose=self._verbose,
-                )
+            return Llama(
+                model_path=str(path),
+                n_ctx=n_ctx,
+                n_batch=min(self._n_batch, n_ctx),
+                n_threads=self._threads,
+                n_threads_batch=self._threads,
+                n_gpu_layers=0,
+                verbose=self._verbose,
+            )
         except (ValueError, RuntimeError) as exc:
             raise ModelError(
                 f"llama.cpp could not load {path.name}: the file may be damaged or incomplete, "

@@ -1,7 +1,7 @@
 """What this CPU can do, from /proc/cpuinfo: the few features the engines choose by.
 
 Used by the embedder's export (engines/onnx_export.py), the frozen build's choice of export
-(infra/frozen.py) and the language model's loading (engines/llm.py).
+(infra/frozen.py) and the language model's loading (engines/llm.py: no AVX2, no model).
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import platform
 
 # int8 weights in 7 bits on a CPU whose int8 products can saturate. Without VNNI (or AMX), ONNX
 # Runtime's x86 int8 kernels multiply unsigned 8-bit activations by signed 8-bit weights with
@@ -63,6 +64,12 @@ def cpu_flags() -> str:
     return cpuinfo()[1]
 
 
-def has_amx(flags: str | None = None) -> bool:
-    """Whether this CPU reports AMX tiles (flags as cpu_flags() gives them; read when None)."""
-    return "amx_tile" in (cpu_flags() if flags is None else flags).split()
+def is_x86() -> bool:
+    """Whether this is an x86-64 (or x86) CPU, whatever the OS calls it."""
+    return platform.machine().lower() in ("x86_64", "amd64", "i386", "i686", "x86")
+
+
+def has_avx2(flags: str | None = None) -> bool:
+    """Whether this CPU reports AVX2 (flags as cpu_flags() gives them; read when None), the
+    least llama.cpp's shipped CPU code needs on x86-64 (packaging/llama.py)."""
+    return "avx2" in (cpu_flags() if flags is None else flags).split()

@@ -27,14 +27,10 @@ def llm() -> LlamaCppLlm:
     return model
 
 
-def test_the_model_loads_without_extra_buffers_exactly_on_a_cpu_with_amx(llm: LlamaCppLlm):
-    """On a Xeon VM with AMX llama.cpp's AMX buffers crashed every answer; elsewhere the
-    default (extra buffer types, for repacked weights) is kept."""
-    from desktop_rag.infra.cpu import has_amx
-
+def test_the_model_answers_a_prompt_on_this_cpu(llm: LlamaCppLlm):
+    """On a Xeon VM with AMX, llama.cpp built for that CPU crashed every answer at its first
+    prompt (packaging/llama.py); the build chosen at run time answers whichever CPU this is."""
     assert llm._model is not None
-    assert llm._model.model_params.use_extra_bufts is (not has_amx())
-    # And the model answers here, whichever this CPU is (the crash was at the first prompt).
     text = llm._model("Question: What colour is the sky?\nAnswer:", max_tokens=4)
     assert text["usage"]["completion_tokens"] >= 1
 
