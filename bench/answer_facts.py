@@ -97,6 +97,10 @@ def set_questions(name: str, covid: int) -> tuple[list[dict[str, Any]], list[str
     if name == "covid":
         qs = aq.covid_questions(corpus, covid)
         paths = [str(corpus / "covid-qa" / "pdf")]
+        if os.environ.get("FACTS_COVID_ARTICLES") == "held_out":
+            # Only questions on the articles the reranker never saw (training/libraries.py).
+            held = set(json.loads((QUESTIONS / "splits.json").read_text())["covid-qa"]["held_out"])
+            qs = [q for q in qs if q["gold_pages"][0][0] in held]
     elif name == "finance":
         splits = json.loads((QUESTIONS / "splits.json").read_text())["financebench"]
         held = set(splits["library"])
@@ -124,12 +128,12 @@ def states(name: str, text: str, q: dict[str, Any]) -> bool:
     return any(aq.number_match(text, g, scale) for g in q["figures"])
 
 
-def open_library(name: str, paths: list[str]) -> Any:
+def open_library(name: str, paths: list[str], rerank: bool = True) -> Any:
     from desktop_rag.app import build_app
     from desktop_rag.config import Settings
 
     # Indexing at normal priority: the app's background priority starves it on a busy machine.
-    app = build_app(Settings(data_dir=str(DATA / name), index_low_priority=False))
+    app = build_app(Settings(data_dir=str(DATA / name), index_low_priority=False, rerank=rerank))
     t0 = time.perf_counter()
     report = app.ingest.index(paths)
     print(
@@ -166,6 +170,7 @@ def answer_one(app: Any, question: str) -> dict[str, Any]:
                 withheld=event.withheld,
                 mode=event.mode,
                 note=event.note,
+                answerable=event.answerable,
             )
     row["first_words_s"] = round(first or 0.0, 3)
     row["total_s"] = round(time.perf_counter() - t0, 3)
@@ -537,6 +542,13 @@ def main() -> int:
     parser.add_argument("--modes", default="composed")
     parser.add_argument("--covid", type=int, default=80)
     parser.add_argument("--tag", default="")
+    parser.add_argument("--rerank", choices=("on", "off"), default="on")
+    parser.add_argument(
+        "--covid-articles",
+        choices=("all", "held_out"),
+        default="all",
+        help="held_out: only questions on the articles the reranker was not trained on",
+    )
     parser.add_argument("--rescore", nargs="*")
     parser.add_argument("--replay", nargs="*", help="answers files of a composed run")
     parser.add_argument("--variants", default=",".join(VARIANTS))
@@ -570,9 +582,10 @@ def main() -> int:
 
     results["machine"] = machine()
     tag = f"-{args.tag}" if args.tag else ""
+    os.environ["FACTS_COVID_ARTICLES"] = args.covid_articles
     for name in args.sets.split(","):
         qs, paths = set_questions(name, args.covid)
-        app = open_library(name, paths)
+        app = open_library(name, paths, rerank=args.rerank == "on")
         for mode in args.modes.split(","):
             set_mode(app, mode)
             data = run(name, mode, app, qs, DATA / f"answers-{name}-{mode}{tag}.json")

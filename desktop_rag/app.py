@@ -14,6 +14,7 @@ from desktop_rag.engines.int8_check import VERDICTS_FILE, VerdictCache
 from desktop_rag.engines.llm import LlamaCppLlm, Llm
 from desktop_rag.engines.onnx_embed import AutoEmbedder
 from desktop_rag.engines.onnx_export import ExportCache
+from desktop_rag.engines.rerank import Reranker
 from desktop_rag.errors import IndexDamagedError, IndexMismatchError
 from desktop_rag.infra import frozen
 from desktop_rag.ingest import rebuild
@@ -155,6 +156,18 @@ def _merged(first: IndexReport, then: IndexReport) -> IndexReport:
     )
 
 
+def default_reranker() -> Reranker | None:
+    """The shipped cross-encoder (loaded on its first question), or None where the install
+    lacks it: the answers are then ranked and composed as before it, and the log says why."""
+    from desktop_rag.engines.rerank import MODEL_FILE, OnnxReranker, model_dir
+
+    folder = model_dir()
+    if not (folder / MODEL_FILE).is_file():
+        log.warning("the reranker is missing from %s: ranking without it", folder)
+        return None
+    return OnnxReranker(folder)
+
+
 def default_embedder(settings: Settings) -> Embedder:
     """The bundled embedder on the backend the settings ask for.
 
@@ -216,6 +229,7 @@ def build_app(
     isolate: bool = True,
     llm: Llm | None = None,
     verbose: bool = False,
+    reranker: Reranker | None = None,
 ) -> App:
     """Open the index under settings.data_path and wire ingest, retrieval and answers over it.
 
@@ -272,7 +286,9 @@ def build_app(
         low_priority=settings.index_low_priority,
         ocr=settings.ocr,
     )
-    retriever = Retriever(store, embedder)
+    if reranker is None and settings.rerank:
+        reranker = default_reranker()
+    retriever = Retriever(store, embedder, reranker=reranker)
     if stale is not None and (store.meta.embedder_id, store.meta.dim) != (
         meta.embedder_id,
         meta.dim,

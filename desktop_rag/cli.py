@@ -639,6 +639,7 @@ def ask_json(
         ],
         "cited": list(done.cited),
         "mode": done.mode,
+        "answerable": None if done.answerable is None else round(done.answerable, 4),
         "refused": done.refused,
         "unsupported": list(done.unsupported),
         "check": unsupported_note(done.unsupported) if done.unsupported and not done.note else "",

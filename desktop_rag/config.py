@@ -105,6 +105,10 @@ class Settings:
     # Pages without a usable text layer (scans) are read with OCR (ingest/ocr.py); off, a
     # scanned PDF fails with "has no text layer" (a file set to "Read with OCR" still is).
     ocr: bool = True
+    # Passages and the composed answer's sentences ranked by the shipped cross-encoder
+    # (engines/rerank.py), which also says when no sentence answers; off, by the blend of
+    # BM25 and vectors and the hand-tuned sentence scores, as before it (benchmarks' "before").
+    rerank: bool = True
     first_run_done: bool = False
     # Saved scopes (query/scope.py): a name and its folders and files, for `--collection NAME`
     # and the window's scope chip. A folder covers the files added to it later.

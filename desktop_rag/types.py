@@ -88,6 +88,9 @@ class Explanation:
     blended: float = 0.0
     demoted: str = ""
     sentence: float | None = None  # its best sentence's score, where the first few were re-ranked
+    # The cross-encoder's probability that the passage answers the question (engines/rerank.py),
+    # where the first candidates were re-ranked by it.
+    answers: float | None = None
 
     def describe(self) -> str:
         """One line for people: "BM25 #2 (7.31) · vector #5 (0.612) · blended 0.6420"."""
@@ -102,6 +105,8 @@ class Explanation:
         ]
         if self.sentence is not None:
             parts.append(f"best sentence {self.sentence:.3f}")
+        if self.answers is not None:
+            parts.append(f"answers {self.answers:.2f}")
         if self.demoted:
             parts.append(f"demoted: {self.demoted}")
         return " · ".join(parts)
@@ -115,6 +120,7 @@ class Explanation:
             "blended": round(self.blended, 6),
             "demoted": self.demoted,
             "sentence": None if self.sentence is None else round(self.sentence, 4),
+            "answers": None if self.answers is None else round(self.answers, 4),
         }
 
 
@@ -368,6 +374,9 @@ class DoneEvent:
     mode: str = "written"
     note: str = ""
     model: str = ""  # the model that wrote a written answer
+    # How likely the best sentence of the sources answers the question (the cross-encoder's
+    # probability, engines/rerank.py); None where it was not measured.
+    answerable: float | None = None
 
 
 AnswerEvent = SourcesEvent | QuotesEvent | TokenEvent | DoneEvent

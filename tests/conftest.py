@@ -30,6 +30,17 @@ def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     yield home
 
 
+@pytest.fixture(autouse=True)
+def _real_reranker_with_real_engines(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+):
+    """The shipped cross-encoder ranks passages in the tests of real engines (marked slow); a
+    fast test's app, over the hash embedder's arbitrary vectors, ranks as it would without one,
+    unless it passes a reranker (tests/fakes.FakeReranker) itself."""
+    if request.node.get_closest_marker("slow") is None:
+        monkeypatch.setattr("desktop_rag.app.default_reranker", lambda: None)
+
+
 @pytest.fixture
 def fake_embedder():
     from tests.fakes import HashEmbedder

@@ -152,3 +152,24 @@ class FakeOcr:
             y0 = step * (i + 0.5)
             out.append(OcrLine(text, score, (0.1 * width, y0, 0.9 * width, y0 + 0.6 * step)))
         return out
+
+
+class FakeReranker:
+    """A cross-encoder that answers from a table: a text's probability is the highest of the
+    phrases it contains (`answers`: phrase -> probability), `default` where it holds none; a
+    sentence's neighbours (after " [SEP] ", engines/rerank.sentence_text) are not looked in.
+    The texts it was asked about are kept in `seen` (question, text, max_tokens)."""
+
+    def __init__(self, answers: dict[str, float] | None = None, default: float = 0.05) -> None:
+        self.answers = dict(answers or {})
+        self.default = default
+        self.seen: list[tuple[str, str, int]] = []
+
+    def score(self, question: str, texts: Sequence[str], max_tokens: int = 256) -> list[float]:
+        out = []
+        for text in texts:
+            self.seen.append((question, text, max_tokens))
+            own = text.split(" [SEP] ", 1)[0]
+            held = [p for phrase, p in self.answers.items() if phrase in own]
+            out.append(max(held) if held else self.default)
+        return out

@@ -16,6 +16,7 @@ from desktop_rag.errors import EmptyLibraryError
 from desktop_rag.query import ability, claims, follow_up
 from desktop_rag.query.compose import Composed, compose
 from desktop_rag.query.prompt import (
+    DOCUMENTS_DO_NOT_SAY,
     MODEL_NOT_FOUND,
     NOTHING_RELEVANT,
     WORDS_ONLY,
@@ -391,7 +392,9 @@ class AnswerService:
             unsupported, support = by.unsupported, by.support
         if unsupported and self.replace_unbacked:
             # Never the opposite of the page: the sources' own sentences stand in for it.
-            composed = compose(query, fitted.sources, self.retriever.recent)
+            composed = compose(
+                query, fitted.sources, self.retriever.recent, self.retriever.reranker
+            )
             if composed.text:
                 log.info("written answer not backed by its sources (%s): composed", unsupported)
                 yield QuotesEvent(composed.quotes)  # what the viewer marks: the shown sentences
@@ -423,13 +426,25 @@ class AnswerService:
         """The answer from the sources' own sentences: no model, so it is on screen at once."""
         sources = number_sources(hits)
         yield SourcesEvent(sources, notice)
-        composed: Composed = compose(query, sources, self.retriever.recent)
+        composed: Composed = compose(query, sources, self.retriever.recent, self.retriever.reranker)
         yield QuotesEvent(composed.quotes)
-        answer = composed.text or NOTHING_RELEVANT
+        if composed.text:
+            answer = composed.text
+        elif composed.answerable is not None:
+            answer = DOCUMENTS_DO_NOT_SAY  # passages on the subject, none that answers
+        else:
+            answer = NOTHING_RELEVANT
         yield TokenEvent(answer)
         total = time.perf_counter() - t0
         timings = Timings(retrieval_ms=retrieval_ms, ttft_s=total, total_s=total)
-        yield DoneEvent(answer, composed.cited, timings, refused=not composed.text, mode=COMPOSED)
+        yield DoneEvent(
+            answer,
+            composed.cited,
+            timings,
+            refused=not composed.text,
+            mode=COMPOSED,
+            answerable=composed.answerable,
+        )
 
     def rarity(self, word: str) -> float:
         """A word's IDF over the library's passages, as the full-text index reads it (at least

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from desktop_rag.engines.embed import Embedder
+from desktop_rag.engines.rerank import SENTENCE_TOKENS, Reranker, sentence_text
 from desktop_rag.query.quote import split_sentences, term_scores
 from desktop_rag.types import Quote, Source
 
@@ -49,6 +50,14 @@ LIST_SENTENCES = 5
 LIST_WORD_BUDGET = 110
 # A further sentence is added only when it scores at least this share of the best one.
 KEEP_RATIO = 0.6
+# With the cross-encoder (engines/rerank.py) a sentence's score is its probability of answering
+# the question, read with its neighbours, plus RANK_PRIOR / (1 + its source's rank); the answer
+# is given only when the best sentence's probability reaches ANSWERABLE, else the documents do
+# not seem to say. Chosen on the tune halves (bench/answer_facts.py --replay, and
+# bench/unanswerable.py for the threshold).
+RANK_PRIOR = 0.05
+ANSWERABLE = 0.5
+CROSS_KEEP_RATIO = 0.6
 
 # A sentence that announces what follows, or one that continues the one before it.
 _ANNOUNCES = re.compile(r"(?::|\bas follows\.?|\bfollowing\.?)\s*$", re.I)
@@ -113,11 +122,13 @@ class Candidate:
 @dataclass(frozen=True, slots=True)
 class Composed:
     """The answer's text with its [n] marks, the sentences it is made of (as quotes, in the
-    answer's order) and the sources it cites."""
+    answer's order) and the sources it cites; `answerable` the cross-encoder's probability that
+    the best sentence answers (None without it). An empty text: no sentence answers."""
 
     text: str
     quotes: tuple[Quote, ...]
     cited: tuple[int, ...]
+    answerable: float | None = None
 
 
 def candidates(sources: Sequence[Source], top: int = TOP_SOURCES) -> list[Candidate]:
@@ -156,6 +167,25 @@ def score(
         + (cue_w * cue(question, c.text) if cue_w else 0.0)
         for c, cos, t in zip(found, cosine, terms, strict=True)
     ]
+
+
+def cross_scores(
+    question: str, found: Sequence[Candidate], reranker: Reranker, rank_prior: float = RANK_PRIOR
+) -> tuple[list[float], list[float]]:
+    """Each candidate's score (its probability of answering, read with its neighbours, plus
+    the rank prior) and the probabilities alone."""
+    if not found:
+        return [], []
+    where = {(c.n, c.index): c for c in found}
+    texts = []
+    for c in found:
+        before = where.get((c.n, c.index - 1))
+        after = where.get((c.n, c.index + 1))
+        texts.append(
+            sentence_text(c.text, before.text if before else "", after.text if after else "")
+        )
+    probs = reranker.score(question, texts, SENTENCE_TOKENS)
+    return [p + rank_prior / (1 + c.rank) for c, p in zip(found, probs, strict=True)], probs
 
 
 def words(text: str) -> int:
@@ -238,9 +268,25 @@ def render(chosen: Sequence[Candidate], sources: Sequence[Source]) -> Composed:
     return Composed(" ".join(parts), tuple(quotes), tuple(cited))
 
 
-def compose(question: str, sources: Sequence[Source], embedder: Embedder) -> Composed:
-    """The answer from the sources' own sentences (empty when they have none)."""
+def compose(
+    question: str,
+    sources: Sequence[Source],
+    embedder: Embedder,
+    reranker: Reranker | None = None,
+    *,
+    answerable: float = ANSWERABLE,
+) -> Composed:
+    """The answer from the sources' own sentences (empty when they have none, or, with the
+    cross-encoder, when none of them answers the question)."""
     found = candidates(sources)
     if not found or not question.strip():
         return Composed("", (), ())
-    return render(choose(question, found, score(question, found, embedder)), sources)
+    if reranker is None:
+        return render(choose(question, found, score(question, found, embedder)), sources)
+    scores, probs = cross_scores(question, found, reranker)
+    best = max(probs)
+    if best < answerable:
+        return Composed("", (), (), best)
+    chosen = choose(question, found, scores, keep_ratio=CROSS_KEEP_RATIO)
+    made = render(chosen, sources)
+    return Composed(made.text, made.quotes, made.cited, best)

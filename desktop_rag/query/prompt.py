@@ -19,6 +19,12 @@ NOTHING_RELEVANT = (
     "I found nothing about this in your documents, so I won't guess. Try other words, or add "
     "the documents that cover it to your library."
 )
+# Passages on the subject were found, but no sentence of them answers the question (the
+# cross-encoder's judgement): said plainly, with the passages shown as the closest ones.
+DOCUMENTS_DO_NOT_SAY = (
+    "Your documents don't seem to say. The passages closest to your question are listed as "
+    "sources, in case one of them helps."
+)
 
 # Said while the index was made by another embedder, until the rebuild replaces it.
 WORDS_ONLY = (

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from desktop_rag.engines.embed import Embedder, RecentVectors
+from desktop_rag.engines.rerank import Reranker, passage_text
 from desktop_rag.errors import StoreError, UnreachableError
 from desktop_rag.query.quote import best_sentences
 from desktop_rag.query.scope import Scope
@@ -47,6 +48,12 @@ NAV_REASON = "navigation page (contents, list or index)"
 # 0.2-0.4 over the first three or five all ranked three of the four sets higher at rank 1.
 RERANK_TOP = 5
 SENTENCE_WEIGHT = 0.3
+# With the cross-encoder (engines/rerank.py), the first RERANK_CANDIDATES passages (one per page
+# first) are read with the question and ranked by ANSWER_WEIGHT × its probability that the
+# passage answers + the rest × their blended score over the best one. Chosen on the tune halves
+# (bench/tune/rerank_sweep.py --cross).
+RERANK_CANDIDATES = 20
+ANSWER_WEIGHT = 0.8
 
 
 class Mode(StrEnum):
@@ -177,6 +184,25 @@ def rerank_by_sentence(
     return out + list(hits[top:])
 
 
+def rerank_by_answer(
+    hits: Sequence[Hit], question: str, reranker: Reranker, weight: float = ANSWER_WEIGHT
+) -> list[Hit]:
+    """The hits re-ordered by weight × the cross-encoder's probability that each answers the
+    question + (1 − weight) × its score over the best one; each one's explanation given that
+    probability."""
+    if not hits:
+        return []
+    probs = reranker.score(question, [passage_text(h.text, h.section) for h in hits])
+    top = max(h.score for h in hits)
+    out = []
+    for hit, p in zip(hits, probs, strict=True):
+        base = hit.score / top if top > 0 else 0.0
+        why = replace(hit.why or Explanation(blended=hit.score), answers=p)
+        out.append(replace(hit, score=weight * p + (1 - weight) * base, why=why))
+    out.sort(key=lambda h: (-h.score, h.chunk_id))
+    return out
+
+
 class Retriever:
     """Find the passages that best answer a question."""
 
@@ -189,8 +215,15 @@ class Retriever:
         nav_factor: float = NAV_FACTOR,
         text_share: float = TEXT_SHARE,
         rerank_top: int = RERANK_TOP,
+        reranker: Reranker | None = None,
+        rerank_candidates: int = RERANK_CANDIDATES,
+        answer_weight: float = ANSWER_WEIGHT,
     ) -> None:
         self.store = store
+        # The cross-encoder; None ranks by the blend and the best sentence, as before it.
+        self.reranker = reranker
+        self.rerank_candidates = rerank_candidates
+        self.answer_weight = answer_weight
         self.embedder = embedder
         # The question and the sentences the re-ranking embedded, for the quotes that follow.
         self.recent = RecentVectors(embedder)
@@ -206,9 +239,12 @@ class Retriever:
         self._text_pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
 
-    def settings(self) -> tuple[Embedder, Mode, int, float, float, int]:
+    def settings(
+        self,
+    ) -> tuple[Embedder, Mode, int, float, float, int, Reranker | None, int, float]:
         """What this retriever searches with besides its store (embedder, mode, candidates,
-        nav factor, text share, re-ranked top): another store searched alike takes these."""
+        nav factor, text share, re-ranked top, the cross-encoder, its candidates and weight):
+        another store searched alike takes these."""
         return (
             self.embedder,
             self.mode,
@@ -216,6 +252,9 @@ class Retriever:
             self.nav_factor,
             self.text_share,
             self.rerank_top,
+            self.reranker,
+            self.rerank_candidates,
+            self.answer_weight,
         )
 
     def search(
@@ -228,7 +267,7 @@ class Retriever:
         query = query.strip()
         if not query or k <= 0:
             return []
-        n = max(k, self.candidates)
+        n = max(k, self.candidates, self.rerank_candidates if self.reranker else 0)
         want_vector = mode in (Mode.HYBRID, Mode.VECTOR)
         want_text = mode in (Mode.HYBRID, Mode.TEXT)
         # BM25 runs on the pool beside the embedding (see __init__). Its hits come with their
@@ -277,6 +316,13 @@ class Retriever:
             ranked = rankings[0]
         else:
             ranked = blend(vector_hits, text_hits, self.text_share)
+        if self.reranker is not None and self.rerank_candidates > 0:
+            pool = distinct_pages_first(
+                demote(ranked, self.nav_factor), max(k, self.rerank_candidates)
+            )
+            pool = explain(pool, text_hits, vector_hits, self.nav_factor)
+            pool = rerank_by_answer(pool, query, self.reranker, self.answer_weight)
+            return distinct_pages_first(pool, k)
         ranked = distinct_pages_first(demote(ranked, self.nav_factor), k)
         ranked = explain(ranked, text_hits, vector_hits, self.nav_factor)
         if vector is not None and mode == Mode.HYBRID and len(rankings) == 2:

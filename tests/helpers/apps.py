@@ -6,11 +6,14 @@ from pathlib import Path
 
 from desktop_rag.app import App, build_app
 from desktop_rag.config import Settings
+from desktop_rag.engines.rerank import Reranker
 from desktop_rag.ingest.chunk import ChunkParams
 from tests.fakes import FakeLlm, HashEmbedder, WordTokenizer
 
 
-def make_app(tmp_path: Path, llm: FakeLlm, mode: str | None = "written") -> App:
+def make_app(
+    tmp_path: Path, llm: FakeLlm, mode: str | None = "written", reranker: Reranker | None = None
+) -> App:
     """The app over a fake model whose answers are WRITTEN (most answer tests check the
     guards on what a model writes), COMPOSED from the sources' sentences, or None: decided
     per model, as the app does."""
@@ -24,6 +27,7 @@ def make_app(tmp_path: Path, llm: FakeLlm, mode: str | None = "written") -> App:
         params=ChunkParams(sections=0),
         isolate=False,
         llm=llm,
+        reranker=reranker,
     )
     app.answer.mode = mode
     return app

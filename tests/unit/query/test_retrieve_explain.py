@@ -58,7 +58,9 @@ def test_search_explain_shows_ranks_scores_and_demotion(tmp_path, capsys) -> Non
         "blended",
         "demoted",
         "sentence",
+        "answers",
     }
+    assert all(e["answers"] is None for e in explained)  # no cross-encoder in this app
     assert any(e["demoted"] for e in explained) and any(e["bm25_rank"] == 1 for e in explained)
     # The first five were re-ranked by their best sentence, the rest were not.
     assert [e["sentence"] is not None for e in explained] == [True] * 5 + [False] * 5

@@ -1,0 +1,83 @@
+"""Questions on a library's subjects that none of its documents answers: is each one refused?
+
+bench/questions/unanswerable.jsonl holds questions asked the way users ask, on the subjects of
+bench/answer_facts.py's manuals and covid-qa libraries, each with the key terms whose absence
+makes it unanswerable there. Before asking, every term is looked for in the full text of the
+library's passages (whole words, any case): a question whose term is there is set aside and
+listed, not counted. Each remaining question is asked in the composed mode; a refusal ("your
+documents don't seem to say" or "nothing about this") counts as right. Halves by question hash
+(bench/answer_quality.half): tune chose the threshold, report is what the README quotes.
+
+    python -m bench.unanswerable [--rerank on|off] [--tag NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from bench import answer_facts
+from bench.answer_quality import half
+
+QUESTIONS = Path(__file__).resolve().parent / "questions" / "unanswerable.jsonl"
+
+
+def library_text(app: Any) -> str:
+    table = app.store.chunks_table.to_arrow().select(["text"])
+    return "\n".join(t.lower() for t in table.column("text").to_pylist())
+
+
+def present(text: str, term: str) -> bool:
+    return re.search(rf"(?<![\w]){re.escape(term.lower())}(?![\w])", text) is not None
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rerank", choices=("on", "off"), default="on")
+    parser.add_argument("--tag", default="")
+    args = parser.parse_args()
+    rows = [json.loads(line) for line in QUESTIONS.open() if line.strip()]
+    out: dict[str, Any] = {"rerank": args.rerank}
+    answers = []
+    for name in sorted({r["set"] for r in rows}):
+        _, paths = answer_facts.set_questions(name, 1)
+        app = answer_facts.open_library(name, paths, rerank=args.rerank == "on")
+        text = library_text(app)
+        asked = []
+        for r in (r for r in rows if r["set"] == name):
+            found = [t for t in r["terms"] if present(text, t)]
+            if found:
+                out.setdefault("set_aside", []).append({"question": r["question"], "found": found})
+                continue
+            row = answer_facts.answer_one(app, r["question"])
+            row.update(question=r["question"], set=name, split=half(r["question"]))
+            asked.append(row)
+            print(f"{name}: {row['refused']} {r['question']}", file=sys.stderr)
+        answers += asked
+        for split in ("tune", "report"):
+            part = [a for a in asked if a["split"] == split]
+            if part:
+                out[f"{name}/{split}"] = {
+                    "questions": len(part),
+                    "refused": round(sum(a["refused"] for a in part) / len(part), 3),
+                }
+    for split in ("tune", "report"):
+        part = [a for a in answers if a["split"] == split]
+        if part:
+            out[f"all/{split}"] = {
+                "questions": len(part),
+                "refused": round(sum(a["refused"] for a in part) / len(part), 3),
+            }
+    tag = f"-{args.tag}" if args.tag else ""
+    dump = answer_facts.DATA / f"unanswerable-{args.rerank}{tag}.json"
+    dump.write_text(json.dumps(answers, indent=1))
+    print(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""The answer service with the cross-encoder: "your documents don't seem to say" with the closest
+passages as sources when no sentence answers, and how sure it was, in the answer's end."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from desktop_rag.cli import ask_json
+from desktop_rag.query.prompt import DOCUMENTS_DO_NOT_SAY
+from desktop_rag.types import DoneEvent, QuotesEvent, SourcesEvent, TokenEvent
+from tests.fakes import FakeLlm, FakeReranker
+from tests.helpers.apps import make_app
+
+
+def _ask(app, question: str):
+    events = list(app.answer.ask(question))
+    sources = next(e for e in events if isinstance(e, SourcesEvent)).sources
+    quotes = next(e for e in events if isinstance(e, QuotesEvent)).quotes
+    done = events[-1]
+    assert isinstance(done, DoneEvent)
+    return sources, quotes, "".join(e.text for e in events if isinstance(e, TokenEvent)), done
+
+
+def test_a_question_no_sentence_answers_is_refused_with_the_closest_passages(
+    tmp_path: Path, animal_pdfs: Path
+) -> None:
+    app = make_app(tmp_path, FakeLlm(), mode="composed", reranker=FakeReranker(default=0.1))
+    app.ingest.index([str(animal_pdfs)])
+    sources, quotes, shown, done = _ask(app, "How many hearts does a zebra have?")
+    assert shown == done.answer == DOCUMENTS_DO_NOT_SAY
+    assert done.refused and done.cited == () and quotes == ()
+    assert sources  # the closest passages, shown as sources, not as an answer
+    assert done.answerable == 0.1
+    assert ask_json(done, sources, quotes)["answerable"] == 0.1
+
+
+def test_the_answering_sentence_is_the_answer(tmp_path: Path, animal_pdfs: Path) -> None:
+    reranker = FakeReranker({"three hearts": 0.9})
+    app = make_app(tmp_path, FakeLlm(), mode="composed", reranker=reranker)
+    app.ingest.index([str(animal_pdfs)])
+    sources, quotes, shown, done = _ask(app, "How many hearts does an octopus have?")
+    assert not done.refused and done.mode == "composed"
+    assert shown.startswith("An octopus has eight arms and three hearts.")
+    assert done.answerable == 0.9
+    assert quotes[0].text == "An octopus has eight arms and three hearts."
+    # Retrieval read the candidates with the question too: the answering page is first.
+    assert (Path(sources[0].path).name, sources[0].page) == ("octopus.pdf", 1)
+    json = ask_json(done, sources, quotes)
+    assert json["answerable"] == 0.9 and json["mode"] == "composed"
