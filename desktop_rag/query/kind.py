@@ -159,7 +159,10 @@ _LIBRARY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "asks which documents",
         re.compile(
             rf"\bwhich(?: of my| of the)? (?:[\w-]+ ){{0,2}}(?:{_DOC_NOUNS})\b"
-            rf"(?! do i need)(?! does)(?! types)\s+(?:{_LIBRARY_VERBS}|are|were|is)\b|"
+            rf"(?! do i need)(?! does)(?! types)"
+            # "Which book is that?" asks what a passage named, not for a list of books.
+            rf"(?!\s+(?:is|are|was|were)\s+(?:that|this|it|these|those)\b)"
+            rf"\s+(?:{_LIBRARY_VERBS}|are|were|is|was)\b|"
             rf"\bwhat(?: of my| of the)? (?!the |this |that )(?:[\w-]+ ){{0,2}}(?:{_DOC_NOUNS})\b"
             rf"(?! do i need)(?! does)(?! types)\s+(?:{_LIBRARY_VERBS})\b|"
             rf"\bin which (?:of my )?(?:[\w-]+ )?(?:{_DOC_NOUNS})\b|"

@@ -84,3 +84,19 @@ def test_the_measured_sets_stay_within_the_issue_limit() -> None:
         mine = [q for q, k, _ in rows if k == kind]
         assert len(mine) >= 100
         assert sum(route(q).kind == kind for q in mine) >= 0.85 * len(mine)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which book is that?",
+        "Which paper is that?",
+        "Which article is this from?",
+        "Which report was it?",
+        "Which guides are those?",
+    ],
+)
+def test_asking_which_document_a_passage_names_is_a_passage_question(question: str) -> None:
+    """"Which book is that?" after an answer naming one asks for the passage's fact, not for a
+    list of the library's books (it was sent to the document list)."""
+    assert route(question).kind == PASSAGE
