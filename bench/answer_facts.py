@@ -213,6 +213,11 @@ def run(name: str, mode: str, app: Any, qs: list[dict[str, Any]], out: Path) -> 
     return data
 
 
+def _gold_at(row: dict[str, Any], by_q: dict[str, Any], k: int) -> bool:
+    gold = {(Path(p).name, int(n)) for p, n in by_q[row["question"]]["gold_pages"]}
+    return any((Path(s["path"]).name, s["page"]) in gold for s in row["sources"][:k])
+
+
 def summary(data: dict[str, Any]) -> dict[str, Any]:
     name = data["set"]
     by_q = {q["question"]: q for q in data["questions"]}
@@ -247,12 +252,32 @@ def summary(data: dict[str, Any]) -> dict[str, Any]:
                     bool(r["quotes"]) and states(name, r["quotes"][0]["text"], by_q[r["question"]])
                 )
             ),
+            # The gold page among the sources: first, and anywhere in the first five.
+            "page_at_1": share(lambda r: _gold_at(r, by_q, 1)),
+            "page_in_5": share(lambda r: _gold_at(r, by_q, 5)),
             "contradicts_or_invents": sum(1 for r in rows if r["invents"]),
             "refused": share(lambda r: r["refused"]),
             "replaced_by_composed": sum(1 for r in rows if r.get("note")),
             "median_words": statistics.median(lengths) if lengths else 0,
             "median_first_words_s": round(statistics.median(r["first_words_s"] for r in rows), 3),
         }
+        sure = [r.get("answerable") for r in rows]
+        if all(a is not None for a in sure):
+            # What a threshold on the cross-encoder's probability would do to these answers
+            # (run with --answerable 0, every answer shown): states the fact / refused.
+            result[split]["by_threshold"] = {
+                f"{t:.2f}": [
+                    share(
+                        lambda r, t=t: (
+                            r["answerable"] >= t
+                            and not r["refused"]
+                            and states(name, plain(r["answer"]), by_q[r["question"]])
+                        )
+                    ),
+                    share(lambda r, t=t: r["refused"] or r["answerable"] < t),
+                ]
+                for t in (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7)
+            }
         ceiling = result[split]["first_passage_holds"]
         result[split]["of_ceiling"] = (
             round(result[split]["states_fact"] / ceiling, 3) if ceiling else None
@@ -544,6 +569,9 @@ def main() -> int:
     parser.add_argument("--tag", default="")
     parser.add_argument("--rerank", choices=("on", "off"), default="on")
     parser.add_argument(
+        "--answerable", type=float, default=None, help="the refusal threshold (0: never refuse)"
+    )
+    parser.add_argument(
         "--covid-articles",
         choices=("all", "held_out"),
         default="all",
@@ -586,6 +614,8 @@ def main() -> int:
     for name in args.sets.split(","):
         qs, paths = set_questions(name, args.covid)
         app = open_library(name, paths, rerank=args.rerank == "on")
+        if args.answerable is not None:
+            app.answer.answerable = args.answerable
         for mode in args.modes.split(","):
             set_mode(app, mode)
             data = run(name, mode, app, qs, DATA / f"answers-{name}-{mode}{tag}.json")

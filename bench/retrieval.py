@@ -74,6 +74,7 @@ FULL_FINANCEBENCH = False  # --financebench all: every filing, not the subset of
 # time given to the evaluation, so it is left out unless --manuals all.
 SKIPPED_MANUALS = ("octave.pdf",)
 FULL_MANUALS = False
+RERANK = True  # --rerank off: the blend and sentence re-ranking alone, as before the cross-encoder
 
 
 def financebench_library(corpus: Path) -> list[str]:
@@ -202,7 +203,7 @@ def app_searcher(library: str, tag: str, corpus: Path) -> tuple[Search, dict[str
 
     folder = cache_folder(library, tag)
     built = folder.exists()
-    app = build_app(Settings(data_dir=str(folder)))
+    app = build_app(Settings(data_dir=str(folder), rerank=RERANK))
     paths = library_paths(library, corpus)
     t0 = time.perf_counter()
     report = app.ingest.index(paths)
@@ -319,9 +320,11 @@ def main() -> int:
     parser.add_argument("--table", action="store_true", help="also print a Markdown table")
     parser.add_argument("--financebench", choices=["subset", "all"], default="subset")
     parser.add_argument("--manuals", choices=["subset", "all"], default="subset")
+    parser.add_argument("--rerank", choices=["on", "off"], default="on")
     args = parser.parse_args()
-    global FULL_FINANCEBENCH, FULL_MANUALS
+    global FULL_FINANCEBENCH, FULL_MANUALS, RERANK
     FULL_FINANCEBENCH = args.financebench == "all"
+    RERANK = args.rerank == "on"
     FULL_MANUALS = args.manuals == "all"
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

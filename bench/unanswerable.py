@@ -39,6 +39,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rerank", choices=("on", "off"), default="on")
     parser.add_argument("--tag", default="")
+    parser.add_argument(
+        "--answerable", type=float, default=None, help="the refusal threshold (0: never refuse)"
+    )
     args = parser.parse_args()
     rows = [json.loads(line) for line in QUESTIONS.open() if line.strip()]
     out: dict[str, Any] = {"rerank": args.rerank}
@@ -46,6 +49,8 @@ def main() -> int:
     for name in sorted({r["set"] for r in rows}):
         _, paths = answer_facts.set_questions(name, 1)
         app = answer_facts.open_library(name, paths, rerank=args.rerank == "on")
+        if args.answerable is not None:
+            app.answer.answerable = args.answerable
         text = library_text(app)
         asked = []
         for r in (r for r in rows if r["set"] == name):
@@ -72,6 +77,16 @@ def main() -> int:
                 "questions": len(part),
                 "refused": round(sum(a["refused"] for a in part) / len(part), 3),
             }
+            if all(a.get("answerable") is not None or a["refused"] for a in part):
+                # Refused at each threshold, from a run that refuses nothing (--answerable 0).
+                out[f"all/{split}"]["by_threshold"] = {
+                    f"{t:.2f}": round(
+                        sum(a["refused"] or (a.get("answerable") or 0.0) < t for a in part)
+                        / len(part),
+                        3,
+                    )
+                    for t in (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7)
+                }
     tag = f"-{args.tag}" if args.tag else ""
     dump = answer_facts.DATA / f"unanswerable-{args.rerank}{tag}.json"
     dump.write_text(json.dumps(answers, indent=1))
