@@ -103,6 +103,9 @@ package: $(BUNDLE)
 # Empty home, no network: index, answer, open and quit the window (about a minute; CI runs it).
 package-test: $(BUNDLE)
 	$(BIN)/python packaging/smoke.py --json-out build/smoke.json
+	# The bundle's native code on the oldest CPUs it supports, emulated (Debian's qemu-user;
+	# minutes, the times are printed, never checked): packaging/emulate.py.
+	$(BIN)/python packaging/emulate.py --json-out build/emulate.json
 
 # Per user: the app in ~/.local/lib/desktop-rag, a menu entry and icon under $$XDG_DATA_HOME.
 install-desktop: $(BUNDLE)
