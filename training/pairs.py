@@ -38,8 +38,8 @@ from training.teacher import CACHE
 OUT = CACHE / "pairs.jsonl"
 SEED = 7
 TOP = 20  # the candidates the app re-ranks
-NEGATIVES = 5  # passages per question
-SENTENCE_NEGATIVES = 6
+NEGATIVES = 4  # passages per question
+SENTENCE_NEGATIVES = 4
 
 
 @dataclass(frozen=True)
@@ -113,8 +113,6 @@ def covid_pairs(rng: random.Random) -> list[Pair]:
             out.append(
                 Pair(q, passage_text(h.text, h.section), 0.0, 1.0, "passage", "covid", group)
             )
-        for h in neg[:1]:
-            out += sentence_pairs(q, h.text, lambda s: 0.0, "covid", group, rng, 0.5)
     return out
 
 

@@ -14,7 +14,7 @@ from dataclasses import replace
 from desktop_rag.engines.llm import Llm
 from desktop_rag.errors import EmptyLibraryError
 from desktop_rag.query import ability, claims, follow_up
-from desktop_rag.query.compose import Composed, compose
+from desktop_rag.query.compose import ANSWERABLE, Composed, compose
 from desktop_rag.query.prompt import (
     DOCUMENTS_DO_NOT_SAY,
     MODEL_NOT_FOUND,
@@ -127,6 +127,9 @@ class AnswerService:
         self.own_words = claims.OWN_WORDS
         self.unknown_gate = UNKNOWN_GATE
         self.unknown_gate_passages = UNKNOWN_GATE_PASSAGES
+        # With the cross-encoder: below this probability that its best sentence answers, the
+        # documents do not seem to say (query/compose.py).
+        self.answerable = ANSWERABLE
         self._idf: dict[str, float] = {}
         self._idf_rows = -1
         # Who writes the answer: None decides per model (`writes`, the measured rule of
@@ -393,7 +396,11 @@ class AnswerService:
         if unsupported and self.replace_unbacked:
             # Never the opposite of the page: the sources' own sentences stand in for it.
             composed = compose(
-                query, fitted.sources, self.retriever.recent, self.retriever.reranker
+                query,
+                fitted.sources,
+                self.retriever.recent,
+                self.retriever.reranker,
+                answerable=self.answerable,
             )
             if composed.text:
                 log.info("written answer not backed by its sources (%s): composed", unsupported)
@@ -426,7 +433,13 @@ class AnswerService:
         """The answer from the sources' own sentences: no model, so it is on screen at once."""
         sources = number_sources(hits)
         yield SourcesEvent(sources, notice)
-        composed: Composed = compose(query, sources, self.retriever.recent, self.retriever.reranker)
+        composed: Composed = compose(
+            query,
+            sources,
+            self.retriever.recent,
+            self.retriever.reranker,
+            answerable=self.answerable,
+        )
         yield QuotesEvent(composed.quotes)
         if composed.text:
             answer = composed.text

@@ -15,6 +15,7 @@ ASK_JSON_KEYS = {
     "quotes",
     "cited",
     "mode",
+    "answerable",
     "refused",
     "unsupported",
     "check",

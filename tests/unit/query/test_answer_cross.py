@@ -47,3 +47,12 @@ def test_the_answering_sentence_is_the_answer(tmp_path: Path, animal_pdfs: Path)
     assert (Path(sources[0].path).name, sources[0].page) == ("octopus.pdf", 1)
     json = ask_json(done, sources, quotes)
     assert json["answerable"] == 0.9 and json["mode"] == "composed"
+
+
+def test_the_services_threshold_is_the_one_applied(tmp_path: Path, animal_pdfs: Path) -> None:
+    app = make_app(tmp_path, FakeLlm(), mode="composed", reranker=FakeReranker(default=0.1))
+    app.ingest.index([str(animal_pdfs)])
+    app.answer.answerable = 0.05
+    _, quotes, shown, done = _ask(app, "How many hearts does a zebra have?")
+    assert not done.refused and shown != DOCUMENTS_DO_NOT_SAY and quotes
+    assert done.answerable == 0.1
