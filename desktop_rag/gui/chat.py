@@ -202,6 +202,10 @@ class ChatPane(QWidget):
         self._tail_start = 0
         self._drawn = 0
         self._tail_busy = False  # drawn while answering: drawn again once the answer ends
+        # The last question was just asked: its answer is followed wherever the view was,
+        # until the reader moves the scroll bar (a new question is always brought into view).
+        self._following = False
+        self.view.verticalScrollBar().actionTriggered.connect(self._on_bar_action_triggered)
 
         self._redraw_timer = QTimer(self)
         self._redraw_timer.setSingleShot(True)
@@ -324,6 +328,8 @@ class ChatPane(QWidget):
         bar = self.view.verticalScrollBar()
         at_bottom = bar.value() >= bar.maximum() - 4
         conv = self.conversation
+        if conv is not self._shown:
+            self._following = False
         self._shown = conv
         self._tail = -1
         self.view.document().setDefaultStyleSheet(self._style())
@@ -354,13 +360,17 @@ class ChatPane(QWidget):
             self.redraw()
             return
         bar = self.view.verticalScrollBar()
-        at_bottom = bar.value() >= bar.maximum() - 4
+        at_bottom = bar.value() >= bar.maximum() - 4 or self._following
         if self._tail == count - 1 or self._tail_busy:
             self._redraw_tail()
         if self._tail == count - 2:  # a new question: the previous exchange stays as drawn
             self._start_tail(count - 1)
+            at_bottom = self._following = True
         if at_bottom:
             self._follow()
+
+    def _on_bar_action_triggered(self, _action: int) -> None:
+        self._following = False  # the reader scrolls: leave the view where they take it
 
     def _on_redraw_timer_timeout(self) -> None:
         conv = self.conversation
@@ -428,7 +438,7 @@ class ChatPane(QWidget):
         if end <= self._drawn:
             return
         bar = self.view.verticalScrollBar()
-        at_bottom = bar.value() >= bar.maximum() - 4
+        at_bottom = bar.value() >= bar.maximum() - 4 or self._following
         cursor = QTextCursor(self.view.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
         _insert_answer(cursor, self._tail, exchange.answer[self._drawn : end], self._link_format())

@@ -62,3 +62,52 @@ def test_a_short_answer_still_scrolls_to_the_end(qtbot) -> None:
     chat.refresh()
     bar = chat.view.verticalScrollBar()
     assert bar.maximum() > 0 and bar.value() == bar.maximum()
+
+
+def _long_conversation() -> Conversation:
+    conv = Conversation()
+    first = conv.add("What is in my library?")
+    first.answer = "A few documents. " * 30
+    outline = conv.add(QUESTION)
+    outline.answer = "\n".join(f"- Section {i}: what it says [1]" for i in range(1, 90))
+    return conv
+
+
+def _ask(chat: ChatPane, conv: Conversation, question: str, answer: str) -> None:
+    """As the window asks: a new exchange shown busy, its answer streamed, then done."""
+    exchange = conv.add(question)
+    chat.set_busy(True)
+    chat.show_conversation(conv)
+    for word in answer.split(" "):
+        exchange.answer += ("" if not exchange.answer else " ") + word
+        chat.refresh()
+    chat.set_busy(False)
+    chat.refresh()
+
+
+def test_a_new_question_after_a_long_answer_is_brought_into_view(qtbot) -> None:
+    # Issue 41: once an outline had stopped the scrolling at its question, Enter changed the
+    # Sources list and nothing else in view; the new answer had to be scrolled to.
+    chat = _chat(qtbot)
+    conv = _long_conversation()
+    chat.show_conversation(conv)
+    bar = chat.view.verticalScrollBar()
+    assert bar.value() < bar.maximum() - 4, "the outline is read from its start"
+    _ask(chat, conv, "What does section 3 say?", "Section 3 says what it says [1].")
+    height = chat.view.viewport().height()
+    assert 0 <= _top_of(chat, "What does section 3 say?") < height
+    assert 0 <= _top_of(chat, "Section 3 says what") < height
+
+
+def test_a_new_question_is_brought_into_view_from_anywhere_above(qtbot) -> None:
+    chat = _chat(qtbot)
+    conv = Conversation()
+    for i in range(6):
+        e = conv.add(f"Question {i}?")
+        e.answer = f"Answer {i}. " * 40
+    chat.show_conversation(conv)
+    chat.view.verticalScrollBar().setValue(0)  # the reader went back to the first answer
+    _ask(chat, conv, "And the last one?", "The last answer.")
+    bar = chat.view.verticalScrollBar()
+    assert bar.value() == bar.maximum()
+    assert 0 <= _top_of(chat, "And the last one?") < chat.view.viewport().height()
