@@ -258,6 +258,9 @@ class ChatPane(QWidget):
             if scope.whole_library
             else f"Ask a question about {scope.label()}…"
         )
+        # QPlainTextEdit repaints only when its hint shows or hides, not when it changes: the
+        # last conversation's "Ask a question about 2 documents…" stayed on screen.
+        self.question.viewport().update()
 
     def set_first_start(self, first: bool) -> None:
         self._first_start = first

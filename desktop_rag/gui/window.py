@@ -554,6 +554,8 @@ class MainWindow(QMainWindow):
         self.chat.question.setFocus()
 
     def show_conversation(self, conv: Conversation) -> None:
+        if conv is not self.current:
+            self.sources.clear()  # the page of another conversation's answer
         self.current = conv
         self.chat.set_scope(conv.scope)
         self.conversations.select(conv.id)
@@ -594,7 +596,7 @@ class MainWindow(QMainWindow):
         assert conv is not None  # asking shows the conversation asked in
         self.conversations_model.upsert(conv)
         self.conversations.select(conv.id)
-        self.sources_model.set_sources([])
+        self.sources.clear()  # the last answer's page is not one of this answer's sources
         self.chat.set_busy(True)
         self.chat.set_status("Searching your documents…")
         self.chat.show_conversation(conv)
@@ -604,7 +606,11 @@ class MainWindow(QMainWindow):
             self._finish_answer()
 
     def outline(self, path: str) -> None:
-        """Show a document's outline in the chat, as the answer to "Outline of NAME"."""
+        """Show a document's outline in the chat, as the answer to "Outline of NAME": in the
+        conversation shown, unless its scope leaves the document out (the chip would say it
+        answers from other documents); then in a new one about the document."""
+        if self.state.in_progress is None and not self.state.scope.contains(path):
+            self.new_conversation(Scope.of([path]))
         history = self.state.ask(f"Outline of {os.path.basename(path)}")
         if history is None:
             self.statusBar().showMessage("Wait for the answer to finish, or stop it (Esc).", 5000)
@@ -616,7 +622,7 @@ class MainWindow(QMainWindow):
         exchange.routed = f"Outline of {os.path.basename(path)} (from the document's menu)"
         self.conversations_model.upsert(conv)
         self.conversations.select(conv.id)
-        self.sources_model.set_sources([])
+        self.sources.clear()
         self.chat.set_busy(True)
         self.chat.set_status("Building the outline…")
         self.chat.show_conversation(conv)
