@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Collection
 from urllib.parse import quote, unquote
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, QUrl, Signal
@@ -80,11 +81,19 @@ def settled(text: str) -> int:
     return len(text)
 
 
-def answer_html(exchange_index: int, text: str) -> str:
-    """The answer as HTML, each [n] (or [n, m]) a link to its source."""
+def _own(match: re.Match[str], sources: Collection[int] | None) -> bool:
+    """A citation of the answer's own sources, not a number in brackets it quotes (a paper's
+    "[16]")."""
+    return sources is None or all(int(n) in sources for n in match.group(1).split(","))
+
+
+def answer_html(exchange_index: int, text: str, sources: Collection[int] | None = None) -> str:
+    """The answer as HTML, each [n] (or [n, m]) of its `sources` a link to its source."""
     out = []
     last = 0
     for m in _CITE.finditer(text):
+        if not _own(m, sources):
+            continue
         out.append(_text_html(text[last : m.start()]))
         links = [
             f'<a href="cite:{exchange_index}:{n.strip()}">{n.strip()}</a>'
@@ -444,7 +453,13 @@ class ChatPane(QWidget):
         at_bottom = bar.value() >= bar.maximum() - 4 or self._following
         cursor = QTextCursor(self.view.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
-        _insert_answer(cursor, self._tail, exchange.answer[self._drawn : end], self._link_format())
+        _insert_answer(
+            cursor,
+            self._tail,
+            exchange.answer[self._drawn : end],
+            self._link_format(),
+            {s.n for s in exchange.sources},
+        )
         self._drawn = end
         if at_bottom:
             self._follow()
@@ -498,7 +513,8 @@ class ChatPane(QWidget):
         if e.quotes and e.mode not in ("composed", "outline", "summary"):
             # A composed answer is made of these sentences: shown once, as the answer.
             parts.append(self._quotes_html(i, e))
-        answer = answer_html(i, e.answer if drawn is None else e.answer[:drawn])
+        numbers = {s.n for s in e.sources}
+        answer = answer_html(i, e.answer if drawn is None else e.answer[:drawn], numbers)
         if e.mode and e.answer and not e.refused:
             label = html.escape(describe(e.mode, e.model))
             answer = f"<span class='muted'>{label}</span><br>{answer}"
@@ -611,7 +627,13 @@ class ChatPane(QWidget):
         return self._page(body)
 
 
-def _insert_answer(cursor: QTextCursor, index: int, text: str, link: QTextCharFormat) -> None:
+def _insert_answer(
+    cursor: QTextCursor,
+    index: int,
+    text: str,
+    link: QTextCharFormat,
+    sources: Collection[int] | None = None,
+) -> None:
     """Insert answer text as `answer_html` draws it: plain text, line breaks, [n] links.
     insertText keeps the spaces a token starts with (insertHtml would fold them away)."""
     plain = QTextCharFormat()
@@ -622,6 +644,8 @@ def _insert_answer(cursor: QTextCursor, index: int, text: str, link: QTextCharFo
 
     last = 0
     for m in _CITE.finditer(text):
+        if not _own(m, sources):
+            continue
         put(text[last : m.start()] + "[")
         for k, n in enumerate(m.group(1).split(",")):
             if k:

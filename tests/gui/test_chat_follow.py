@@ -111,3 +111,29 @@ def test_a_new_question_is_brought_into_view_from_anywhere_above(qtbot) -> None:
     bar = chat.view.verticalScrollBar()
     assert bar.value() == bar.maximum()
     assert 0 <= _top_of(chat, "And the last one?") < chat.view.viewport().height()
+
+
+def test_only_the_answers_own_citations_are_links(qtbot) -> None:
+    # Issue 41: a paper's "[16]" and "[10, 12]" quoted in an answer were links to sources
+    # the answer does not have.
+    from desktop_rag.types import Source
+
+    chat = _chat(qtbot)
+    conv = Conversation()
+    exchange = conv.add("What do the papers say?")
+    exchange.sources = [Source(n, "/docs/p.pdf", n, 1.0, "text") for n in (1, 2)]
+    exchange.answer = "Bats carry it [16]. Camels too [10, 12]. Both are hosts [1, 2]."
+    chat.show_conversation(conv)
+    document = chat.view.document()
+    hrefs = []
+    block = document.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            href = it.fragment().charFormat().anchorHref()
+            if href.startswith("cite:"):
+                hrefs.append(href)
+            it += 1
+        block = block.next()
+    assert hrefs == ["cite:0:1", "cite:0:2"], hrefs
+    assert "[16]" in chat.view.toPlainText() and "[10, 12]" in chat.view.toPlainText()
