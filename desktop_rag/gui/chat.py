@@ -559,8 +559,12 @@ class ChatPane(QWidget):
                 lines.append(f"<a href='src:{i}:{s.n}'>[{s.n}]&nbsp;{where}</a>: {why}")
         else:
             by_file: dict[tuple[str, str], list[str]] = {}
+            named: set[tuple[str, str, str]] = set()  # each heading once per file
             for s in e.sources:
-                where = html.escape(place(s.path, s.page, s.section, short=True))
+                said = (s.library, s.path, s.section) in named
+                named.add((s.library, s.path, s.section))
+                section = "" if said else s.section
+                where = html.escape(place(s.path, s.page, section, short=True))
                 link = f"<a href='src:{i}:{s.n}'>[{s.n}]&nbsp;{where.replace(' ', '&nbsp;')}</a>"
                 by_file.setdefault((s.library, s.path), []).append(link)
             lines = [  # "Team: contract.pdf" for the team library's

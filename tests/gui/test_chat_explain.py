@@ -55,3 +55,18 @@ def test_the_ranking_is_kept_with_the_conversation(tmp_path: Path) -> None:
     store.save(conv)
     (loaded,) = store.load_all()
     assert [s.why for s in loaded.exchanges[0].sources] == [WHY, DEMOTED]
+
+
+def test_a_long_heading_shared_by_sources_is_shown_once(qtbot) -> None:
+    # Issue 41: a long heading repeated on every source of a file filled the Sources lines.
+    heading = "Results › Detection of equine coronavirus in faecal samples of adult horses"
+    conv = Conversation()
+    e = conv.add("Where was ECoV found?")
+    e.sources = [Source(n, "/docs/paper.pdf", n, 1.0, "Text.", section=heading) for n in (1, 2, 3)]
+    e.answer = "In faeces [1]."
+    chat = ChatPane()
+    qtbot.addWidget(chat)
+    chat.show_conversation(conv)
+    text = chat.view.toPlainText()
+    assert text.count("Detection of equine coronavirus") == 1, text
+    assert "[2] p. 2" in text.replace("\xa0", " ") and "[3] p. 3" in text.replace("\xa0", " ")
