@@ -14,6 +14,7 @@ from PySide6.QtGui import (
     QDropEvent,
     QGuiApplication,
     QKeySequence,
+    QResizeEvent,
 )
 from PySide6.QtWidgets import (
     QApplication,
@@ -66,6 +67,9 @@ DOCUMENT_FILTER = (
 )
 
 STATUS_ICONS = ("queued", "indexing", "indexed", "failed")
+# Narrower than this, the source pane shows only while a page is open: beside an empty viewer
+# the chat of a 900 x 600 screen's window was 190 pixels wide.
+NARROW_WINDOW = 1100
 
 
 def window_state_file() -> Path:
@@ -114,7 +118,9 @@ class MainWindow(QMainWindow):
         self.left.setObjectName("leftSplit")
         self.left.addWidget(self.conversations)
         self.left.addWidget(self.documents)
-        self.left.setStretchFactor(0, 1)
+        # Two parts conversations to three parts documents: at 1 to 3 a 900 x 600 screen's
+        # window listed three conversations.
+        self.left.setStretchFactor(0, 2)
         self.left.setStretchFactor(1, 3)
         self.main = QSplitter(Qt.Orientation.Horizontal)
         self.main.setObjectName("mainSplit")
@@ -280,6 +286,7 @@ class MainWindow(QMainWindow):
         self.chat.set_collections(self.session.settings.collections)
         self.sources.open_failed.connect(self._on_sources_open_failed)
         self.sources.notice.connect(self._on_session_notice)
+        self.sources.stack.currentChanged.connect(self._on_sources_stack_current_changed)
 
     def start(self) -> None:
         """Open the library and the conversations in the background."""
@@ -302,7 +309,7 @@ class MainWindow(QMainWindow):
             if size is not None:
                 self.resize(min(1400, int(size.width() * 0.9)), min(860, int(size.height() * 0.9)))
             self.main.setSizes([420, 600, 440])
-            self.left.setSizes([170, 530])
+            self.left.setSizes([280, 420])
         state = store.value("state")
         if isinstance(state, QByteArray):
             self.restoreState(state)
@@ -836,6 +843,19 @@ class MainWindow(QMainWindow):
             refresh(self)
             self.chat.redraw()
         super().changeEvent(event)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_sources()
+
+    def _on_sources_stack_current_changed(self, _index: int) -> None:
+        self._fit_sources()
+
+    def _fit_sources(self) -> None:
+        """In a narrow window the source pane shows only while it shows a page (the chat's
+        Sources line and its [n] open one)."""
+        empty = self.sources.stack.currentIndex() == 0
+        self.sources.setVisible(not (empty and self.width() < NARROW_WINDOW))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Stop the work, keep what is done, then quit once the jobs have let go."""
