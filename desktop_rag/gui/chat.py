@@ -49,6 +49,7 @@ from desktop_rag.query.claims import recited_note
 from desktop_rag.query.figures import unsupported_note
 from desktop_rag.query.scope import Scope
 from desktop_rag.team import source_name
+from desktop_rag.types import Explanation
 
 _CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 FOLLOW_MARGIN_PX = 8  # room above the last question when a long answer stops the scrolling
@@ -66,6 +67,29 @@ class QuestionEdit(QPlainTextEdit):
             self.submitted.emit()
             return
         super().keyPressEvent(event)
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def plain_why(why: Explanation) -> str:
+    """How the search ranked a passage, in a reader's words ("BM25 #1 (22.31) · vector #4
+    (0.714)" is `Explanation.describe`, one click further)."""
+    parts = [
+        f"{_ordinal(why.text_rank)} best match for your words"
+        if why.text_rank is not None
+        else "none of your words",
+        f"{_ordinal(why.vector_rank)} closest in meaning"
+        if why.vector_rank is not None
+        else "not among the closest in meaning",
+    ]
+    if why.sentence is not None:
+        parts.append("moved up for its best sentence")
+    if why.demoted:
+        parts.append(f"moved down: {why.demoted}")
+    return " · ".join(parts)
 
 
 def _text_html(text: str) -> str:
@@ -126,6 +150,7 @@ class ChatPane(QWidget):
         # The answers (their indexes in the conversation shown) whose sources show how
         # retrieval ranked each one (BM25, vectors, demotion).
         self.explained: set[int] = set()
+        self.figures: set[int] = set()  # ... with the search's own figures (BM25, cosine)
 
         self.view = QTextBrowser()
         self.view.setOpenLinks(False)
@@ -229,6 +254,7 @@ class ChatPane(QWidget):
         one, is brought up to date without drawing its earlier exchanges again."""
         if conversation is not self.conversation:
             self.explained.clear()  # "Why these?" was asked of an answer of the other one
+            self.figures.clear()
         self.conversation = conversation
         self.refresh()
 
@@ -322,6 +348,9 @@ class ChatPane(QWidget):
             self.copy_answer(int(rest))
         elif scheme == "explain":
             self.set_explain(int(rest), int(rest) not in self.explained)
+        elif scheme == "figures":
+            self.figures.symmetric_difference_update({int(rest)})
+            self.redraw()
         elif scheme == "ask":
             self.ask(unquote(rest))
 
@@ -552,11 +581,17 @@ class ChatPane(QWidget):
         explain = i in self.explained
         toggle = f"<a href='explain:{i}'>{'Hide ranking' if explain else 'Why these?'}</a>"
         if explain:
+            figures = i in self.figures
             lines = []
             for s in e.sources:
                 where = html.escape(cite(s.path, s.page, s.section, short=True))
-                why = html.escape(s.why.describe()) if s.why is not None else "not recorded"
+                if s.why is None:
+                    why = "not recorded"
+                else:  # the search engine's own figures only when asked for
+                    why = html.escape(s.why.describe() if figures else plain_why(s.why))
                 lines.append(f"<a href='src:{i}:{s.n}'>[{s.n}]&nbsp;{where}</a>: {why}")
+            label = "Hide the figures" if figures else "Show the search's figures"
+            lines.append(f"<a href='figures:{i}'>{label}</a>")
         else:
             by_file: dict[tuple[str, str], list[str]] = {}
             named: set[tuple[str, str, str]] = set()  # each heading once per file

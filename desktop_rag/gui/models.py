@@ -112,7 +112,7 @@ class DocumentsModel(QAbstractTableModel):
     """
 
     NAME, STATUS, PAGES, CHUNKS = range(4)
-    HEADERS = ("Name", "Status", "Pages", "Chunks")
+    HEADERS = ("Name", "Status", "Pages", "Passages")
 
     def __init__(self, icons: dict[str, QIcon] | None = None, parent: Any = None) -> None:
         super().__init__(parent)
