@@ -147,6 +147,7 @@ class ChatPane(QWidget):
         self._status = ""
         self._first_start = False
         self._documents = 0  # indexed documents in the library
+        self._suggestions: list[str] = []  # questions from the documents' headings
         # The answers (their indexes in the conversation shown) whose sources show how
         # retrieval ranked each one (BM25, vectors, demotion).
         self.explained: set[int] = set()
@@ -306,6 +307,13 @@ class ChatPane(QWidget):
         only while it is."""
         if indexed != self._documents:
             self._documents = indexed
+            if self.conversation is None or not self.conversation.exchanges:
+                self.redraw()
+
+    def set_suggestions(self, questions: list[str]) -> None:
+        """Questions the welcome offers, drawn from the user's documents (the guide's too)."""
+        if questions != self._suggestions:
+            self._suggestions = list(questions)
             if self.conversation is None or not self.conversation.exchanges:
                 self.redraw()
 
@@ -643,7 +651,6 @@ class ChatPane(QWidget):
         )
 
     def _welcome_html(self) -> str:
-        q = html.escape(GUIDE_QUESTION)
         if self._first_start and self._documents <= 1:
             intro = "<p>Your library starts with the Desktop RAG user guide. Ask it something:</p>"
         elif self._documents > 1:
@@ -653,11 +660,15 @@ class ChatPane(QWidget):
             )
         else:
             intro = "<p>Ask anything about the documents in your library. For example:</p>"
+        offered = [*self._suggestions, GUIDE_QUESTION] if self._documents > 1 else [GUIDE_QUESTION]
+        links = "<br>".join(
+            f"<a href='ask:{quote(question)}'>{html.escape(question)}</a>" for question in offered
+        )
         body = (
             "<div style='margin: 24px;'>"
             "<h2>Ask your documents</h2>"
             f"{intro}"
-            f"<p style='margin-left: 12px'><a href='ask:{quote(GUIDE_QUESTION)}'>{q}</a></p>"
+            f"<p style='margin-left: 12px; line-height: 150%'>{links}</p>"
             "<p class='muted'>Add documents by dropping files or folders on this window, or with "
             "<i>Add folder</i> (Ctrl+O). Answers cite their sources as [1], [2]…: click one to "
             "see the page. Everything stays on this computer.</p>"

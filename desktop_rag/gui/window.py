@@ -245,6 +245,7 @@ class MainWindow(QMainWindow):
         s.outline_progress.connect(self._on_session_outline_progress)
         s.conversations_loaded.connect(self._on_session_conversations_loaded)
         s.notice.connect(self._on_session_notice)
+        s.suggestions.connect(self.chat.set_suggestions)
         s.closed.connect(self._on_session_closed)
 
         self.new_action.triggered.connect(self._on_new_action_triggered)
@@ -333,6 +334,7 @@ class MainWindow(QMainWindow):
         self.documents.set_opening(False)
         self.documents.set_idle()
         self._update_library_label()
+        self.session.suggest()
 
     def _on_session_open_failed(self, message: str) -> None:
         self.documents.set_opening(False)
@@ -406,6 +408,7 @@ class MainWindow(QMainWindow):
 
     def _on_session_index_finished(self, report: IndexReport) -> None:
         self.documents_model.settle()
+        self.session.suggest()  # the welcome's questions, from the documents now indexed
         if not self.session.indexing:
             self.documents.set_idle(report)
             if self.statusBar().currentMessage().startswith("Welcome!"):
