@@ -254,6 +254,14 @@ def _rest_of_block(
     return rest
 
 
+def verbatim(sentence: str, text: str) -> str:
+    """The sentence as its source writes it, line breaks and all (a quote is the source's own
+    words); the sentence itself when it is not found so."""
+    pattern = r"\s+".join(re.escape(word) for word in sentence.split())
+    found = re.search(pattern, text) if pattern else None
+    return found.group(0) if found else sentence
+
+
 def render(chosen: Sequence[Candidate], sources: Sequence[Source]) -> Composed:
     """The sentences with one [n] after each run of neighbours from the same source."""
     by_n = {s.n: s for s in sources}
@@ -266,7 +274,8 @@ def render(chosen: Sequence[Candidate], sources: Sequence[Source]) -> Composed:
         if nxt is None or nxt.n != c.n or nxt.index != c.index + 1:
             parts[-1] = f"{parts[-1]} [{c.n}]"
         source = by_n[c.n]
-        quotes.append(Quote(c.n, source.path, source.page, c.text, 1.0 - k * 0.01))
+        quote = verbatim(c.text, source.text)
+        quotes.append(Quote(c.n, source.path, source.page, quote, 1.0 - k * 0.01))
         if c.n not in cited:
             cited.append(c.n)
     return Composed(" ".join(parts), tuple(quotes), tuple(cited))

@@ -237,6 +237,8 @@ def _whole_sentences(text: str, cut: bool) -> list[Block]:
                 continue
             if MIN_WORDS <= len(sentence.split()) <= MAX_WORDS:
                 whole.append(" ".join(sentence.split()))
+        if whole and whole[-1].endswith(":"):
+            whole.pop()  # what it announces (a table, a list of lines) is not a sentence
         # The last block runs to the end of the passage: what follows is not known.
         out.append(Block(tuple(whole), closed=b < len(blocks) - 1 and not cut_at_end))
     return out

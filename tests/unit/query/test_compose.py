@@ -128,3 +128,12 @@ def test_a_list_that_runs_on_past_the_passage_is_not_announced() -> None:
     )
     made = compose.compose("How do I add my own documents?", _sources(guide), HashEmbedder())
     assert made.text and "three ways" not in made.text, made.text
+
+
+def test_a_quote_is_its_sources_own_text_line_breaks_and_all() -> None:
+    # The composed answer reads a source by its lines (issue 41); its quotes stay the
+    # source's own words, so a quote is found in its source as it is.
+    text = "The battery lasts about\ntwo days on one charge. Charge it with the USB\ncable."
+    made = compose.compose("How long does the battery last?", _sources(text), HashEmbedder())
+    assert made.quotes and all(q.text in text for q in made.quotes), made.quotes
+    assert "\n" not in made.text
