@@ -9,10 +9,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from desktop_rag.config import Settings, default_library_dir
 from desktop_rag.ingest.extract import sha256_file
 from desktop_rag.ingest.scan import is_candidate, is_under, normalize
+
+if TYPE_CHECKING:
+    from desktop_rag.store.lance import LanceStore
 
 log = logging.getLogger(__name__)
 
@@ -134,4 +138,54 @@ def copy_into(paths: Iterable[str], library: Path) -> list[Copied]:
         shutil.copyfile(src, tmp)  # contents only: the source's metadata is not ours to copy
         os.replace(tmp, dest)
         out.append(Copied(str(src), str(dest)))
+    return out
+
+
+# Headings every paper or report has, which say nothing of what this one holds.
+_GENERIC_TEXT = """abstract introduction background methods method materials results discussion
+    conclusion conclusions references bibliography acknowledgements acknowledgments contents
+    table appendix index figures tables funding keywords summary overview notes preface
+    foreword glossary and of the"""
+_GENERIC_WORDS = frozenset(_GENERIC_TEXT.split())
+SUGGESTIONS = 3
+SUGGESTION_WORDS = 8
+
+
+def suggested_questions(store: LanceStore, limit: int = SUGGESTIONS) -> list[str]:
+    """A few questions drawn from the library's own headings (the guide's left out), one per
+    document, the most recently indexed documents first: what the welcome offers."""
+    from desktop_rag.locations import SEPARATOR
+
+    newest = sorted(
+        (d for d in store.documents() if d.status == "indexed"),
+        key=lambda d: -d.indexed_at,
+    )
+    order = {d.path: k for k, d in enumerate(newest) if os.path.basename(d.path) != GUIDE_NAME}
+    headings: dict[str, list[str]] = {}
+    for path, section in store.sections():
+        if path not in order:
+            continue
+        title = section.rsplit(SEPARATOR, 1)[-1].strip()
+        words = title.lower().split()
+        if not title or len(words) > SUGGESTION_WORDS or set(words) <= _GENERIC_WORDS:
+            continue
+        if any(ch.isdigit() for ch in title[:1]):
+            title = title.split(" ", 1)[-1]  # "2.3 Making the manuals": its words
+        if title not in headings.setdefault(path, []):
+            headings[path].append(title)
+    out: list[str] = []
+    for path in sorted(headings, key=order.__getitem__):
+        for title in headings[path]:
+            question = f"What is said about {title}?"
+            if question not in out:
+                out.append(question)
+                break
+        if len(out) == limit:
+            return out
+    # Fewer documents than questions: more headings of the same ones.
+    for path in sorted(headings, key=order.__getitem__):
+        for title in headings[path]:
+            question = f"What is said about {title}?"
+            if len(out) < limit and question not in out:
+                out.append(question)
     return out

@@ -13,7 +13,18 @@ from tests.pdfgen import make_pdf
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 REPO = Path(__file__).resolve().parents[1]
-CORPUS = (REPO / ".." / "shared" / "corpus").resolve()
+# Beside the repository, or beside the folder of its worktrees (a worktree in wt/NAME).
+CORPUS = next(
+    (
+        c
+        for c in (
+            (REPO / ".." / "shared" / "corpus").resolve(),
+            (REPO / ".." / ".." / "shared" / "corpus").resolve(),
+        )
+        if c.is_dir()
+    ),
+    (REPO / ".." / "shared" / "corpus").resolve(),
+)
 
 
 @pytest.fixture(autouse=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Collection
 from urllib.parse import quote, unquote
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, QUrl, Signal
@@ -48,6 +49,7 @@ from desktop_rag.query.claims import recited_note
 from desktop_rag.query.figures import unsupported_note
 from desktop_rag.query.scope import Scope
 from desktop_rag.team import source_name
+from desktop_rag.types import Explanation
 
 _CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 FOLLOW_MARGIN_PX = 8  # room above the last question when a long answer stops the scrolling
@@ -67,6 +69,29 @@ class QuestionEdit(QPlainTextEdit):
         super().keyPressEvent(event)
 
 
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def plain_why(why: Explanation) -> str:
+    """How the search ranked a passage, in a reader's words ("BM25 #1 (22.31) · vector #4
+    (0.714)" is `Explanation.describe`, one click further)."""
+    parts = [
+        f"{_ordinal(why.text_rank)} best match for your words"
+        if why.text_rank is not None
+        else "none of your words",
+        f"{_ordinal(why.vector_rank)} closest in meaning"
+        if why.vector_rank is not None
+        else "not among the closest in meaning",
+    ]
+    if why.sentence is not None:
+        parts.append("moved up for its best sentence")
+    if why.demoted:
+        parts.append(f"moved down: {why.demoted}")
+    return " · ".join(parts)
+
+
 def _text_html(text: str) -> str:
     return html.escape(text).replace("\n", "<br>")
 
@@ -80,11 +105,19 @@ def settled(text: str) -> int:
     return len(text)
 
 
-def answer_html(exchange_index: int, text: str) -> str:
-    """The answer as HTML, each [n] (or [n, m]) a link to its source."""
+def _own(match: re.Match[str], sources: Collection[int] | None) -> bool:
+    """A citation of the answer's own sources, not a number in brackets it quotes (a paper's
+    "[16]")."""
+    return sources is None or all(int(n) in sources for n in match.group(1).split(","))
+
+
+def answer_html(exchange_index: int, text: str, sources: Collection[int] | None = None) -> str:
+    """The answer as HTML, each [n] (or [n, m]) of its `sources` a link to its source."""
     out = []
     last = 0
     for m in _CITE.finditer(text):
+        if not _own(m, sources):
+            continue
         out.append(_text_html(text[last : m.start()]))
         links = [
             f'<a href="cite:{exchange_index}:{n.strip()}">{n.strip()}</a>'
@@ -114,9 +147,11 @@ class ChatPane(QWidget):
         self._status = ""
         self._first_start = False
         self._documents = 0  # indexed documents in the library
+        self._suggestions: list[str] = []  # questions from the documents' headings
         # The answers (their indexes in the conversation shown) whose sources show how
         # retrieval ranked each one (BM25, vectors, demotion).
         self.explained: set[int] = set()
+        self.figures: set[int] = set()  # ... with the search's own figures (BM25, cosine)
 
         self.view = QTextBrowser()
         self.view.setOpenLinks(False)
@@ -202,6 +237,10 @@ class ChatPane(QWidget):
         self._tail_start = 0
         self._drawn = 0
         self._tail_busy = False  # drawn while answering: drawn again once the answer ends
+        # The last question was just asked: its answer is followed wherever the view was,
+        # until the reader moves the scroll bar (a new question is always brought into view).
+        self._following = False
+        self.view.verticalScrollBar().actionTriggered.connect(self._on_bar_action_triggered)
 
         self._redraw_timer = QTimer(self)
         self._redraw_timer.setSingleShot(True)
@@ -216,6 +255,7 @@ class ChatPane(QWidget):
         one, is brought up to date without drawing its earlier exchanges again."""
         if conversation is not self.conversation:
             self.explained.clear()  # "Why these?" was asked of an answer of the other one
+            self.figures.clear()
         self.conversation = conversation
         self.refresh()
 
@@ -254,6 +294,9 @@ class ChatPane(QWidget):
             if scope.whole_library
             else f"Ask a question about {scope.label()}…"
         )
+        # QPlainTextEdit repaints only when its hint shows or hides, not when it changes: the
+        # last conversation's "Ask a question about 2 documents…" stayed on screen.
+        self.question.viewport().update()
 
     def set_first_start(self, first: bool) -> None:
         self._first_start = first
@@ -264,6 +307,13 @@ class ChatPane(QWidget):
         only while it is."""
         if indexed != self._documents:
             self._documents = indexed
+            if self.conversation is None or not self.conversation.exchanges:
+                self.redraw()
+
+    def set_suggestions(self, questions: list[str]) -> None:
+        """Questions the welcome offers, drawn from the user's documents (the guide's too)."""
+        if questions != self._suggestions:
+            self._suggestions = list(questions)
             if self.conversation is None or not self.conversation.exchanges:
                 self.redraw()
 
@@ -306,6 +356,9 @@ class ChatPane(QWidget):
             self.copy_answer(int(rest))
         elif scheme == "explain":
             self.set_explain(int(rest), int(rest) not in self.explained)
+        elif scheme == "figures":
+            self.figures.symmetric_difference_update({int(rest)})
+            self.redraw()
         elif scheme == "ask":
             self.ask(unquote(rest))
 
@@ -324,6 +377,8 @@ class ChatPane(QWidget):
         bar = self.view.verticalScrollBar()
         at_bottom = bar.value() >= bar.maximum() - 4
         conv = self.conversation
+        if conv is not self._shown:
+            self._following = False
         self._shown = conv
         self._tail = -1
         self.view.document().setDefaultStyleSheet(self._style())
@@ -354,13 +409,17 @@ class ChatPane(QWidget):
             self.redraw()
             return
         bar = self.view.verticalScrollBar()
-        at_bottom = bar.value() >= bar.maximum() - 4
+        at_bottom = bar.value() >= bar.maximum() - 4 or self._following
         if self._tail == count - 1 or self._tail_busy:
             self._redraw_tail()
         if self._tail == count - 2:  # a new question: the previous exchange stays as drawn
             self._start_tail(count - 1)
+            at_bottom = self._following = True
         if at_bottom:
             self._follow()
+
+    def _on_bar_action_triggered(self, _action: int) -> None:
+        self._following = False  # the reader scrolls: leave the view where they take it
 
     def _on_redraw_timer_timeout(self) -> None:
         conv = self.conversation
@@ -428,10 +487,16 @@ class ChatPane(QWidget):
         if end <= self._drawn:
             return
         bar = self.view.verticalScrollBar()
-        at_bottom = bar.value() >= bar.maximum() - 4
+        at_bottom = bar.value() >= bar.maximum() - 4 or self._following
         cursor = QTextCursor(self.view.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
-        _insert_answer(cursor, self._tail, exchange.answer[self._drawn : end], self._link_format())
+        _insert_answer(
+            cursor,
+            self._tail,
+            exchange.answer[self._drawn : end],
+            self._link_format(),
+            {s.n for s in exchange.sources},
+        )
         self._drawn = end
         if at_bottom:
             self._follow()
@@ -485,7 +550,8 @@ class ChatPane(QWidget):
         if e.quotes and e.mode not in ("composed", "outline", "summary"):
             # A composed answer is made of these sentences: shown once, as the answer.
             parts.append(self._quotes_html(i, e))
-        answer = answer_html(i, e.answer if drawn is None else e.answer[:drawn])
+        numbers = {s.n for s in e.sources}
+        answer = answer_html(i, e.answer if drawn is None else e.answer[:drawn], numbers)
         if e.mode and e.answer and not e.refused:
             label = html.escape(describe(e.mode, e.model))
             answer = f"<span class='muted'>{label}</span><br>{answer}"
@@ -523,15 +589,25 @@ class ChatPane(QWidget):
         explain = i in self.explained
         toggle = f"<a href='explain:{i}'>{'Hide ranking' if explain else 'Why these?'}</a>"
         if explain:
+            figures = i in self.figures
             lines = []
             for s in e.sources:
                 where = html.escape(cite(s.path, s.page, s.section, short=True))
-                why = html.escape(s.why.describe()) if s.why is not None else "not recorded"
+                if s.why is None:
+                    why = "not recorded"
+                else:  # the search engine's own figures only when asked for
+                    why = html.escape(s.why.describe() if figures else plain_why(s.why))
                 lines.append(f"<a href='src:{i}:{s.n}'>[{s.n}]&nbsp;{where}</a>: {why}")
+            label = "Hide the figures" if figures else "Show the search's figures"
+            lines.append(f"<a href='figures:{i}'>{label}</a>")
         else:
             by_file: dict[tuple[str, str], list[str]] = {}
+            named: set[tuple[str, str, str]] = set()  # each heading once per file
             for s in e.sources:
-                where = html.escape(place(s.path, s.page, s.section, short=True))
+                said = (s.library, s.path, s.section) in named
+                named.add((s.library, s.path, s.section))
+                section = "" if said else s.section
+                where = html.escape(place(s.path, s.page, section, short=True))
                 link = f"<a href='src:{i}:{s.n}'>[{s.n}]&nbsp;{where.replace(' ', '&nbsp;')}</a>"
                 by_file.setdefault((s.library, s.path), []).append(link)
             lines = [  # "Team: contract.pdf" for the team library's
@@ -575,7 +651,6 @@ class ChatPane(QWidget):
         )
 
     def _welcome_html(self) -> str:
-        q = html.escape(GUIDE_QUESTION)
         if self._first_start and self._documents <= 1:
             intro = "<p>Your library starts with the Desktop RAG user guide. Ask it something:</p>"
         elif self._documents > 1:
@@ -585,11 +660,15 @@ class ChatPane(QWidget):
             )
         else:
             intro = "<p>Ask anything about the documents in your library. For example:</p>"
+        offered = [*self._suggestions, GUIDE_QUESTION] if self._documents > 1 else [GUIDE_QUESTION]
+        links = "<br>".join(
+            f"<a href='ask:{quote(question)}'>{html.escape(question)}</a>" for question in offered
+        )
         body = (
             "<div style='margin: 24px;'>"
             "<h2>Ask your documents</h2>"
             f"{intro}"
-            f"<p style='margin-left: 12px'><a href='ask:{quote(GUIDE_QUESTION)}'>{q}</a></p>"
+            f"<p style='margin-left: 12px; line-height: 150%'>{links}</p>"
             "<p class='muted'>Add documents by dropping files or folders on this window, or with "
             "<i>Add folder</i> (Ctrl+O). Answers cite their sources as [1], [2]…: click one to "
             "see the page. Everything stays on this computer.</p>"
@@ -598,7 +677,13 @@ class ChatPane(QWidget):
         return self._page(body)
 
 
-def _insert_answer(cursor: QTextCursor, index: int, text: str, link: QTextCharFormat) -> None:
+def _insert_answer(
+    cursor: QTextCursor,
+    index: int,
+    text: str,
+    link: QTextCharFormat,
+    sources: Collection[int] | None = None,
+) -> None:
     """Insert answer text as `answer_html` draws it: plain text, line breaks, [n] links.
     insertText keeps the spaces a token starts with (insertHtml would fold them away)."""
     plain = QTextCharFormat()
@@ -609,6 +694,8 @@ def _insert_answer(cursor: QTextCursor, index: int, text: str, link: QTextCharFo
 
     last = 0
     for m in _CITE.finditer(text):
+        if not _own(m, sources):
+            continue
         put(text[last : m.start()] + "[")
         for k, n in enumerate(m.group(1).split(",")):
             if k:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 from PySide6.QtCore import (
     QItemSelection,
@@ -37,7 +38,7 @@ from desktop_rag.gui.icons import icon, set_icon, tool_button
 from desktop_rag.gui.models import STATE_WORD, DocumentsModel, PathRole, StatusRole
 from desktop_rag.types import FailKind, IndexReport, Progress, Status
 
-NARROW_PANE = 420  # pixels: below this, the Chunks column is hidden
+NARROW_PANE = 420  # pixels: below this, the Passages column is hidden
 
 
 class DocumentsPane(QWidget):
@@ -124,7 +125,7 @@ class DocumentsPane(QWidget):
         header.setStretchLastSection(False)
         header.setSectionResizeMode(DocumentsModel.NAME, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(DocumentsModel.STATUS, QHeaderView.ResizeMode.Interactive)
-        numbers = self.fontMetrics().horizontalAdvance("Chunks") + 24  # room for the sort mark
+        numbers = self.fontMetrics().horizontalAdvance("Passages") + 24  # room for the sort mark
         for col in (DocumentsModel.PAGES, DocumentsModel.CHUNKS):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Fixed)
             header.resizeSection(col, numbers)
@@ -139,9 +140,14 @@ class DocumentsPane(QWidget):
 
         self.detail = QLabel()
         self.detail.setWordWrap(True)
-        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.detail.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse
+            | Qt.TextInteractionFlag.LinksAccessibleByMouse
+        )
         self.detail.setAccessibleName("Selected file")
+        self.detail.linkActivated.connect(self._on_detail_link_activated)
         self.detail.hide()
+        self._detail_open = False  # the reader's own words about the failure shown
 
         self.progress = QProgressBar()
         self.progress.setAccessibleName("Indexing progress")
@@ -201,7 +207,7 @@ class DocumentsPane(QWidget):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        # A narrow pane gives the names the Chunks column's room (each row's tooltip keeps the
+        # A narrow pane gives the names the Passages column's room (each row's tooltip keeps the
         # count): at 900 x 600 the names were cut to "b…".
         self.table.setColumnHidden(DocumentsModel.CHUNKS, self.width() < NARROW_PANE)
 
@@ -352,9 +358,20 @@ class DocumentsPane(QWidget):
         row = self.model.row_for(str(rows[0].data(PathRole))) if rows else None
         if row is None or not row.error:
             self.detail.hide()
+            self._detail_open = False
             return
-        self.detail.setText(f"<b>{_esc(row.name)}</b> {_esc(row.error)}")
+        reason, engine = plain_reason(row.error)
+        text = f"<b>{_esc(row.name)}</b> {_esc(reason)}"
+        if engine and self._detail_open:
+            text += f"<br>The reader said: {_esc(engine)} <a href='hide'>Hide</a>"
+        elif engine:
+            text += " <a href='details'>Details</a>"
+        self.detail.setText(text)
         self.detail.show()
+
+    def _on_detail_link_activated(self, link: str) -> None:
+        self._detail_open = link == "details"
+        self._show_detail()
 
     # -- progress ------------------------------------------------------------------------------
 
@@ -440,6 +457,28 @@ class DocumentsPane(QWidget):
         if report is not None and report.cancelled:
             text = "Indexing cancelled; what was done is kept. " + text
         self.summary.setText(text)
+
+
+# What a reader library says of a file, in parentheses in a failure's reason: "(Failed to load
+# document (PDFium: Data format error))".
+_ENGINE_WORDS = re.compile(r"error|fail|pdfium|pypdf|errno|exception|:", re.I)
+
+
+def plain_reason(error: str) -> tuple[str, str]:
+    """A failure's reason in plain words, and the reading library's own words taken out of it
+    ("" when it has none): those are for a Details link, not for the first read."""
+    depth, start = 0, -1
+    for i, ch in enumerate(error):
+        if ch == "(":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == ")" and depth:
+            depth -= 1
+            if depth == 0 and _ENGINE_WORDS.search(error[start + 1 : i]):
+                plain = (error[:start].rstrip() + error[i + 1 :]).strip()
+                return plain, error[start + 1 : i]
+    return error, ""
 
 
 class _FilterProxy(QSortFilterProxyModel):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QSizePolicy, QToolButton, QWidget
 
 from desktop_rag.query.kind import DOCUMENT, KINDS, LIBRARY, PASSAGE
 
@@ -30,6 +30,10 @@ class KindBar(QWidget):
         self.label = QLabel()
         self.label.setAccessibleName("Kind of question")
         self.label.setTextFormat(Qt.TextFormat.PlainText)
+        # A long line ("Outline of ULTABEAUTY_2023Q4_EARNINGS.pdf (asks for …)") wraps instead
+        # of widening the chat and squeezing the panes beside it.
+        self.label.setWordWrap(True)
+        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.label.setToolTip(
             "How the question was taken, by plain rules; Answer as asks it again as another kind"
         )

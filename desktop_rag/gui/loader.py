@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 from PySide6.QtPdf import QPdfDocument
 
-from desktop_rag.gui.pageview import Marks
+from desktop_rag.gui.pageview import Marks, line_boxes
 from desktop_rag.gui.workers import Job, Lanes
 from desktop_rag.query.marks import Box, span_boxes, word_boxes
 from desktop_rag.types import Source
@@ -58,7 +58,7 @@ def find_marks(request: Request, lookup: BoxesLookup | None = None) -> Marks | N
         if stored:
             continue  # an OCR'd page: its quotes are inside the passage already marked
         quotes += span_boxes(source.path, page, source.start, source.end, quote)
-    return Marks(page - 1, tuple(passage), tuple(quotes))
+    return Marks(page - 1, line_boxes(passage), line_boxes(quotes))
 
 
 def load_document(path: str) -> tuple[QPdfDocument, QPdfDocument.Error, bool]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from collections.abc import Iterable, Sequence
@@ -111,7 +112,7 @@ class DocumentsModel(QAbstractTableModel):
     """
 
     NAME, STATUS, PAGES, CHUNKS = range(4)
-    HEADERS = ("Name", "Status", "Pages", "Chunks")
+    HEADERS = ("Name", "Status", "Pages", "Passages")
 
     def __init__(self, icons: dict[str, QIcon] | None = None, parent: Any = None) -> None:
         super().__init__(parent)
@@ -232,8 +233,8 @@ class DocumentsModel(QAbstractTableModel):
         """Put the rows in order; persistent indexes (selection, current row) follow their row.
 
         `touched`: the only rows that changed. Each still between its neighbours: nothing to
-        do (a status change in a name sort). A few out of place: each is moved to its place.
-        Otherwise one layout change sorts them all.
+        do (a status change in a name sort). A few out of place, the others in order: each is
+        moved to its place. Otherwise one layout change sorts them all.
         """
         if touched is not None:
             out = []
@@ -246,9 +247,14 @@ class DocumentsModel(QAbstractTableModel):
                         break
             if not out:
                 return
-            if len(out) <= MOVE_ROWS:
+            # Each is moved by a binary search among the rows in order: the others out of
+            # place are left out of it (a search among rows out of order put FOOTLOCKER…
+            # between 1554.pdf and 1556.pdf), and the rest must be in order.
+            if len(out) <= MOVE_ROWS and self._sorted_without(out):
+                pending = {self._rows[i].path for i in out}
                 for path in [self._rows[i].path for i in out]:
-                    self._move_into_place(self._by_path[path])
+                    pending.discard(path)
+                    self._move_into_place(self._by_path[path], pending)
                 return
         self.layoutAboutToBeChanged.emit()
         before = {id(r): i for i, r in enumerate(self._rows)}
@@ -267,20 +273,30 @@ class DocumentsModel(QAbstractTableModel):
         self.changePersistentIndexList(old_indexes, new_indexes)
         self.layoutChanged.emit()
 
-    def _move_into_place(self, i: int) -> None:
+    def _sorted_without(self, rows: Sequence[int]) -> bool:
+        """Whether the rows but these are in the sort order."""
+        left_out = set(rows)
+        keys = [self._sort_key(r) for k, r in enumerate(self._rows) if k not in left_out]
+        if self._sort_order == Qt.SortOrder.DescendingOrder:
+            keys.reverse()
+        return all(a <= b for a, b in itertools.pairwise(keys))
+
+    def _move_into_place(self, i: int, pending: set[str] | frozenset[str] = frozenset()) -> None:
+        """Move row i among the rows in order (those of `pending` are still to be moved)."""
         row = self._rows[i]
         rest = self._rows[:i] + self._rows[i + 1 :]
+        placed = [k for k, r in enumerate(rest) if r.path not in pending]
         key = self._sort_key(row)
         descending = self._sort_order == Qt.SortOrder.DescendingOrder
-        lo, hi = 0, len(rest)
-        while lo < hi:  # the first place whose row sorts after this one
+        lo, hi = 0, len(placed)
+        while lo < hi:  # the first row in order that sorts after this one
             mid = (lo + hi) // 2
-            other = self._sort_key(rest[mid])
+            other = self._sort_key(rest[placed[mid]])
             if (other > key) if descending else (other < key):
                 lo = mid + 1
             else:
                 hi = mid
-        at = lo
+        at = placed[lo] if lo < len(placed) else len(rest)
         if at == i:
             return
         # Qt's destination is the row before which it goes, counted before the move.

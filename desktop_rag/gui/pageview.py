@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRect, QRectF, Qt
@@ -34,6 +35,15 @@ READABLE_ZOOM = 0.8
 # print needs more than READABLE_ZOOM), zooming in no further than MAX_OPEN_ZOOM to get there.
 READABLE_LINE_PX = 11.0
 MAX_OPEN_ZOOM = 1.25
+# A page whose width fits the view at this zoom or more opens whole (10 pt text 9 pixels high
+# on a 96 dpi screen): a page cut at the pane's sides is worse to read than small print.
+WHOLE_PAGE_ZOOM = 0.7
+# A zoom this close to the page's width is the page's width.
+NEAR_FIT = 1.15
+# Room left either side of the passage's lines when the page is drawn wider than the view.
+COLUMN_ROOM_PX = 6
+# The quotes' outline stands this far off their line, clear of the letters.
+QUOTE_PAD_PX = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +53,46 @@ class Marks:
     page: int
     passage: tuple[Box, ...] = ()
     quotes: tuple[Box, ...] = ()
+
+
+def line_boxes(boxes: Sequence[Box]) -> tuple[Box, ...]:
+    """Rectangles joined into one per line: pdfium gives one a letter on many pages, and a
+    mark drawn letter by letter (each outlined, the overlaps shaded twice) garbles the words.
+    Boxes join when they share most of their height and no more than a few letters' gap
+    parts them (the two columns of a page stay apart)."""
+    lines: list[Box] = []
+    for box in boxes:
+        height = box.y1 - box.y0
+        last = lines[-1] if lines else None
+        if last is not None:
+            overlap = min(last.y1, box.y1) - max(last.y0, box.y0)
+            gap = box.x0 - last.x1
+            if overlap > 0.5 * min(height, last.y1 - last.y0) and -height < gap < 1.5 * height:
+                lines[-1] = Box(
+                    min(last.x0, box.x0),
+                    min(last.y0, box.y0),
+                    max(last.x1, box.x1),
+                    max(last.y1, box.y1),
+                )
+                continue
+        lines.append(box)
+    return tuple(lines)
+
+
+def main_block(boxes: Sequence[Box]) -> tuple[Box, ...]:
+    """The run of lines that holds most of a passage: a chunk cut from the foot of one column
+    and the top of the next shows where most of its words are, not its first few."""
+    blocks: list[list[Box]] = []
+    for box in boxes:
+        last = blocks[-1][-1] if blocks else None
+        beside = last is not None and min(last.x1, box.x1) > max(last.x0, box.x0)
+        if last is not None and beside and box.y0 >= last.y0 - (last.y1 - last.y0):
+            blocks[-1].append(box)
+        else:
+            blocks.append([box])
+    if not blocks:
+        return ()
+    return tuple(max(blocks, key=lambda b: sum((x.x1 - x.x0) * (x.y1 - x.y0) for x in b)))
 
 
 class PageView(QPdfView):
@@ -98,13 +148,34 @@ class PageView(QPdfView):
             return READABLE_ZOOM
         return min(MAX_OPEN_ZOOM, max(READABLE_ZOOM, READABLE_LINE_PX / line))
 
+    def column_zoom(self) -> float:
+        """The zoom at which the marked passage's lines, side to side, fill the view: a page
+        drawn any wider cuts them at its edges. Infinite with no passage marked."""
+        document, marks = self.document(), self.marks
+        if document is None or marks is None or not marks.passage:
+            return float("inf")
+        points = document.pagePointSize(marks.page)
+        block = main_block(marks.passage)
+        wide = max(b.x1 for b in block) - min(b.x0 for b in block)
+        width = wide * points.width() * self.logicalDpiX() / 72  # at zoom 1
+        margins = self.documentMargins()
+        usable = self.viewport().width() - margins.left() - margins.right() - 2 * COLUMN_ROOM_PX
+        bar = self.verticalScrollBar()
+        if not bar.isVisible():  # it comes with the zoom and narrows the view
+            usable -= bar.sizeHint().width()
+        return usable / width if width > 0 else float("inf")
+
     def _fit(self) -> None:
-        readable = self.readable_zoom()
-        if self.fit_zoom() >= readable:
+        """The page's width when its text can be read at it (WHOLE_PAGE_ZOOM); else as close to
+        readable as the passage's lines allow, all of them kept in the view's width."""
+        fit = self.fit_zoom()
+        zoom = fit if fit >= WHOLE_PAGE_ZOOM else min(self.readable_zoom(), self.column_zoom())
+        zoom = max(fit, zoom)
+        if zoom <= fit * NEAR_FIT:  # a few pixels wider buys nothing but a sideways bar
             self.setZoomMode(QPdfView.ZoomMode.FitToWidth)
         else:
             self.setZoomMode(QPdfView.ZoomMode.Custom)
-            self.setZoomFactor(readable)
+            self.setZoomFactor(zoom)
 
     def zoom(self, factor: float) -> None:
         """Zoom by a factor, from what is drawn now; the passage stays in view."""
@@ -177,9 +248,10 @@ class PageView(QPdfView):
         h = self.horizontalScrollBar()
         # In document coordinates (box_rect is relative to the scroll position).
         offset = QPointF(h.value(), v.value())
-        first = self.box_rect(marks.page, marks.passage[0]).translated(offset)
+        block = main_block(marks.passage)
+        first = self.box_rect(marks.page, block[0]).translated(offset)
         area = QRectF(first)
-        for box in marks.passage[1:]:
+        for box in block[1:]:
             area = area.united(self.box_rect(marks.page, box).translated(offset))
         page = QRectF(self.page_rect(marks.page)).translated(offset)
         height = self.viewport().height()
@@ -220,8 +292,9 @@ class PageView(QPdfView):
         if marks.quotes:
             painter.setPen(QPen(QUOTE_PEN, 1.5))
             painter.setBrush(QUOTE_FILL)
+            pad = QUOTE_PAD_PX
             for box in marks.quotes:
-                painter.drawRect(self.box_rect(marks.page, box))
+                painter.drawRect(self.box_rect(marks.page, box).adjusted(-pad, -pad, pad, pad))
         painter.end()
 
     def resizeEvent(self, event: QResizeEvent) -> None:

@@ -118,6 +118,7 @@ class Session(QObject):
     outline_progress = Signal(object)  # Progress of an outline being built (then answer_*)
     conversations_loaded = Signal(object)  # list[Conversation], newest first
     notice = Signal(str)  # a short message for the status bar
+    suggestions = Signal(object)  # list[str]: questions drawn from the library's headings
     watch_problems = Signal(object)  # {folder: why it is not watched}
     closed = Signal(bool)  # shutdown finished; True if every job stopped in time
     _watched = Signal(object)  # Change, emitted from the watcher's thread
@@ -439,6 +440,22 @@ class Session(QObject):
     def remove_folder(self, folder: str, drop_documents: bool = True) -> None:
         """Stop watching a folder; drop its documents from the index (never from the disk)."""
         self._carry_out(self.library.remove_folder(folder, drop_documents))
+
+    def suggest(self) -> None:
+        """Questions for the welcome, drawn from the documents' headings, read on the load
+        lane (`suggestions` follows)."""
+        app = self.app
+        if app is None:
+            return
+        from desktop_rag.library import suggested_questions
+
+        self.lanes.run(
+            LOAD,
+            lambda job: suggested_questions(app.store),
+            on_returned=self.suggestions.emit,
+            on_errored=lambda e: log.info("no suggestions: %s", e),
+            name="suggest questions",
+        )
 
     def remove_file(self, path: str) -> None:
         """Take one file out of the index (never off the disk); it stays out when its folder

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSizePolicy,
     QSpinBox,
+    QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -113,7 +114,6 @@ class SettingsDialog(QDialog):
         # Who writes the answers with the model in the field: measured per model.
         self.answers_line = QLabel()
         full_width(self.answers_line)
-        self.answers_line.setEnabled(False)
         self._abilities = Abilities(cache_dir() / "abilities.json")
         self.model.textChanged.connect(self._on_model_text_changed)
         self._on_model_text_changed(self.model.text())
@@ -132,7 +132,6 @@ class SettingsDialog(QDialog):
         self.found.hide()
         self.found_status = QLabel("Looking for models of LM Studio, Ollama, GPT4All, Jan…")
         full_width(self.found_status)
-        self.found_status.setEnabled(False)
         self._find_job = Job(lambda job: find(), "find models")
         self._find_job.signals.returned.connect(self._on_find_job_returned)
         self._find_job.signals.errored.connect(self._on_find_job_errored)
@@ -147,12 +146,19 @@ class SettingsDialog(QDialog):
         self.threads.setValue(settings.n_threads)
         self.threads.setAccessibleName("Processor threads")
 
+        # How much text the model reads at once, in its word pieces ("tokens"), said in
+        # words beside it: about three words for four pieces.
         self.n_ctx = QSpinBox()
         self.n_ctx.setRange(512, 131072)
         self.n_ctx.setSingleStep(1024)
-        self.n_ctx.setSuffix(" tokens")
+        self.n_ctx.setAccessibleName("Text the model reads at once")
+        self.n_ctx_words = QLabel()
+        self.n_ctx.valueChanged.connect(self._on_n_ctx_value_changed)
         self.n_ctx.setValue(settings.n_ctx)
-        self.n_ctx.setAccessibleName("Context size")
+        self._on_n_ctx_value_changed(self.n_ctx.value())
+        n_ctx_row = QHBoxLayout()
+        n_ctx_row.addWidget(self.n_ctx)
+        n_ctx_row.addWidget(self.n_ctx_words, 1)
 
         self.top_k = QSpinBox()
         self.top_k.setRange(1, 20)
@@ -165,7 +171,6 @@ class SettingsDialog(QDialog):
         self.ocr.setToolTip(OCR_HINT)
         ocr_hint = QLabel(OCR_HINT)
         full_width(ocr_hint)
-        ocr_hint.setEnabled(False)
         ocr_box = QVBoxLayout()
         ocr_box.setContentsMargins(0, 0, 0, 0)
         ocr_box.addWidget(self.ocr)
@@ -181,23 +186,35 @@ class SettingsDialog(QDialog):
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         form.addRow("Watched folders:", folder_row)
-        form.addRow("Language model (GGUF):", model_box)
+        form.addRow("Answer model:", model_box)
         found_box = QVBoxLayout()
         found_box.setContentsMargins(0, 0, 0, 0)
         found_box.addWidget(self.found_status)
         found_box.addWidget(self.found)
         form.addRow("Models on this computer:", found_box)
         form.addRow("Processor threads:", self.threads)
-        form.addRow("Context size:", self.n_ctx)
+        form.addRow("Text read at once:", n_ctx_row)
         form.addRow("Sources per answer:", self.top_k)
         form.addRow("Scanned PDFs:", ocr_box)
-        form.addRow("Team library:", self.team)
         hint = QLabel(
-            "A larger context lets the model read more sources but needs more memory. "
-            "Removing a folder removes its documents from the index, never from your disk."
+            "The more text the model reads at once, the more sources it can read, and the "
+            "more memory it needs. Removing a folder removes its documents from the index, "
+            "never from your disk."
         )
         hint.setWordWrap(True)
-        hint.setEnabled(False)
+        # The team library is for a few: its own tab, out of everyone's way.
+        general = QWidget()
+        general_layout = QVBoxLayout(general)
+        general_layout.addLayout(form)
+        general_layout.addWidget(hint)
+        general_layout.addStretch(1)
+        team_page = QWidget()
+        team_layout = QVBoxLayout(team_page)
+        team_layout.addWidget(self.team)
+        team_layout.addStretch(1)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(general, "&General")
+        self.tabs.addTab(team_page, "&Team library")
 
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
@@ -206,8 +223,7 @@ class SettingsDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
 
         layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(hint)
+        layout.addWidget(self.tabs)
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
 
@@ -250,6 +266,9 @@ class SettingsDialog(QDialog):
         self.setMinimumHeight(need)
         if self.height() < need:
             self.resize(self.width(), need)
+
+    def _on_n_ctx_value_changed(self, value: int) -> None:
+        self.n_ctx_words.setText(f"word pieces, about {round(value * 0.75, -2):,.0f} words")
 
     def _on_model_text_changed(self, text: str) -> None:
         self.answers_line.setText(settings_line(text.strip(), self._abilities))

@@ -29,8 +29,7 @@ class TeamLibraryBox(QWidget):
         )
         self.region = self._field(settings.team_region, "from the profile, or us-east-1", "Region")
         hint = QLabel(TEAM_HINT)
-        hint.setWordWrap(True)
-        hint.setEnabled(False)
+        hint.setWordWrap(True)  # as readable as the rest: it was drawn disabled, pale
         form = QFormLayout()
         form.setContentsMargins(0, 0, 0, 0)
         form.addRow("Address:", self.uri)

@@ -14,6 +14,7 @@ from PySide6.QtGui import (
     QDropEvent,
     QGuiApplication,
     QKeySequence,
+    QResizeEvent,
 )
 from PySide6.QtWidgets import (
     QApplication,
@@ -66,6 +67,9 @@ DOCUMENT_FILTER = (
 )
 
 STATUS_ICONS = ("queued", "indexing", "indexed", "failed")
+# Narrower than this, the source pane shows only while a page is open: beside an empty viewer
+# the chat of a 900 x 600 screen's window was 190 pixels wide.
+NARROW_WINDOW = 1100
 
 
 def window_state_file() -> Path:
@@ -114,7 +118,9 @@ class MainWindow(QMainWindow):
         self.left.setObjectName("leftSplit")
         self.left.addWidget(self.conversations)
         self.left.addWidget(self.documents)
-        self.left.setStretchFactor(0, 1)
+        # Two parts conversations to three parts documents: at 1 to 3 a 900 x 600 screen's
+        # window listed three conversations.
+        self.left.setStretchFactor(0, 2)
         self.left.setStretchFactor(1, 3)
         self.main = QSplitter(Qt.Orientation.Horizontal)
         self.main.setObjectName("mainSplit")
@@ -239,6 +245,7 @@ class MainWindow(QMainWindow):
         s.outline_progress.connect(self._on_session_outline_progress)
         s.conversations_loaded.connect(self._on_session_conversations_loaded)
         s.notice.connect(self._on_session_notice)
+        s.suggestions.connect(self.chat.set_suggestions)
         s.closed.connect(self._on_session_closed)
 
         self.new_action.triggered.connect(self._on_new_action_triggered)
@@ -280,6 +287,7 @@ class MainWindow(QMainWindow):
         self.chat.set_collections(self.session.settings.collections)
         self.sources.open_failed.connect(self._on_sources_open_failed)
         self.sources.notice.connect(self._on_session_notice)
+        self.sources.stack.currentChanged.connect(self._on_sources_stack_current_changed)
 
     def start(self) -> None:
         """Open the library and the conversations in the background."""
@@ -302,7 +310,7 @@ class MainWindow(QMainWindow):
             if size is not None:
                 self.resize(min(1400, int(size.width() * 0.9)), min(860, int(size.height() * 0.9)))
             self.main.setSizes([420, 600, 440])
-            self.left.setSizes([170, 530])
+            self.left.setSizes([280, 420])
         state = store.value("state")
         if isinstance(state, QByteArray):
             self.restoreState(state)
@@ -326,6 +334,7 @@ class MainWindow(QMainWindow):
         self.documents.set_opening(False)
         self.documents.set_idle()
         self._update_library_label()
+        self.session.suggest()
 
     def _on_session_open_failed(self, message: str) -> None:
         self.documents.set_opening(False)
@@ -399,6 +408,7 @@ class MainWindow(QMainWindow):
 
     def _on_session_index_finished(self, report: IndexReport) -> None:
         self.documents_model.settle()
+        self.session.suggest()  # the welcome's questions, from the documents now indexed
         if not self.session.indexing:
             self.documents.set_idle(report)
             if self.statusBar().currentMessage().startswith("Welcome!"):
@@ -554,6 +564,8 @@ class MainWindow(QMainWindow):
         self.chat.question.setFocus()
 
     def show_conversation(self, conv: Conversation) -> None:
+        if conv is not self.current:
+            self.sources.clear()  # the page of another conversation's answer
         self.current = conv
         self.chat.set_scope(conv.scope)
         self.conversations.select(conv.id)
@@ -594,7 +606,7 @@ class MainWindow(QMainWindow):
         assert conv is not None  # asking shows the conversation asked in
         self.conversations_model.upsert(conv)
         self.conversations.select(conv.id)
-        self.sources_model.set_sources([])
+        self.sources.clear()  # the last answer's page is not one of this answer's sources
         self.chat.set_busy(True)
         self.chat.set_status("Searching your documents…")
         self.chat.show_conversation(conv)
@@ -604,7 +616,11 @@ class MainWindow(QMainWindow):
             self._finish_answer()
 
     def outline(self, path: str) -> None:
-        """Show a document's outline in the chat, as the answer to "Outline of NAME"."""
+        """Show a document's outline in the chat, as the answer to "Outline of NAME": in the
+        conversation shown, unless its scope leaves the document out (the chip would say it
+        answers from other documents); then in a new one about the document."""
+        if self.state.in_progress is None and not self.state.scope.contains(path):
+            self.new_conversation(Scope.of([path]))
         history = self.state.ask(f"Outline of {os.path.basename(path)}")
         if history is None:
             self.statusBar().showMessage("Wait for the answer to finish, or stop it (Esc).", 5000)
@@ -616,7 +632,7 @@ class MainWindow(QMainWindow):
         exchange.routed = f"Outline of {os.path.basename(path)} (from the document's menu)"
         self.conversations_model.upsert(conv)
         self.conversations.select(conv.id)
-        self.sources_model.set_sources([])
+        self.sources.clear()
         self.chat.set_busy(True)
         self.chat.set_status("Building the outline…")
         self.chat.show_conversation(conv)
@@ -830,6 +846,19 @@ class MainWindow(QMainWindow):
             refresh(self)
             self.chat.redraw()
         super().changeEvent(event)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_sources()
+
+    def _on_sources_stack_current_changed(self, _index: int) -> None:
+        self._fit_sources()
+
+    def _fit_sources(self) -> None:
+        """In a narrow window the source pane shows only while it shows a page (the chat's
+        Sources line and its [n] open one)."""
+        empty = self.sources.stack.currentIndex() == 0
+        self.sources.setVisible(not (empty and self.width() < NARROW_WINDOW))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Stop the work, keep what is done, then quit once the jobs have let go."""

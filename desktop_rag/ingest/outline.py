@@ -96,11 +96,42 @@ def outline_of(doc: Any, path: str = "") -> tuple[Heading, ...]:
         return ()
 
 
+# A number that counts something, not a section: "13 Weeks Ended", "3 Years" (a table's
+# columns), "24 Irish counties" is caught by what follows it.
+_QUANTITY = re.compile(
+    r"^(?:years?|months?|weeks?|days?|hours?|minutes?|seconds?|times|percent|per|patients|"
+    r"cases|samples|horses|participants)\b",
+    re.I,
+)
+# Words a title never ends with: a line that does runs on into the next.
+_RUNS_ON_TEXT = """a an the of in on at to for from by with and or nor but as than that which who
+    was were is are be our their its his her this these those between among into"""
+_RUNS_ON = frozenset(_RUNS_ON_TEXT.split())
+HEADING_WORDS = 12
+
+
+def _looks_alone(title: str, after: str) -> bool:
+    """A numbered line that reads as a heading: short, whole (no sentence ends inside it, no
+    bracket closes that it did not open, it does not end on a word that runs on), and not
+    followed by the rest of its sentence (a line starting in lower case)."""
+    words = title.split()
+    if len(words) > HEADING_WORDS or re.search(r"[a-z0-9][.!?]\s", title):
+        return False
+    if words and (words[-1].lower() in _RUNS_ON or re.fullmatch(r"[A-Za-z]", words[-1])):
+        return False
+    if title.count(")") > title.count("("):
+        return False
+    return not after[:1].islower()
+
+
 def heading_lines(text: str) -> list[tuple[int, int, str]]:
-    """(offset, level, title) of the lines of one page that look like numbered headings."""
+    """(offset, level, title) of the lines of one page that look like numbered headings: a
+    sentence cut at a line's end ("24 Irish counties between 2011 and 2015. A") and a table's
+    row ("3 Years Abstentions Broker Non-Votes") are not."""
     out = []
     pos = 0
-    for raw in text.split("\n"):
+    lines = text.split("\n")
+    for k, raw in enumerate(lines):
         line = raw.strip()
         offset = pos + (len(raw) - len(raw.lstrip()))
         pos += len(raw) + 1
@@ -110,6 +141,10 @@ def heading_lines(text: str) -> list[tuple[int, int, str]]:
             continue  # a contents line or a title beside its page number
         match = _NUMBERED.match(line)
         if match is not None:
+            after = lines[k + 1].strip() if k + 1 < len(lines) else ""
+            title = match.group("title")
+            if _QUANTITY.match(title) or not _looks_alone(title, after):
+                continue
             out.append((offset, match.group("num").count("."), line))
             continue
         match = _ITEM.match(line)

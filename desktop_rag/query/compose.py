@@ -23,7 +23,7 @@ import numpy as np
 
 from desktop_rag.engines.embed import Embedder
 from desktop_rag.engines.rerank import SENTENCE_TOKENS, Reranker, sentence_text
-from desktop_rag.query.quote import split_sentences, term_scores
+from desktop_rag.query.quote import answer_blocks, term_scores
 from desktop_rag.types import Quote, Source
 
 # The sources read: retrieval's first few hold the fact nearly always.
@@ -117,6 +117,8 @@ class Candidate:
     rank: int  # its rank among the sources read (0 for the first)
     index: int  # the sentence's place in its source
     text: str
+    block: int = 0  # the block of the source it is in (between headings, breaks and cuts)
+    closed: bool = False  # its block ends before its source does (query/quote.py, Block)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,12 +136,15 @@ class Composed:
 def candidates(sources: Sequence[Source], top: int = TOP_SOURCES) -> list[Candidate]:
     out: list[Candidate] = []
     for rank, source in enumerate(sources[:top]):
-        for index, text in enumerate(split_sentences(source.text)):
-            if len(out) >= MAX_CANDIDATES:
-                return out
-            # A question (an FAQ's heading) restates what was asked and states nothing.
-            if not text.rstrip().endswith("?"):
-                out.append(Candidate(source.n, rank, index, text))
+        index = 0
+        for block, found in enumerate(answer_blocks(source.text, source.start == 0)):
+            for text in found.sentences:
+                if len(out) >= MAX_CANDIDATES:
+                    return out
+                # A question (an FAQ's heading) restates what was asked and states nothing.
+                if not text.rstrip().endswith("?"):
+                    out.append(Candidate(source.n, rank, index, text, block, found.closed))
+                index += 1
     return out
 
 
@@ -210,22 +215,42 @@ def choose(
     order = sorted(range(len(found)), key=lambda i: (-scores[i], i))
     best = scores[order[0]]
     chosen: list[int] = []
+    unsaid: set[int] = set()  # a list's announcement, when the list cannot be given whole
     used = 0
 
     def take(i: int, limit: int) -> bool:
         nonlocal used
-        if i in chosen or len(chosen) >= max_sentences or used + words(found[i].text) > limit:
+        if i in chosen or i in unsaid or len(chosen) >= max_sentences:
+            return False
+        if used + words(found[i].text) > limit:
             return False
         chosen.append(i)
         used += words(found[i].text)
         return True
 
-    for rank, i in enumerate(order):
-        if rank and scores[i] < keep_ratio * best:
+    for i in order:
+        if chosen and scores[i] < keep_ratio * best:
             break
+        if not chosen:
+            best = scores[i]  # the first sentence said (an unsaid announcement is not)
         c = found[i]
         # The first sentence is taken whatever its length (split_sentences caps it).
         if not take(i, WORD_LIMIT if not chosen else budget):
+            continue
+        if len(chosen) == 1 and _STARTS_LIST.search(c.text):
+            # The list it announces, whole: the rest of its block, in order, instead of the
+            # next best sentences. One too long to give whole is not announced ("There are
+            # three ways" followed by two).
+            rest = _rest_of_block(c, found, where)
+            whole = c.closed and sum(words(found[r].text) for r in rest) <= LIST_WHOLE_WORDS
+            if rest and whole:
+                max_sentences, budget = len(rest) + 1, LIST_WHOLE_WORDS + words(c.text)
+                for r in rest:
+                    take(r, budget)
+                break
+            chosen.remove(i)
+            used -= words(c.text)
+            unsaid.add(i)
             continue
         before = where.get((c.n, c.index - 1))
         after = where.get((c.n, c.index + 1))
@@ -233,13 +258,6 @@ def choose(
             take(after, WORD_LIMIT)
         if before is not None and _CONTINUES.match(c.text):
             take(before, WORD_LIMIT)
-        if len(chosen) == 1 and _STARTS_LIST.search(c.text):
-            # The list it announces, in order, instead of the next best sentences.
-            max_sentences, budget = LIST_SENTENCES, LIST_WORD_BUDGET
-            k = c.index + 1
-            while (c.n, k) in where and take(where[(c.n, k)], budget):
-                k += 1
-            break
         if len(chosen) >= max_sentences or used >= budget:
             break
     # Reading order: sources in the order of their best sentence, sentences as they stand.
@@ -248,6 +266,30 @@ def choose(
         first_seen.setdefault(found[i].n, len(first_seen))
     chosen.sort(key=lambda i: (first_seen[found[i].n], found[i].index))
     return [found[i] for i in chosen]
+
+
+# The longest announced list given whole (the guide's three ways to add documents).
+LIST_WHOLE_WORDS = 150
+
+
+def _rest_of_block(
+    announced: Candidate, found: Sequence[Candidate], where: dict[tuple[int, int], int]
+) -> list[int]:
+    """The sentences after one, to the end of its block."""
+    rest: list[int] = []
+    k = announced.index + 1
+    while (announced.n, k) in where and found[where[(announced.n, k)]].block == announced.block:
+        rest.append(where[(announced.n, k)])
+        k += 1
+    return rest
+
+
+def verbatim(sentence: str, text: str) -> str:
+    """The sentence as its source writes it, line breaks and all (a quote is the source's own
+    words); the sentence itself when it is not found so."""
+    pattern = r"\s+".join(re.escape(word) for word in sentence.split())
+    found = re.search(pattern, text) if pattern else None
+    return found.group(0) if found else sentence
 
 
 def render(chosen: Sequence[Candidate], sources: Sequence[Source]) -> Composed:
@@ -262,7 +304,8 @@ def render(chosen: Sequence[Candidate], sources: Sequence[Source]) -> Composed:
         if nxt is None or nxt.n != c.n or nxt.index != c.index + 1:
             parts[-1] = f"{parts[-1]} [{c.n}]"
         source = by_n[c.n]
-        quotes.append(Quote(c.n, source.path, source.page, c.text, 1.0 - k * 0.01))
+        quote = verbatim(c.text, source.text)
+        quotes.append(Quote(c.n, source.path, source.page, quote, 1.0 - k * 0.01))
         if c.n not in cited:
             cited.append(c.n)
     return Composed(" ".join(parts), tuple(quotes), tuple(cited))

@@ -36,9 +36,75 @@ _QUESTION_OPENERS_TEXT = """
 _QUESTION_OPENERS = frozenset(_QUESTION_OPENERS_TEXT.split())
 
 
+# "the second one", "the last one", "the latter": an item of the previous answer.
+_POINTS_AT = re.compile(
+    r"\bthe (first|second|third|fourth|fifth|last|former|latter)\b(?: ones?\b)?|"
+    r"\b(former|latter)\b",
+    re.I,
+)
+_ORDINAL = {
+    "first": 0,
+    "second": 1,
+    "third": 2,
+    "fourth": 3,
+    "fifth": 4,
+    "last": -1,
+    "former": 0,
+    "latter": -1,
+}
+# Words of a pointing question that name no subject of its own.
+_POINTER_WORDS = frozenset({*_ORDINAL, "one", "ones"})
+_CITATION = re.compile(r"\s*\[\d+(?:\s*[,;–-]\s*\d+)*\]")
+_LISTED = re.compile(r"^\s*(?:[-•*]|\d{1,2}[.)])\s+(.+?)\s*$", re.M)
+# A word that ends a noun phrase on its right: "equine rotavirus were found" is "equine
+# rotavirus".
+_PHRASE_ENDS_TEXT = """is are was were be been have has had do does did can could may might will
+    would should in on at to for from by with of that which who as than when where while"""
+_PHRASE_ENDS = frozenset(_PHRASE_ENDS_TEXT.split())
+ITEM_WORDS = 5
+
+
+def answer_items(answer: str) -> list[str]:
+    """The things an answer names in a row: its list's lines, or the parts of its first
+    "A, B and C" (each on the left as long as the one on its right: "tested for equine
+    coronavirus and equine rotavirus" names "equine coronavirus" and "equine rotavirus")."""
+    text = _CITATION.sub("", answer)
+    listed = [m.group(1).strip(" .;:") for m in _LISTED.finditer(text)]
+    if len(listed) >= 2:
+        return listed
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+        match = re.search(r"^(?P<left>.+?),?\s+(?:and|or)\s+(?P<right>[^,;:.!?()]+)", sentence)
+        if match is None:
+            continue
+        right: list[str] = []
+        for word in match.group("right").split():
+            if word.lower() in _PHRASE_ENDS or len(right) == ITEM_WORDS:
+                break
+            right.append(word)
+        parts = [p.strip() for p in match.group("left").split(",")]
+        first = parts[0].split()[-len(right) :] if right else []
+        items = [" ".join(first), *parts[1:], " ".join(right)]
+        items = [i.strip(" .;:") for i in items if i.strip(" .;:")]
+        if len(items) >= 2:
+            return items
+    return []
+
+
+def pointed_item(question: str, answer: str) -> str | None:
+    """The item of the previous answer a follow-up points at ("the second one"), if any."""
+    found = _POINTS_AT.search(question)
+    if found is None:
+        return None
+    items = answer_items(answer)
+    k = _ORDINAL[(found.group(1) or found.group(2)).lower()]
+    if not items or k >= len(items):
+        return None
+    return items[k]
+
+
 def refers_back(question: str) -> bool:
     """Whether the question cannot be understood without the one before it."""
-    if _CONTINUING.match(question):
+    if _CONTINUING.match(question) or _POINTS_AT.search(question):
         return True
     words = [w.lower() for w in _WORD.findall(question)]
     if set(words) & _POINTING:
@@ -49,8 +115,13 @@ def refers_back(question: str) -> bool:
 
 
 def retrieval_query(question: str, history: Sequence[Turn]) -> str:
-    """The question, joined to the previous one only when it refers back to it."""
+    """The question, joined to the previous one only when it refers back to it; one that
+    points at an item of the previous answer ("and what about the second one?") is asked
+    about that item (it was asked about the previous question's subject, the first item)."""
     if history and refers_back(question):
+        item = pointed_item(question, history[-1].answer)
+        if item is not None:
+            return f"{history[-1].question} {item}"
         return f"{history[-1].question} {question}"
     return question
 
@@ -58,7 +129,7 @@ def retrieval_query(question: str, history: Sequence[Turn]) -> str:
 def matching(hits: Sequence[Hit], question: str) -> list[Hit]:
     """The hits that hold one of the question's own content words (all of them when it has
     none, as "Why?" has not)."""
-    own = set(content_words(question))
+    own = set(content_words(question)) - _POINTER_WORDS
     if not own:
         return list(hits)
     return [h for h in hits if own & set(content_words(h.text))]

@@ -521,6 +521,14 @@ class OutlineService:
 
 
 INDENT = "\u00a0" * 4  # a level deeper (non-breaking: the chat's HTML keeps them)
+# A paper's own reference marks ("… the retina [1, 2] ."), with the space they leave before
+# the stop: in the outline they would read as its citations, [n] of its sources.
+_REFERENCE_MARK = re.compile(r"\s*\[\d+(?:\s*[,;–-]\s*\d+)*\](?:\s+(?=[.,;:)]))?")
+
+
+def unmarked(sentence: str) -> str:
+    """A sentence as the outline shows it: without the document's own reference marks."""
+    return _REFERENCE_MARK.sub("", sentence)
 
 
 def outline_events(outline: Outline, cancelled: bool = False) -> list[AnswerEvent]:
@@ -545,14 +553,14 @@ def outline_events(outline: Outline, cancelled: bool = False) -> list[AnswerEven
     mark = "pages" if paginated(outline.path) else "sections"
     lines = [f"Outline of {os.path.basename(outline.path)} ({outline.pages} {mark})", ""]
     if outline.gist:
-        gist = " ".join(f"{s.text} {cite(s.page, '', s.text)}" for s in outline.gist)
+        gist = " ".join(f"{unmarked(s.text)} {cite(s.page, '', s.text)}" for s in outline.gist)
         lines += [f"In short: {gist}", ""]
     for section in outline.sections:
         indent = INDENT * section.level
         lines.append(f"{indent}{section.title} {cite(section.page, section.path)}")
         for sentence in section.sentences:
             ref = cite(sentence.page, section.path, sentence.text)
-            lines.append(f"{indent}{INDENT}• {sentence.text} {ref}")
+            lines.append(f"{indent}{INDENT}• {unmarked(sentence.text)} {ref}")
     if not outline.sections and not outline.gist:
         lines.append("This document has no sentences to outline (its pages hold figures only).")
     answer = "\n".join(lines).rstrip()

@@ -289,11 +289,19 @@ def _source(n: int, hit: Hit, text: str) -> Source:
     )
 
 
+def clean_lines(text: str) -> str:
+    """A source's text with its reference marks dropped and its lines kept, each line's
+    spaces evened out: where a line ends tells a heading from the sentence after it."""
+    lines = (" ".join(line.split()) for line in _REFERENCE_MARK.sub("", text).split("\n"))
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
 def number_sources(hits: Sequence[Hit]) -> tuple[Source, ...]:
     """The sources as build_prompt numbers them (one per page, reference marks dropped), for
-    an answer no model reads: nothing is cut to fit a context."""
+    an answer no model reads: nothing is cut to fit a context, and the lines are kept, so the
+    composed answer can leave headings out (query/quote.py, `answer_sentences`)."""
     return tuple(
-        _source(n, hit, clean_source(hit.text)) for n, hit in enumerate(merge_hits(hits), 1)
+        _source(n, hit, clean_lines(hit.text)) for n, hit in enumerate(merge_hits(hits), 1)
     )
 
 

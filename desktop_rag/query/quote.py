@@ -8,6 +8,7 @@ their [n] and page before the model has written anything.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -100,6 +101,157 @@ def split_sentences(text: str) -> list[str]:
                 piece = " ".join(words[i : i + MAX_WORDS])
                 if len(piece.split()) >= MIN_WORDS:
                     out.append(piece)
+    return out
+
+
+# A paper's front matter and a page's furniture: links, hashes, identifiers, labels.
+_METADATA = re.compile(
+    r"https?://|\bwww\.|\bdoi\.org\b|\b[0-9a-f]{32,}\b|\S+@\S+\.[a-z]{2,}\b|©|"
+    r"\ball rights reserved\b|"
+    r"\b(?:SHA|DOI|PMCID|PMID|ISSN|ISBN|Authors?|License|Licence|Keywords|Correspondence|"
+    r"Received|Accepted|Published|Copyright|E-?mail)\s*:",
+    re.I,
+)
+_NAME_SEPARATORS = re.compile(r"[,;]")
+# Words a line that runs on into the next ends with; a heading never does.
+_RUNS_ON_TEXT = """a an the of in on at to for from by with and or nor but as than that which
+    who whose is are was were be been its their his her our this these those into onto over under
+    between among via per"""
+_RUNS_ON = frozenset(_RUNS_ON_TEXT.split())
+# A capitalised word a line starts with where a sentence of another column or page comes in
+# after a line that ran on ("… the leading causes of / The findings of our study …").
+_STARTS_ANEW_TEXT = "The A An In This These We Our It Its However Although To For Here There"
+_STARTS_ANEW = frozenset(_STARTS_ANEW_TEXT.split())
+HEADING_WORDS = 16
+# Abbreviations a sentence goes on after ("Ulta Beauty, Inc. (NASDAQ: ULTA) today …").
+_GOES_ON = re.compile(r"(?:\b(?:Inc|Ltd|Corp|Co|Cos|Bros|Jr|Sr)|\b[ap]\.m)\.$")
+# A reference number a page prints before a sentence ("22 For example, …").
+_LABEL_END = re.compile(r"(?<=:)[ \t]*\n(?=[ \t]*[A-Z])")
+_LEADING_MARK = re.compile(r"^\d{1,3} (?=[A-Z][a-z])")
+_STOP = re.compile(r"[.!?][\"”')\]]*$")
+_OPENS = re.compile(r"^[\"“'(\[]?[A-Z0-9$€£]")
+
+
+def metadata(text: str) -> bool:
+    """A line of a paper's front matter or a page's furniture, not a statement: a link, a
+    hash, a DOI, a licence, labelled fields ("Authors: …"), or a list of names."""
+    if _METADATA.search(text):
+        return True
+    words = [w for w in text.split() if any(ch.isalpha() for ch in w)]
+    capitals = sum(1 for w in words if w[0].isupper())
+    return (
+        len(words) >= 4
+        and len(_NAME_SEPARATORS.findall(text)) >= 3
+        and capitals >= 0.8 * len(words)
+    )
+
+
+def _heading(line: str, alone: bool, following: str | None) -> bool:
+    """A line that names what follows: short, standing alone (after a sentence's end, a
+    paragraph break or another heading), not running on into the next line, which starts
+    afresh with a capital."""
+    words = line.split()
+    if not words or len(words) > HEADING_WORDS or not alone or not _OPENS.match(line):
+        return False
+    if line.endswith(":") and len(words) <= 3:
+        return True  # a label ("Abstract:") before its text
+    if re.search(r"[.!?,;:\-–—(/&]$", line) or words[-1].lower() in _RUNS_ON:
+        return False
+    if re.search(r"[a-z][.!?]\s", line):
+        return False  # a sentence ends inside it: prose
+    return following is not None and bool(_OPENS.match(following))
+
+
+def _jump(before: str, after: str) -> bool:
+    """A line break where the text jumps: a line that does not end its sentence, then a
+    capitalised word that cannot continue it (two columns or two pages read across)."""
+    words = before.split()
+    first = after.split()[0] if after.split() else ""
+    if not words or first not in _STARTS_ANEW or re.search(r"[.!?:;]$", words[-1]):
+        return False
+    return words[-1].lower() in _RUNS_ON or words[-1][:1].islower()
+
+
+def answer_sentences(text: str, page_start: bool = True) -> list[str]:
+    """The whole sentences of a source, verbatim but for its line breaks (made spaces), each
+    from its capital to its stop: headings are set apart (left out); a sentence cut where a
+    passage starts (`page_start` False: the chunker starts a passage a few words back, inside
+    a sentence) or ends, or where the text jumps to another column, is left out; and so is
+    front matter (`metadata`)."""
+    return [sentence for block in answer_blocks(text, page_start) for sentence in block.sentences]
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """The whole sentences between two headings, paragraph breaks or cuts; `closed` when a
+    heading or a paragraph break ends it, not the end of the passage (a list announced in
+    it is all there)."""
+
+    sentences: tuple[str, ...]
+    closed: bool
+
+
+def answer_blocks(text: str, page_start: bool = True) -> list[Block]:
+    """`answer_sentences` by block."""
+    out: list[Block] = []
+    for k, part in enumerate(text.split(_GAP.strip())):
+        out += _whole_sentences(part, cut=k > 0 or not page_start)
+    return [block for block in out if block.sentences]
+
+
+def _whole_sentences(text: str, cut: bool) -> list[Block]:
+    lines = text.split("\n")
+    blocks: list[tuple[list[str], bool, bool]] = []  # lines, cut at the start, cut at the end
+    current: list[str] = []
+    first = next((ln.strip() for ln in lines if ln.strip()), "")
+    cut_start = cut or not _OPENS.match(first)
+    alone = not cut_start  # the first line stands alone when the passage starts the page
+    nonblank = [i for i, ln in enumerate(lines) if ln.strip()]
+    following = {a: lines[b].strip() for a, b in itertools.pairwise(nonblank)}
+    for i, raw in enumerate(lines):
+        line = raw.strip()
+        if not line or _heading(line, alone, following.get(i)):
+            if current:
+                blocks.append((current, cut_start, False))
+            current, cut_start, alone = [], False, True
+            continue
+        if current and _jump(current[-1], line):
+            blocks.append((current, cut_start, True))
+            current, cut_start = [], True
+        current.append(raw)
+        alone = bool(_STOP.search(line)) or line.endswith(":")
+    if current:
+        blocks.append((current, cut_start, not _STOP.search(current[-1].strip())))
+    out: list[Block] = []
+    for b, (block, cut_at_start, cut_at_end) in enumerate(blocks):
+        whole: list[str] = []
+        body = "\n".join(block)
+        parts = _rejoin([p.strip() for p in _SENTENCE_END.split(body) if p.strip()])
+        # A line ending with a colon ends what it announces ("… three ways …:").
+        parts = [q.strip() for p in parts for q in _LABEL_END.split(p) if q.strip()]
+        for k, sentence in enumerate(parts):
+            if (k == 0 and cut_at_start) or (k == len(parts) - 1 and cut_at_end):
+                continue
+            sentence = _LEADING_MARK.sub("", sentence)
+            if not _OPENS.match(sentence) or metadata(sentence):
+                continue
+            if MIN_WORDS <= len(sentence.split()) <= MAX_WORDS:
+                whole.append(" ".join(sentence.split()))
+        if whole and whole[-1].endswith(":"):
+            whole.pop()  # what it announces (a table, a list of lines) is not a sentence
+        # The last block runs to the end of the passage: what follows is not known.
+        out.append(Block(tuple(whole), closed=b < len(blocks) - 1 and not cut_at_end))
+    return out
+
+
+def _rejoin(parts: list[str]) -> list[str]:
+    """Sentences split after a company's "Inc." or a time's "p.m." made one again."""
+    out: list[str] = []
+    for part in parts:
+        if out and _GOES_ON.search(out[-1]):
+            out[-1] = f"{out[-1]} {part}"
+        else:
+            out.append(part)
     return out
 
 

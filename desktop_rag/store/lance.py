@@ -357,6 +357,25 @@ class LanceStore:
         table = self._chunks.search().where(where).select(["boxes"]).limit(None).to_arrow()
         return [b for b in table["boxes"].to_pylist() if b]
 
+    def sections(self) -> list[tuple[str, str]]:
+        """Each document's section paths, (path, section) once each, in page order: two
+        columns read, no text, no vectors."""
+        if "section" not in self._chunks.schema.names:
+            return []
+        table = self._chunks.search().select(["path", "section", "page"]).limit(None).to_arrow()
+        rows = zip(
+            table["path"].to_pylist(),
+            table["section"].to_pylist(),
+            table["page"].to_pylist(),
+            strict=True,
+        )
+        out: dict[tuple[str, str], int] = {}
+        for path, section, page in rows:
+            if section:
+                key = (path, section)
+                out[key] = min(out.get(key, page), page)
+        return sorted(out, key=lambda k: (k[0], out[k]))
+
     def chunk_counts(self) -> dict[str, int]:
         """Chunks per document id, as stored (one column read, no vectors)."""
         table = self._chunks.search().select(["doc_id"]).limit(None).to_arrow()

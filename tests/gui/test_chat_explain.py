@@ -42,9 +42,14 @@ def test_the_toggle_shows_and_hides_the_ranking(qtbot) -> None:
     assert "p. 26, § 4.2 Battery care" in text  # a source shows its heading
     chat._on_view_anchor_clicked(QUrl("explain:0"))
     text = chat.view.toPlainText().replace("\xa0", " ")
+    # In a reader's words first (issue 41), the search's figures one click further.
+    assert "3rd best match for your words · 1st closest in meaning" in text
+    assert "moved down: navigation page" in text
+    assert "Hide ranking" in text
+    chat._on_view_anchor_clicked(QUrl("figures:0"))
+    text = chat.view.toPlainText().replace("\xa0", " ")
     assert "BM25 #3 (7.50) · vector #1 (0.610) · blended 0.0900" in text
     assert "demoted: navigation page" in text
-    assert "Hide ranking" in text
     chat._on_view_anchor_clicked(QUrl("explain:0"))
     assert "BM25 #3" not in chat.view.toPlainText()
 
@@ -55,3 +60,18 @@ def test_the_ranking_is_kept_with_the_conversation(tmp_path: Path) -> None:
     store.save(conv)
     (loaded,) = store.load_all()
     assert [s.why for s in loaded.exchanges[0].sources] == [WHY, DEMOTED]
+
+
+def test_a_long_heading_shared_by_sources_is_shown_once(qtbot) -> None:
+    # Issue 41: a long heading repeated on every source of a file filled the Sources lines.
+    heading = "Results › Detection of equine coronavirus in faecal samples of adult horses"
+    conv = Conversation()
+    e = conv.add("Where was ECoV found?")
+    e.sources = [Source(n, "/docs/paper.pdf", n, 1.0, "Text.", section=heading) for n in (1, 2, 3)]
+    e.answer = "In faeces [1]."
+    chat = ChatPane()
+    qtbot.addWidget(chat)
+    chat.show_conversation(conv)
+    text = chat.view.toPlainText()
+    assert text.count("Detection of equine coronavirus") == 1, text
+    assert "[2] p. 2" in text.replace("\xa0", " ") and "[3] p. 3" in text.replace("\xa0", " ")

@@ -62,3 +62,78 @@ def test_a_short_answer_still_scrolls_to_the_end(qtbot) -> None:
     chat.refresh()
     bar = chat.view.verticalScrollBar()
     assert bar.maximum() > 0 and bar.value() == bar.maximum()
+
+
+def _long_conversation() -> Conversation:
+    conv = Conversation()
+    first = conv.add("What is in my library?")
+    first.answer = "A few documents. " * 30
+    outline = conv.add(QUESTION)
+    outline.answer = "\n".join(f"- Section {i}: what it says [1]" for i in range(1, 90))
+    return conv
+
+
+def _ask(chat: ChatPane, conv: Conversation, question: str, answer: str) -> None:
+    """As the window asks: a new exchange shown busy, its answer streamed, then done."""
+    exchange = conv.add(question)
+    chat.set_busy(True)
+    chat.show_conversation(conv)
+    for word in answer.split(" "):
+        exchange.answer += ("" if not exchange.answer else " ") + word
+        chat.refresh()
+    chat.set_busy(False)
+    chat.refresh()
+
+
+def test_a_new_question_after_a_long_answer_is_brought_into_view(qtbot) -> None:
+    # Issue 41: once an outline had stopped the scrolling at its question, Enter changed the
+    # Sources list and nothing else in view; the new answer had to be scrolled to.
+    chat = _chat(qtbot)
+    conv = _long_conversation()
+    chat.show_conversation(conv)
+    bar = chat.view.verticalScrollBar()
+    assert bar.value() < bar.maximum() - 4, "the outline is read from its start"
+    _ask(chat, conv, "What does section 3 say?", "Section 3 says what it says [1].")
+    height = chat.view.viewport().height()
+    assert 0 <= _top_of(chat, "What does section 3 say?") < height
+    assert 0 <= _top_of(chat, "Section 3 says what") < height
+
+
+def test_a_new_question_is_brought_into_view_from_anywhere_above(qtbot) -> None:
+    chat = _chat(qtbot)
+    conv = Conversation()
+    for i in range(6):
+        e = conv.add(f"Question {i}?")
+        e.answer = f"Answer {i}. " * 40
+    chat.show_conversation(conv)
+    chat.view.verticalScrollBar().setValue(0)  # the reader went back to the first answer
+    _ask(chat, conv, "And the last one?", "The last answer.")
+    bar = chat.view.verticalScrollBar()
+    assert bar.value() == bar.maximum()
+    assert 0 <= _top_of(chat, "And the last one?") < chat.view.viewport().height()
+
+
+def test_only_the_answers_own_citations_are_links(qtbot) -> None:
+    # Issue 41: a paper's "[16]" and "[10, 12]" quoted in an answer were links to sources
+    # the answer does not have.
+    from desktop_rag.types import Source
+
+    chat = _chat(qtbot)
+    conv = Conversation()
+    exchange = conv.add("What do the papers say?")
+    exchange.sources = [Source(n, "/docs/p.pdf", n, 1.0, "text") for n in (1, 2)]
+    exchange.answer = "Bats carry it [16]. Camels too [10, 12]. Both are hosts [1, 2]."
+    chat.show_conversation(conv)
+    document = chat.view.document()
+    hrefs = []
+    block = document.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            href = it.fragment().charFormat().anchorHref()
+            if href.startswith("cite:"):
+                hrefs.append(href)
+            it += 1
+        block = block.next()
+    assert hrefs == ["cite:0:1", "cite:0:2"], hrefs
+    assert "[16]" in chat.view.toPlainText() and "[10, 12]" in chat.view.toPlainText()

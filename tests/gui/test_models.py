@@ -103,3 +103,20 @@ def test_a_file_read_with_ocr_says_so(qapp, qtmodeltester):
     # An indexing event keeps saying how it was read.
     model.apply(FileEvent("/a/plain.pdf", "indexed", 4, 10, reader="ocr"))
     assert model.row_for("/a/plain.pdf").status_text == "Indexed: 4 pages, read with OCR"
+
+
+def test_the_documents_are_in_the_order_the_sort_arrow_shows_whatever_order_they_come_in(
+    qapp, qtmodeltester
+) -> None:
+    # Issue 41: after a restart FOOTLOCKER… stood between 1554.pdf and 1556.pdf. A few rows
+    # out of place were each moved by a binary search among the others, which were not in
+    # order either.
+    import itertools
+
+    names = ["1545.pdf", "1554.pdf", "1556.pdf", "FOOTLOCKER.pdf", "ULTA.pdf", "guide.pdf"]
+    for order in itertools.islice(itertools.permutations(names), 0, 720, 7):
+        model = DocumentsModel({})
+        model.set_records([_record(f"/lib/{n}") for n in order])
+        shown = [p.rsplit("/", 1)[1] for p in model.paths()]
+        assert shown == sorted(names, key=str.lower), (order, shown)
+    qtmodeltester.check(model, force_py=True)

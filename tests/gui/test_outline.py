@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import threading
 from pathlib import Path
@@ -142,3 +143,42 @@ def test_a_model_that_writes_summarises_the_rows_outline_above_it(
     assert outline.startswith("Outline of kettle.pdf (3 pages)")
     shown = window.chat.view.toPlainText()
     assert "Summary written by fake" in shown and "Outline of kettle.pdf" in shown
+
+
+@pytest.mark.slow
+def test_a_papers_own_reference_numbers_are_not_links_in_its_outline(
+    open_window, qtbot, corpus: Path, tmp_path: Path
+) -> None:
+    # Issue 41: "[16]" and "[10, 12]" of the article were links; a click said "[16] is not
+    # one of this answer's sources". Only the outline's own [n] are links.
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    papers = ("1545.pdf", "1548.pdf", "1554.pdf", "1556.pdf")
+    for name in papers:
+        shutil.copy(corpus / "covid-qa" / "pdf" / name, folder / name)
+    window = open_window(app_factory=None)
+    window.session.add_folder(str(folder))
+    qtbot.waitUntil(lambda: set(papers) <= names(window, "indexed"), timeout=240_000)
+    qtbot.waitUntil(lambda: not window.session.indexing, timeout=240_000)
+    for name in papers:
+        with qtbot.waitSignal(window.session.answer_finished, timeout=240_000):
+            window.outline(str(folder / name))
+        index = len(window.current.exchanges) - 1
+        exchange = window.current.exchanges[index]
+        assert not exchange.error and exchange.sources, exchange.error
+        # A reference mark sits before its sentence's stop ("the retina [1, 2] ."); the
+        # outline's own [n] come after the stop.
+        mark = re.search(r"\[\d+(?:\s*,\s*\d+)*\]\s*[.,;:)]", exchange.answer)
+        assert mark is None, (name, exchange.answer[max(0, mark.start() - 60) : mark.end()])
+        links = []
+        block = window.chat.view.document().begin()
+        while block.isValid():
+            it = block.begin()
+            while not it.atEnd():
+                fragment = it.fragment()
+                href = fragment.charFormat().anchorHref()
+                if href.startswith(f"cite:{index}:"):
+                    links.append(int(href.rsplit(":", 1)[1]))
+                it += 1
+            block = block.next()
+        assert links and all(exchange.source(n) is not None for n in links), (name, links)

@@ -65,11 +65,13 @@ def _boxes_on_screen(pane: SourcePane, source: Source) -> list[QRectF]:
 
 
 def test_the_page_opens_readable_in_a_narrow_pane(qtbot, pane: SourcePane) -> None:
-    # Fitting a whole page's width into 300 pixels drew 10 pt text about 5 pixels high.
+    # Fitting a whole page's width into 300 pixels drew 10 pt text about 5 pixels high. Since
+    # issue 41 the zoom stops where the passage's lines would be cut at the pane's sides: a
+    # column of a two-column paper fills the 300 pixels with its lines about 9.4 pixels high.
     source = _source(COVID / "1740.pdf", 2, 1)
     _show(qtbot, pane, source)
     lines = [r.height() for r in _boxes_on_screen(pane, source)]
-    assert statistics.median(lines) >= 10.5, f"lines {statistics.median(lines):.1f} px high"
+    assert statistics.median(lines) >= 9.0, f"lines {statistics.median(lines):.1f} px high"
     first = _boxes_on_screen(pane, source)[0]
     view = QRectF(pane.pdf.viewport().rect())
     assert view.contains(first.topLeft() + QPointF(2, 2)), "the passage's start is in sight"
@@ -79,14 +81,16 @@ def test_zoom_and_sideways_scroll_start_afresh_with_each_document(qtbot, pane: S
     pane.resize(520, 700)
     first = _source(COVID / "1740.pdf", 2, 1)
     _show(qtbot, pane, first)
-    default = pane.pdf.zoomMode(), round(pane.pdf.zoomFactor(), 3)
     for _ in range(4):
         pane.zoom_in_button.click()
+    chosen = pane.pdf.effective_zoom()
     bar = pane.pdf.horizontalScrollBar()
     bar.setValue(bar.maximum())  # read the right column, far right
     second = _source(COVID / "2683.pdf", 1, 0)  # a passage in the left column
     _show(qtbot, pane, second)
-    assert (pane.pdf.zoomMode(), round(pane.pdf.zoomFactor(), 3)) == default
+    # The default zoom again (since issue 41 it depends on the passage's column width).
+    assert pane.pdf.effective_zoom() < chosen / 2, (pane.pdf.effective_zoom(), chosen)
+    assert pane.pdf.effective_zoom() <= 1.25
     start = _boxes_on_screen(pane, second)[0]
     view = QRectF(pane.pdf.viewport().rect())
     assert view.contains(start.topLeft() + QPointF(2, 2)), (start, view, bar.value())

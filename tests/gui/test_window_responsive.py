@@ -133,7 +133,11 @@ def test_streamed_tokens_are_appended_and_citations_split_across_batches_still_l
     qtbot.addWidget(pane)
     conv = long_conversation(3)
     exchange = conv.add("Why is octopus blood blue?")
-    exchange.sources = [Source(1, "/library/octopus.pdf", 2, 0.9, "Hemocyanin.", 0, 10)]
+    # Both numbers it cites are its sources: only an answer's own [n] are links (issue 41).
+    exchange.sources = [
+        Source(1, "/library/octopus.pdf", 2, 0.9, "Hemocyanin.", 0, 10),
+        Source(2, "/library/octopus.pdf", 3, 0.8, "Copper.", 0, 7),
+    ]
     pane.set_busy(True)
     pane.show_conversation(conv)
     doc = pane.view.document()

@@ -73,3 +73,27 @@ def test_the_quote_is_the_guide_sentence_that_answers(guide_app: App) -> None:
     assert "Ctrl+," in best.text and best.page == 2
     source = next(s for s in sources.sources if s.n == best.n)
     assert best.text in source.text and Path(best.path).name == GUIDE_NAME
+
+
+def test_the_second_one_is_the_second_item_of_the_previous_answer(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    # Issue 41: "and what about the second one?" after an answer naming two viruses answered
+    # about something else. A real paper (covid-qa 1548.pdf), the real embedder.
+    from tests.conftest import CORPUS
+
+    root = tmp_path_factory.mktemp("horses")
+    (root / "library").mkdir()
+    shutil.copy(CORPUS / "covid-qa" / "pdf" / "1548.pdf", root / "library" / "1548.pdf")
+    app = build_app(Settings(data_dir=str(root / "data"), n_threads=2))
+    app.answer.mode = "composed"
+    assert app.ingest.index([str(root / "library")]).indexed == 1
+    history = [
+        Turn(
+            "Which viruses were the ECoV positive samples tested for?",
+            "They were tested for equine coronavirus and equine rotavirus [1].",
+        )
+    ]
+    done = _ask(app, "and what about the second one?", history)[-1]
+    assert isinstance(done, DoneEvent) and not done.refused
+    assert "rotavirus" in done.answer.lower(), done.answer

@@ -176,3 +176,32 @@ def test_bounded_chunks_never_span_two_sections() -> None:
         "bounded": 1,
         "nav_headings": 1,
     }
+
+
+def test_a_table_row_or_a_sentence_fragment_is_not_a_heading() -> None:
+    # Issue 41: sources read "§ 24 Irish counties between 2011 and 2015. A" and "§ 3 Years
+    # Abstentions Broker Non-Votes": a sentence cut at a line's end and a table row, each
+    # starting with a number, were taken for numbered headings. Real PDFs.
+    from desktop_rag.ingest.extract import extract
+    from tests.conftest import CORPUS
+
+    if not CORPUS.is_dir():
+        import pytest
+
+        pytest.skip("../shared/corpus is not here")
+    files = [
+        CORPUS / "covid-qa" / "pdf" / name for name in ("1545.pdf", "1548.pdf", "1556.pdf")
+    ] + [
+        CORPUS / "financebench" / "pdfs" / name
+        for name in ("FOOTLOCKER_2022_8K_dated-2022-05-20.pdf", "ULTABEAUTY_2023Q4_EARNINGS.pdf")
+    ]
+    taken = [
+        (path.name, title)
+        for path in files
+        for page in extract(str(path)).pages
+        for _, _, title in heading_lines(page.text)
+    ]
+    assert taken == [], taken
+    # A numbered heading standing alone is still one.
+    text = "The first part ends here.\n2.3 Making the manuals\nThe manuals are made with make."
+    assert [t for _, _, t in heading_lines(text)] == ["2.3 Making the manuals"]

@@ -106,13 +106,34 @@ def test_a_sentence_holding_what_the_question_asks_for_gains() -> None:
 
 
 def test_a_question_in_the_text_is_never_the_answer_and_an_announced_list_follows() -> None:
+    # The list ends where the next heading starts: it is all there to be given whole.
     guide = (
         "How do I add my own documents? There are three ways to add your own documents: "
-        "Drag and drop files. Drag PDF files onto the window. Add a folder with Ctrl+O. "
-        "Then ask."
+        "Drag and drop files. Drag PDF files onto the window. Add a folder with Ctrl+O.\n"
+        "\nAsking questions\nType a question in the box and press Enter."
     )
     made = compose.compose("How do I add my own documents?", _sources(guide), HashEmbedder())
     assert "?" not in made.text
     assert made.text.startswith("There are three ways")
     assert "Drag PDF files onto the window." in made.text and "Ctrl+O" in made.text
     assert len(made.quotes) <= compose.LIST_SENTENCES
+
+
+def test_a_list_that_runs_on_past_the_passage_is_not_announced() -> None:
+    # Issue 41: "There are three ways" followed by two, the third in a passage not read.
+    guide = (
+        "There are three ways to add your own documents:\nDrag and drop files. Drag PDF "
+        "files onto the window. They are copied into your library folder and indexed at once."
+        " Drag and drop a folder, or press Ctrl+O. A folder you drop becomes a watched folder."
+    )
+    made = compose.compose("How do I add my own documents?", _sources(guide), HashEmbedder())
+    assert made.text and "three ways" not in made.text, made.text
+
+
+def test_a_quote_is_its_sources_own_text_line_breaks_and_all() -> None:
+    # The composed answer reads a source by its lines (issue 41); its quotes stay the
+    # source's own words, so a quote is found in its source as it is.
+    text = "The battery lasts about\ntwo days on one charge. Charge it with the USB\ncable."
+    made = compose.compose("How long does the battery last?", _sources(text), HashEmbedder())
+    assert made.quotes and all(q.text in text for q in made.quotes), made.quotes
+    assert "\n" not in made.text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from desktop_rag.query import follow_up
 from desktop_rag.query.follow_up import matching, refers_back, retrieval_query
 from desktop_rag.types import Hit, Turn
 
@@ -64,3 +65,39 @@ def test_joined_hits_must_hold_a_word_of_the_new_question() -> None:
     assert matching(hits, "And for France?") == []
     assert matching(hits, "And how do I remove it?") == [hits[1]]
     assert matching(hits, "Why?") == hits  # nothing of its own to check
+
+
+# Issue 41, item 9: a follow-up that points at an item of the previous answer.
+VIRUSES = Turn(
+    "Which viruses were the samples tested for?",
+    "The samples were tested for equine coronavirus and equine rotavirus [1].",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "item"),
+    [
+        ("and what about the second one?", "equine rotavirus"),
+        ("What about the first one?", "equine coronavirus"),
+        ("and the latter?", "equine rotavirus"),
+        ("Tell me more about the last one", "equine rotavirus"),
+    ],
+)
+def test_a_follow_up_pointing_at_an_item_is_asked_about_that_item(question, item) -> None:
+    from desktop_rag.query.follow_up import pointed_item
+
+    assert pointed_item(question, VIRUSES.answer) == item
+    query = follow_up.retrieval_query(question, [VIRUSES])
+    assert item in query, query
+    assert "coronavirus" not in query or item == "equine coronavirus", query
+    # The passages kept need not hold "second" or "one".
+    hits = [_hit("Equine rotavirus was found in two foals.")]
+    assert follow_up.matching(hits, question) == hits
+
+
+def test_an_answer_listing_items_one_a_line() -> None:
+    from desktop_rag.query.follow_up import pointed_item
+
+    answer = "Two viruses were found:\n- Human coronavirus OC43 [1]\n- Influenza A virus [2]"
+    assert pointed_item("and the second one?", answer) == "Influenza A virus"
+    assert pointed_item("Why?", answer) is None

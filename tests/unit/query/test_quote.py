@@ -99,3 +99,60 @@ def test_an_exchange_keeps_the_quotes_of_its_answer() -> None:
     exchange.apply(SourcesEvent((source,)))
     exchange.apply(QuotesEvent((quote,)))
     assert exchange.quotes == [quote] and exchange.sources == [source]
+
+
+# Issue 41, item 3: texts as the index holds them (real PDFs' lines).
+FRONT_MATTER = (
+    "The First Detection of Equine Coronavirus in Adult Horses and\nFoals in Ireland\n"
+    "https://www.ncbi.nlm.nih.gov/pmc/articles/PMC6832964/\n"
+    "SHA: eee5a9068ade4c6776f189045115a90a5785e983\n"
+    "Authors: Nemoto, Manabu; Schofield, Warren; Cullinane, Ann\nDate: 2019-10-14\n"
+    "DOI: 10.3390/v11100946\nLicense: cc-by\nAbstract:\n"
+    "Equine coronavirus (ECoV) is a positive-stranded RNA virus. It causes fever in foals."
+)
+
+
+def test_answer_sentences_leave_front_matter_and_headings_out() -> None:
+    from desktop_rag.query.quote import answer_sentences
+
+    assert answer_sentences(FRONT_MATTER) == [
+        "Equine coronavirus (ECoV) is a positive-stranded RNA virus.",
+        "It causes fever in foals.",
+    ]
+    budget = "Budget\n\nThe approved budget for the year is 2.4 million euros.\n\nTravel."
+    assert answer_sentences(budget) == ["The approved budget for the year is 2.4 million euros."]
+    headline = (
+        "March 9, 2023\nUlta Beauty Announces Fourth Quarter\nFiscal 2022 Results\n"
+        "Net Sales of $3.2 Billion Compared to $2.7 Billion in the Year-Ago Quarter\n"
+        "Comparable Sales Increased 15.6%\n"
+        "BOLINGBROOK, Ill.--(BUSINESS WIRE)-- Ulta Beauty, Inc. (NASDAQ: ULTA) today\n"
+        "announced financial results for the fourth quarter."
+    )
+    assert answer_sentences(headline) == [
+        "BOLINGBROOK, Ill.--(BUSINESS WIRE)-- Ulta Beauty, Inc. (NASDAQ: ULTA) today announced "
+        "financial results for the fourth quarter."
+    ]
+
+
+def test_answer_sentences_are_whole_where_a_passage_is_cut_or_jumps() -> None:
+    from desktop_rag.query.quote import answer_sentences
+
+    cut = (
+        "transmission route is considered to be faecal-oral. ECoV is usually detected in "
+        "faecal samples. The virus was found in"
+    )
+    whole = ["ECoV is usually detected in faecal samples."]
+    assert answer_sentences(cut, page_start=False) == whole
+    # A capital does not make a sentence's start: a passage starts a few words back.
+    assert answer_sentences("Ireland, the third country. Horses were tested for it.", False) == [
+        "Horses were tested for it."
+    ]
+    jump = (
+        "There was season-to-season variability in the leading causes of\n"
+        "The findings of our study show that HCoV is an important cause of ILI. "
+        "It was common in winter."
+    )
+    assert answer_sentences(jump) == ["It was common in winter."]
+    assert answer_sentences("It rose. 22 For example, beds were short in the ED.") == [
+        "For example, beds were short in the ED."
+    ]
