@@ -20,7 +20,8 @@ def text_of(path: str) -> str:
 
 def read_by_name(path: str, password: str | None = None, ocr: Any = None) -> Extracted:
     """'crash' in the name kills the process ('dies-telling' as it talks to the indexer),
-    'hang' sleeps for a minute, 'slow' for 50 ms, 'oom' runs out of memory, 'priority' reads
+    'hang' sleeps for a minute, 'slow' for 50 ms, 'oom' runs out of memory, 'greedy'
+    allocates 2 GB in steps, 'priority' reads
     as the reader's nice value and I/O class; 'ocr-slow-N' OCRs N pages of 0.4 s each,
     'ocr-hang-N' OCRs one of N and spins on the next; any other file reads as one page saying
     its own name."""
@@ -49,6 +50,11 @@ def read_by_name(path: str, password: str | None = None, ocr: Any = None) -> Ext
         time.sleep(0.05)
     if "oom" in name:
         raise MemoryError
+    if "greedy" in name:  # touches 40 MB after 40 MB, up to 2 GB: a limit must stop it
+        held = []
+        for _ in range(50):
+            held.append(bytearray(40 << 20))
+            time.sleep(0.01)
     return Extracted([Page(1, text_of(path))], "fake", "")
 
 
