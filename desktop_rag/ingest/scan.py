@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from desktop_rag.infra import paths as syspaths
 from desktop_rag.ingest.readers import SUFFIXES, reader_for
 from desktop_rag.types import DocumentRecord, FailKind, FileInfo, Status
 
@@ -30,8 +31,10 @@ def doc_id_for(path: str) -> str:
 
 
 def normalize(path: str) -> str:
-    """Absolute, with `..` folded, but symlinks kept: the path the user sees is the one shown."""
-    return os.path.abspath(os.path.expanduser(path))
+    """Absolute, with `..` folded, but symlinks kept: the path the user sees is the one shown;
+    spelled as its folders list it, so a case-insensitive file system's other spellings of
+    the same file are one path (infra/paths.disk_case)."""
+    return syspaths.disk_case(os.path.abspath(os.path.expanduser(path)))
 
 
 def format_for(path: str) -> str:
@@ -83,9 +86,13 @@ def _walk(root: str, result: ScanResult) -> None:
     def on_error(exc: OSError) -> None:
         result.problems.append((exc.filename or root, f"cannot be listed ({exc.strerror})"))
 
-    for folder, dirs, names in os.walk(root, followlinks=True, onerror=on_error):
+    # Walked by its long form on Windows (past 260 characters); every path kept is plain.
+    for long_folder, dirs, names in os.walk(
+        syspaths.long_path(root), followlinks=True, onerror=on_error
+    ):
+        folder = syspaths.plain_path(long_folder)
         try:
-            st = os.stat(folder)
+            st = os.stat(long_folder)
         except OSError:
             dirs[:] = []
             continue
@@ -107,7 +114,7 @@ def file_info(path: str, problems: list[tuple[str, str]] | None = None) -> FileI
     """What the file system says about a file now; None if it cannot say (gone, unreadable),
     and why, added to `problems` when given."""
     try:
-        st = os.stat(path)
+        st = os.stat(syspaths.long_path(path))
     except OSError as exc:
         if problems is not None:
             problems.append((path, f"cannot be read ({exc.strerror})"))
