@@ -7,7 +7,7 @@ RAPIDOCR := 1.4.4
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: venv run test check readme lint unit bench clean package package-test install-desktop uninstall-desktop
+.PHONY: venv run test check readme lint unit bench clean package package-test install-desktop uninstall-desktop deb
 
 venv: $(STAMP)
 
@@ -103,9 +103,21 @@ $(BUNDLE): $(PACKAGE_STAMP) $(BUNDLE_SOURCES)
 
 package: $(BUNDLE)
 
+# The .deb of the bundle (Debian and Ubuntu; packaging/make_deb.py), where dpkg is there.
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null)
+DEB := $(if $(DEB_ARCH),dist/desktop-rag_$(VERSION)_$(DEB_ARCH).deb)
+
+$(DEB): $(BUNDLE) packaging/make_deb.py packaging/linux/desktop-rag.desktop
+	$(BIN)/python packaging/make_deb.py
+
+deb: $(DEB)
+
 # Empty home, no network: index, answer, open and quit the window (about a minute; CI runs it).
-package-test: $(BUNDLE)
-	$(BIN)/python packaging/smoke.py --json-out build/smoke.json
+# Where dpkg is, also install the .deb with dpkg -i, answer with it, and remove it with dpkg -r
+# (as root: CI's and this project's machines are).
+package-test: $(BUNDLE) $(DEB)
+	$(BIN)/python packaging/smoke.py --json-out build/smoke.json $(if $(DEB),--deb $(DEB))
 
 # Per user: the app in ~/.local/lib/desktop-rag, a menu entry and icon under $$XDG_DATA_HOME.
 install-desktop: $(BUNDLE)
