@@ -30,6 +30,7 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 
 # The pipeline's, the watcher's and the window's tests again with worker processes started by
 # spawn, as Windows and macOS start them, and files read in reader processes instead of inline
