@@ -7,7 +7,7 @@ RAPIDOCR := 1.4.4
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: venv run test check readme lint unit bench clean package package-test install-desktop uninstall-desktop
+.PHONY: venv run test check readme lint unit bench clean package package-test install-desktop uninstall-desktop deb
 
 venv: $(STAMP)
 
@@ -34,11 +34,19 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
+
+# The pipeline's, the watcher's and the window's tests again with worker processes started by
+# spawn, as Windows and macOS start them, and files read in reader processes instead of inline
+# (tests/helpers/processes.py). 60 tests, 90 s of wall time (28 CPU s) at load 3.2 on two cores.
+SPAWN_TESTS := tests/unit/ingest/test_pipeline.py tests/unit/ingest/test_watch.py \
+	tests/gui/test_window.py
 
 # Everything: lint, types, the README's command block, and every test, the slow ones too.
 test: venv lint
 	$(BIN)/python tools/readme_cli.py --check
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -m "not slow" --start-method spawn $(SPAWN_TESTS)
 
 # The edit-test loop: every test but those marked slow (real models, corpus-wide runs, crash
 # and scale runs). 591 tests, 104 CPU seconds: 4 min 53 s of wall time at load 9-10 on two
@@ -100,9 +108,21 @@ $(BUNDLE): $(PACKAGE_STAMP) $(BUNDLE_SOURCES)
 
 package: $(BUNDLE)
 
+# The .deb of the bundle (Debian and Ubuntu; packaging/make_deb.py), where dpkg is there.
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null)
+DEB := $(if $(DEB_ARCH),dist/desktop-rag_$(VERSION)_$(DEB_ARCH).deb)
+
+$(DEB): $(BUNDLE) packaging/make_deb.py packaging/linux/desktop-rag.desktop
+	$(BIN)/python packaging/make_deb.py
+
+deb: $(DEB)
+
 # Empty home, no network: index, answer, open and quit the window (about a minute; CI runs it).
-package-test: $(BUNDLE)
-	$(BIN)/python packaging/smoke.py --json-out build/smoke.json
+# Where dpkg is, also install the .deb with dpkg -i, answer with it, and remove it with dpkg -r
+# (as root: CI's and this project's machines are).
+package-test: $(BUNDLE) $(DEB)
+	$(BIN)/python packaging/smoke.py --json-out build/smoke.json $(if $(DEB),--deb $(DEB))
 	# The bundle's native code on the oldest CPUs it supports, emulated (Debian's qemu-user;
 	# minutes, the times are printed, never checked): packaging/emulate.py.
 	$(BIN)/python packaging/emulate.py --json-out build/emulate.json

@@ -425,6 +425,7 @@ def _cmd_watch(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> 
     import signal
     import threading
 
+    from desktop_rag.infra import processes
     from desktop_rag.ingest.scan import normalize
     from desktop_rag.library_service import LibraryService
 
@@ -457,7 +458,7 @@ def _cmd_watch(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> 
         finally:
             printer.finish()
 
-    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    previous = {s: signal.signal(s, on_signal) for s in processes.stop_signals()}
     try:
         failed = library.keep_watching(
             roots, stop, reported, on_unwatched=unwatched, progress=progress

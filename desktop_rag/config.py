@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
@@ -12,6 +13,25 @@ import platformdirs
 
 APP_NAME = "desktop-rag"
 LIBRARY_FOLDER_NAME = "Desktop RAG Library"
+
+
+def user_dirs(platform: str | None = None) -> platformdirs.api.PlatformDirsABC:
+    """This platform's folders for the app, as platformdirs gives them, chosen at call time.
+
+    Windows: everything under %LOCALAPPDATA%\\desktop-rag (never the roaming profile, which
+    Windows copies at every sign-in: an index is gigabytes), the cache in its Cache and the
+    logs in its Logs. macOS: ~/Library/Application Support/desktop-rag for data and settings,
+    ~/Library/Caches/desktop-rag, ~/Library/Logs/desktop-rag. Elsewhere the XDG folders."""
+
+    platform = platform or sys.platform
+    kind: type[platformdirs.api.PlatformDirsABC]
+    if platform == "win32":
+        from platformdirs.windows import Windows as kind
+    elif platform == "darwin":
+        from platformdirs.macos import MacOS as kind
+    else:
+        from platformdirs.unix import Unix as kind
+    return kind(APP_NAME, appauthor=False, roaming=False)
 
 
 def _env_path(name: str) -> Path | None:
@@ -48,33 +68,25 @@ def default_data_dir() -> Path:
     uri = remote_uri()
     if uri is not None:
         return team_local_dir(uri)
-    return _env_path("DESKTOP_RAG_DATA_DIR") or Path(
-        platformdirs.user_data_dir(APP_NAME, appauthor=False)
-    )
+    return _env_path("DESKTOP_RAG_DATA_DIR") or Path(user_dirs().user_data_dir)
 
 
 def config_dir() -> Path:
-    return _env_path("DESKTOP_RAG_CONFIG_DIR") or Path(
-        platformdirs.user_config_dir(APP_NAME, appauthor=False)
-    )
+    return _env_path("DESKTOP_RAG_CONFIG_DIR") or Path(user_dirs().user_config_dir)
 
 
 def cache_dir() -> Path:
     """Derived files that can be rebuilt offline: the assembled GGUF, exported embedders."""
-    return _env_path("DESKTOP_RAG_CACHE_DIR") or Path(
-        platformdirs.user_cache_dir(APP_NAME, appauthor=False)
-    )
+    return _env_path("DESKTOP_RAG_CACHE_DIR") or Path(user_dirs().user_cache_dir)
 
 
 def log_dir() -> Path:
-    return _env_path("DESKTOP_RAG_LOG_DIR") or Path(
-        platformdirs.user_log_dir(APP_NAME, appauthor=False)
-    )
+    return _env_path("DESKTOP_RAG_LOG_DIR") or Path(user_dirs().user_log_dir)
 
 
 def default_library_dir() -> Path:
     """The folder a first start creates under the user's documents, with the guide in it."""
-    return Path(platformdirs.user_documents_dir()) / LIBRARY_FOLDER_NAME
+    return Path(user_dirs().user_documents_dir) / LIBRARY_FOLDER_NAME
 
 
 def default_threads() -> int:

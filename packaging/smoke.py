@@ -1,6 +1,6 @@
 """Smoke-test the built app as a new user would meet it: empty home, no network, no venv.
 
-Usage: python packaging/smoke.py [dist/desktop-rag/desktop-rag] [--json-out FILE]
+Usage: python packaging/smoke.py [EXECUTABLE] [--json-out FILE] [--deb FILE]
 
 Every step runs the bundled executable under `unshare -rn` (a network namespace with no
 interfaces) with HOME set to a fresh empty folder and only PATH, LANG and HOME in the
@@ -11,6 +11,13 @@ question about it and must cite the right page, indexes a folder of every other 
 window offscreen, waits until it has indexed the bundled guide, and quits it with SIGTERM. It
 also checks that nothing was assembled or exported into the cache at first start. Prints the
 timings as JSON.
+
+With --deb (Debian, as root: `make package-test` passes the package `make deb` built), it also
+installs the .deb with `dpkg -i`, indexes and answers with the installed /usr/bin/desktop-rag,
+removes it with `dpkg -r` and checks that the folders it installed into are as they were.
+
+On Windows and macOS (CI) there is no `unshare`: the steps run with an empty home but not in
+a network namespace, and the window is asked to quit with Ctrl+Break (Windows) or SIGTERM.
 """
 
 from __future__ import annotations
@@ -58,14 +65,54 @@ def passed(check: str) -> None:
     PASSED.append(check)
 
 
+def load() -> list[float] | None:
+    """The load average (None on Windows, which has none): timings mean little without it."""
+    return list(os.getloadavg()) if hasattr(os, "getloadavg") else None
+
+
+def default_exe() -> Path:
+    """Where `make package` (make_bundle.py) leaves this platform's executable."""
+    if sys.platform == "win32":
+        return REPO / "dist" / "desktop-rag" / "desktop-rag.exe"
+    if sys.platform == "darwin":
+        return REPO / "dist" / "Desktop RAG.app" / "Contents" / "MacOS" / "desktop-rag"
+    return REPO / "dist" / "desktop-rag" / "desktop-rag"
+
+
+def offline() -> list[str]:
+    """The command prefix that cuts the network: a namespace without interfaces (Linux)."""
+    return ["unshare", "-rn"] if sys.platform.startswith("linux") else []
+
+
 def clean_env(home: Path) -> dict[str, str]:
     """What a desktop session would give a freshly created user, and nothing of ours."""
+    if sys.platform == "win32":
+        local = home / "AppData" / "Local"
+        return {
+            "USERPROFILE": str(home),
+            "HOMEDRIVE": home.drive,
+            "LOCALAPPDATA": str(local),
+            "APPDATA": str(home / "AppData" / "Roaming"),
+            "TEMP": str(local / "Temp"),
+            "TMP": str(local / "Temp"),
+            "SYSTEMROOT": os.environ.get("SYSTEMROOT", "C:\\Windows"),
+            "PATH": os.environ.get("SYSTEMROOT", "C:\\Windows") + "\\System32",
+        }
     return {"HOME": str(home), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+
+def user_cache(home: Path) -> Path:
+    """The app's cache folder for a user whose home is `home` (desktop_rag/config.py)."""
+    if sys.platform == "win32":
+        return home / "AppData" / "Local" / "desktop-rag" / "Cache"
+    if sys.platform == "darwin":
+        return home / "Library" / "Caches" / "desktop-rag"
+    return home / ".cache" / "desktop-rag"
 
 
 def run(exe: Path, args: list[str], env: dict[str, str], timeout: float = 600) -> Any:
     """Run one command of the app offline and return its --json output."""
-    cmd = ["unshare", "-rn", str(exe), *args, "--json"]
+    cmd = [*offline(), str(exe), *args, "--json"]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
     if done.returncode != 0:
         raise SmokeError(
@@ -230,7 +277,7 @@ def check_one_qt(exe: Path) -> None:
 
 def check_nothing_prepared(home: Path) -> None:
     """The models were shipped prepared: a first start assembles and exports nothing."""
-    cache = home / ".cache" / "desktop-rag"
+    cache = user_cache(home)
     # Only this machine's int8 verdict may be kept (engines/int8_check.py): it is measured on
     # the user's CPU, never shipped.
     verdict = cache / "embedders" / "int8-agreement.json"
@@ -252,12 +299,15 @@ def check_window(exe: Path, work: Path) -> dict[str, Any]:
     home.mkdir()
     env = {**clean_env(home), "QT_QPA_PLATFORM": "offscreen"}
     t0 = time.monotonic()
+    windows = sys.platform == "win32"
     proc = subprocess.Popen(
-        ["unshare", "-rn", str(exe)],
+        [*offline(), str(exe)],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        # Windows has no SIGTERM from outside: Ctrl+Break reaches a process group's console.
+        creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0) if windows else 0,
     )
     out: dict[str, Any] = {}
     try:
@@ -270,7 +320,7 @@ def check_window(exe: Path, work: Path) -> dict[str, Any]:
         out["guide_indexed_wall_s"] = round(time.monotonic() - t0, 2)
         passed("window indexed the guide")
         t1 = time.monotonic()
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(getattr(signal, "CTRL_BREAK_EVENT", 0) if windows else signal.SIGTERM)
         code = proc.wait(timeout=60)
         out["quit_s"] = round(time.monotonic() - t1, 2)
     finally:
@@ -286,22 +336,103 @@ def check_window(exe: Path, work: Path) -> dict[str, Any]:
     return out
 
 
+# Where the .deb puts files (packaging/make_deb.py), compared before install and after removal.
+DEB_FOLDERS = (
+    "/opt",
+    "/usr/bin",
+    "/usr/share/applications",
+    "/usr/share/icons/hicolor",
+    "/usr/share/doc",
+)
+DEB_PACKAGE = "desktop-rag"
+
+
+def tree(folders: tuple[str, ...]) -> set[str]:
+    """Every path under these folders (the icon caches that triggers rewrite are compared by
+    name only: their content changes with any package's icons)."""
+    found: set[str] = set()
+    for folder in folders:
+        for parent, dirs, names in os.walk(folder):
+            found.update(os.path.join(parent, n) for n in (*dirs, *names))
+    return found
+
+
+def deb_state() -> str:
+    done = subprocess.run(
+        ["dpkg-query", "-W", "-f=${Status}", DEB_PACKAGE], capture_output=True, text=True
+    )
+    return done.stdout.strip() if done.returncode == 0 else "not-installed"
+
+
+def check_deb(deb: Path, work: Path) -> dict[str, Any]:
+    """Install the .deb, answer with the installed app, remove it: nothing may stay."""
+    if os.geteuid() != 0:  # type: ignore[attr-defined,unused-ignore]  # --deb: Debian only
+        raise SmokeError("installing the .deb needs root (dpkg -i)")
+    if deb_state().endswith(" installed"):
+        raise SmokeError(f"{DEB_PACKAGE} is installed already: dpkg -r {DEB_PACKAGE} first")
+    before = tree(DEB_FOLDERS)
+    out: dict[str, Any] = {"deb_mib": round(deb.stat().st_size / 2**20, 1)}
+    t0 = time.monotonic()
+    done = subprocess.run(["dpkg", "-i", str(deb)], capture_output=True, text=True)
+    out["install_s"] = round(time.monotonic() - t0, 2)
+    try:
+        if done.returncode != 0:
+            raise SmokeError(f"dpkg -i failed:\n{done.stdout}\n{done.stderr}")
+        listed = subprocess.run(
+            ["dpkg", "-L", DEB_PACKAGE], capture_output=True, text=True, check=True
+        ).stdout.split()
+        for needed in (
+            "/usr/bin/desktop-rag",
+            "/usr/share/applications/desktop-rag.desktop",
+            "/usr/share/icons/hicolor/256x256/apps/desktop-rag.png",
+            "/opt/desktop-rag/desktop-rag",
+        ):
+            if needed not in listed or not os.path.exists(needed):
+                raise SmokeError(f"the .deb did not install {needed}")
+        entry = Path("/usr/share/applications/desktop-rag.desktop").read_text(encoding="utf-8")
+        if "\nExec=desktop-rag\n" not in entry:
+            raise SmokeError(f"the menu entry does not run desktop-rag:\n{entry}")
+        if shutil.which("desktop-file-validate"):
+            subprocess.run(
+                ["desktop-file-validate", "/usr/share/applications/desktop-rag.desktop"], check=True
+            )
+        passed("dpkg -i")
+        deb_work = work / "deb"
+        deb_work.mkdir()
+        out["cli"] = check_cli(Path("/usr/bin/desktop-rag"), deb_work)
+        passed("the installed app answers")
+    finally:
+        t1 = time.monotonic()
+        removed = subprocess.run(["dpkg", "-r", DEB_PACKAGE], capture_output=True, text=True)
+        out["remove_s"] = round(time.monotonic() - t1, 2)
+    if removed.returncode != 0:
+        raise SmokeError(f"dpkg -r failed:\n{removed.stdout}\n{removed.stderr}")
+    left = sorted(tree(DEB_FOLDERS) - before)
+    if left or not deb_state().endswith("not-installed"):
+        raise SmokeError(f"dpkg -r left {left[:10]} (state: {deb_state()!r})")
+    passed("dpkg -r leaves nothing behind")
+    return out
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("exe", nargs="?", default=str(REPO / "dist/desktop-rag/desktop-rag"))
+    parser.add_argument("exe", nargs="?", default=str(default_exe()))
     parser.add_argument("--json-out", help="also write the figures to this file")
+    parser.add_argument("--deb", type=Path, help="also install, run and remove this .deb")
     args = parser.parse_args(argv)
     exe = Path(args.exe).resolve()
     if not os.access(exe, os.X_OK):
         print(f"smoke: {exe} is not there; run `make package` first", file=sys.stderr)
         return 2
-    if shutil.which("unshare") is None or subprocess.run(["unshare", "-rn", "true"]).returncode:
+    if offline() and (
+        shutil.which("unshare") is None or subprocess.run([*offline(), "true"]).returncode
+    ):
         print("smoke: `unshare -rn` is needed (util-linux, user namespaces)", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="desktop-rag-smoke-") as tmp:
         work = Path(tmp)
         # Timings on a shared machine mean little without how busy it was.
-        figures: dict[str, Any] = {"bundle": str(exe.parent), "load_before": os.getloadavg()}
+        figures: dict[str, Any] = {"bundle": str(exe.parent), "load_before": load()}
         try:
             check_left_out(exe)
             check_one_qt(exe)
@@ -311,7 +442,9 @@ def main(argv: list[str]) -> int:
             check_ocr(exe, work)
             figures["ocr_wall_s"] = round(time.monotonic() - t0, 2)
             figures["window"] = check_window(exe, work)
-            figures["load_after"] = os.getloadavg()
+            if args.deb is not None:
+                figures["deb"] = check_deb(args.deb.resolve(), work)
+            figures["load_after"] = load()
         except (SmokeError, subprocess.TimeoutExpired) as exc:
             print(f"smoke: FAILED after {', '.join(PASSED) or 'no check'}: {exc}", file=sys.stderr)
             print(f"smoke: {len(PASSED)} passed, 1 failed")

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import processes
 from tests.pdfgen import make_pdf
 
 # Windows in tests are offscreen, however pytest is started (make test sets it too).
@@ -25,6 +27,24 @@ CORPUS = next(
     ),
     (REPO / ".." / "shared" / "corpus").resolve(),
 )
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--start-method",
+        choices=["spawn"],
+        default=None,
+        help="start worker processes with this method, as Windows and macOS do (spawn), and "
+        "read files in reader processes in the tests that follow it (tests/helpers/processes.py)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    method = config.getoption("--start-method") or processes.start_method()
+    if method:
+        # In the environment too, for the command line run as a process by some tests.
+        os.environ[processes.ENV] = method
+        multiprocessing.set_start_method(method, force=True)
 
 
 @pytest.fixture(autouse=True)

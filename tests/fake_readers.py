@@ -20,7 +20,8 @@ def text_of(path: str) -> str:
 
 def read_by_name(path: str, password: str | None = None, ocr: Any = None) -> Extracted:
     """'crash' in the name kills the process ('dies-telling' as it talks to the indexer),
-    'hang' sleeps for a minute, 'slow' for 50 ms, 'oom' runs out of memory, 'priority' reads
+    'hang' sleeps for a minute, 'slow' for 50 ms, 'oom' runs out of memory, 'greedy'
+    allocates 2 GB in steps, 'modules' says whether pytest is loaded in the reader, 'priority' reads
     as the reader's nice value and I/O class; 'ocr-slow-N' OCRs N pages of 0.4 s each,
     'ocr-hang-N' OCRs one of N and spins on the next; any other file reads as one page saying
     its own name."""
@@ -30,6 +31,12 @@ def read_by_name(path: str, password: str | None = None, ocr: Any = None) -> Ext
 
         io = psutil.Process().ionice().ioclass if hasattr(psutil.Process, "ionice") else None
         return Extracted([Page(1, f"{os.getpriority(os.PRIO_PROCESS, 0)} {int(io or 0)}")], "", "")
+    if "modules" in name:  # what the reader process inherited: a forked one has pytest
+        import sys
+
+        return Extracted(
+            [Page(1, f"pytest {'' if 'pytest' in sys.modules else 'not '}loaded")], "", ""
+        )
     if name.startswith(("ocr-hang-", "ocr-slow-")) and ocr is not None:
         return _fake_ocr(path, name, ocr)
     if "dies-telling" in name:
@@ -49,6 +56,11 @@ def read_by_name(path: str, password: str | None = None, ocr: Any = None) -> Ext
         time.sleep(0.05)
     if "oom" in name:
         raise MemoryError
+    if "greedy" in name:  # touches 40 MB after 40 MB, up to 2 GB: a limit must stop it
+        held = []
+        for _ in range(50):
+            held.append(bytearray(40 << 20))
+            time.sleep(0.01)
     return Extracted([Page(1, text_of(path))], "fake", "")
 
 

@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject, QSocketNotifier, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from desktop_rag import __version__
-from desktop_rag.infra import single_instance
+from desktop_rag.infra import processes, single_instance
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ class SignalRelay(QObject):
         self._notifier.activated.connect(self._on_notifier_activated)
         self._previous_fd = signal.set_wakeup_fd(self._write.fileno())
         self._previous = {
-            sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGTERM, signal.SIGINT)
+            sig: signal.signal(sig, lambda *_: None) for sig in processes.stop_signals()
         }
 
     def _on_notifier_activated(self) -> None:
@@ -63,7 +63,7 @@ class SignalRelay(QObject):
             data = self._read.recv(64)
         except OSError:
             return
-        if any(b in (signal.SIGTERM, signal.SIGINT) for b in data):
+        if any(b in self._previous for b in data):
             self._on_signal()
 
     def restore(self) -> None:

@@ -1,13 +1,15 @@
 """Fault injection for crash tests: kill this process at a named point, nowhere else used.
 
-DESKTOP_RAG_KILL_AT="point:n" makes the n-th pass through `point` (1-based) SIGKILL the
-process, as a power cut or the OOM killer would. Unset, `reached` is a dictionary lookup.
+DESKTOP_RAG_KILL_AT="point:n" makes the n-th pass through `point` (1-based) kill the process
+(SIGKILL; TerminateProcess on Windows), as a power cut or the OOM killer would. Unset,
+`reached` is a dictionary lookup.
 """
 
 from __future__ import annotations
 
 import os
-import signal
+
+from desktop_rag.infra import processes
 
 _target: tuple[str, int] | None = None
 _counts: dict[str, int] = {}
@@ -29,4 +31,4 @@ def reached(point: str) -> None:
         return
     _counts[point] = _counts.get(point, 0) + 1
     if _counts[point] == _target[1]:
-        os.kill(os.getpid(), signal.SIGKILL)
+        processes.kill_self()

@@ -16,29 +16,39 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
-if sys.platform == "win32":  # pragma: no cover - not run on this project's machines
-    import msvcrt
+# Windows locks this byte, far past the pid written at the start of the file.
+WIN_BYTE = 1 << 20
 
-    _WIN_BYTE = 1 << 20
 
-    def _try(fd: int) -> bool:
-        os.lseek(fd, _WIN_BYTE, os.SEEK_SET)
+def _msvcrt() -> Any:
+    import msvcrt  # Windows only
+
+    return msvcrt
+
+
+def _fcntl() -> Any:
+    import fcntl  # POSIX only
+
+    return fcntl
+
+
+def _try(fd: int, platform: str | None = None) -> bool:
+    if (platform or sys.platform) == "win32":
+        msvcrt = _msvcrt()
+        os.lseek(fd, WIN_BYTE, os.SEEK_SET)
         try:
             msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
         except OSError:
             return False
         return True
-
-else:
-    import fcntl
-
-    def _try(fd: int) -> bool:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        return True
+    fcntl = _fcntl()
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
 
 
 def open_lock(path: Path) -> int:
@@ -46,9 +56,9 @@ def open_lock(path: Path) -> int:
     return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
 
 
-def try_lock(fd: int) -> bool:
+def try_lock(fd: int, platform: str | None = None) -> bool:
     """Take the lock if it is free; never waits."""
-    return _try(fd)
+    return _try(fd, platform)
 
 
 def lock(fd: int, poll_s: float = 0.1) -> None:

@@ -15,6 +15,7 @@ pre-empts while it holds the GIL makes the GUI thread wait for it (priority inve
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import logging
 import os
 import sys
@@ -22,7 +23,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -31,17 +32,31 @@ log = logging.getLogger(__name__)
 NICE = 10  # of 19: well below the window and the language model, still well above idle
 
 
-def lower_process() -> None:
-    """The whole current process (a reader process): nice NICE and idle-class I/O."""
+# Windows: the reader processes' priority class and I/O priority (psutil takes these values).
+BELOW_NORMAL_PRIORITY_CLASS = 0x4000
+IOPRIO_VERYLOW = 0  # background I/O, as Windows' own indexer and defragmenter use
+# macOS: setiopolicy_np(IOPOL_TYPE_DISK, IOPOL_SCOPE_PROCESS, IOPOL_THROTTLE), the I/O of a
+# background process (sys/resource.h), since macOS has no I/O classes that psutil can set.
+IOPOL_TYPE_DISK = 0
+IOPOL_SCOPE_PROCESS = 0
+IOPOL_THROTTLE = 3
+
+
+def lower_process(proc: Any = None, platform: str | None = None) -> None:
+    """The whole current process (a reader process): nice NICE, or the below-normal priority
+    class on Windows; idle-class I/O on Linux, very low I/O priority on Windows, throttled
+    I/O on macOS. `proc`: psutil's Process for this process (made here when None)."""
     import psutil
 
-    proc = psutil.Process()
+    platform = platform or sys.platform
+    if proc is None:
+        proc = psutil.Process()
     with contextlib.suppress(psutil.Error, OSError, AttributeError):
-        if sys.platform == "win32":
-            proc.nice(psutil.BELOW_NORMAL_PRIORITY_CLASS)
+        if platform == "win32":
+            proc.nice(BELOW_NORMAL_PRIORITY_CLASS)
         elif proc.nice() < NICE:
             proc.nice(NICE)
-    _lower_io(proc)
+    _lower_io(proc, platform)
 
 
 def lower_thread() -> bool:
@@ -67,7 +82,7 @@ def lower_thread_io() -> None:
     import psutil
 
     with contextlib.suppress(psutil.Error):
-        _lower_io(psutil.Process(threading.get_native_id()))
+        _lower_io(psutil.Process(threading.get_native_id()), sys.platform)
 
 
 class Lowered:
@@ -107,11 +122,20 @@ class Lowered:
         self.close()
 
 
-def _lower_io(proc: object) -> None:
+def _libc() -> Any:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _lower_io(proc: Any, platform: str | None = None) -> None:
     import psutil
 
+    platform = platform or sys.platform
     with contextlib.suppress(psutil.Error, OSError, AttributeError, ValueError):
-        if sys.platform.startswith("linux"):
-            proc.ionice(psutil.IOPRIO_CLASS_IDLE)  # type: ignore[attr-defined]
-        elif sys.platform == "win32":
-            proc.ionice(psutil.IOPRIO_VERYLOW)  # type: ignore[attr-defined]
+        if platform.startswith("linux"):
+            proc.ionice(psutil.IOPRIO_CLASS_IDLE)
+        elif platform == "win32":
+            proc.ionice(IOPRIO_VERYLOW)
+        elif platform == "darwin":
+            throttled = _libc().setiopolicy_np(IOPOL_TYPE_DISK, IOPOL_SCOPE_PROCESS, IOPOL_THROTTLE)
+            if throttled != 0:
+                log.debug("could not throttle the reader's I/O")

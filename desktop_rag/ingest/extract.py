@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from desktop_rag.infra import paths
 from desktop_rag.ingest import readers
 from desktop_rag.ingest.readers.base import (
     ExtractError,
@@ -45,7 +46,7 @@ class Extracted:
 
 def sha256_file(path: str) -> str:
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open(paths.long_path(path), "rb") as f:
         while block := f.read(1 << 20):
             digest.update(block)
     return digest.hexdigest()
@@ -60,6 +61,7 @@ def extract(
     """Read every page's text (a section's, for formats without pages). Raises ExtractError
     with a user-facing reason on failure. With `ocr`, PDF pages without a usable text layer
     are read with OCR (ingest/ocr.py)."""
+    path = paths.long_path(path)  # Windows: past 260 characters; the caller keeps its own
     other = readers.reader_for(path)
     if other is not None:
         return _extract_other(path, other)

@@ -251,12 +251,15 @@ class IngestService:
             raise UsageError(f"Not found: {', '.join(missing)}. Check the path and try again.")
         for path, why in found.problems:
             report.failed.append(Failure(path, f"{why}.", FailKind.UNREADABLE))
+        for path, why in found.online.items():
+            report.failed.append(Failure(path, f"{why}.", FailKind.UNREADABLE))
         try:
             with self._writer(on_progress, cancel):
                 self._index_locked(
                     found.files,
                     found.folders,
                     found.named,
+                    found.online,
                     report,
                     on_progress,
                     cancel,
@@ -329,6 +332,7 @@ class IngestService:
         files: Mapping[str, FileInfo],
         folders: Sequence[str],
         named: Sequence[str],
+        online: Mapping[str, str],
         report: IndexReport,
         on_progress: ProgressFn | None,
         cancel: threading.Event,
@@ -337,7 +341,7 @@ class IngestService:
     ) -> None:
         """The run, holding the writer lock: plan, decide, reuse what is known, read and embed
         the rest, drop what is gone, tidy the index."""
-        known, candidates, removed_rows = self._plan(files, folders, named, report)
+        known, candidates, removed_rows = self._plan(files, folders, named, report, online)
         decisions, removed = self._decide(
             candidates, removed_rows, known, on_progress, cancel, pause
         )
@@ -374,6 +378,7 @@ class IngestService:
         folders: Sequence[str],
         named: Sequence[str],
         report: IndexReport,
+        online: Mapping[str, str] | None = None,
     ) -> tuple[list[DocumentRecord], list[FileInfo], list[DocumentRecord]]:
         """After a crash's repair: the documents table, the files that may have changed, and
         the rows whose files are gone. Unchanged files are counted in the report."""
@@ -381,7 +386,7 @@ class IngestService:
         if repaired:
             log.warning("re-indexing %d file(s) left half-written by a crash", len(repaired))
         known = self._mark_ocr_requested(self.store.documents())
-        todo = plan(files, folders, known, named)
+        todo = plan(files, folders, known, named, online or {})
         # A password given since the last run makes a password failure worth another try.
         unlocked = [
             d

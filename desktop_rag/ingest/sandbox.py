@@ -25,7 +25,7 @@ from typing import Any
 from pebble import ProcessExpired, ProcessPool
 
 from desktop_rag.errors import DesktopRagError
-from desktop_rag.infra import priority
+from desktop_rag.infra import memory, priority
 from desktop_rag.ingest.extract import Extracted, ExtractError, extract
 from desktop_rag.ingest.ocr import OcrDeferred, OcrRequest
 from desktop_rag.ingest.outline import Heading
@@ -126,14 +126,7 @@ def _init_reader(
     _watch_parent(os.getppid())
     if low_priority:
         priority.lower_process()
-    if memory_mb > 0:
-        try:
-            import resource
-
-            limit = memory_mb * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        except (ImportError, ValueError, OSError):  # not on this platform
-            pass
+    memory.limit(memory_mb)  # RLIMIT_AS, a Job Object on Windows, a watchdog on macOS
     logging.disable(logging.WARNING)  # pypdf chatters about every odd font
 
 
@@ -247,9 +240,10 @@ def _lost_error(detail: str = "the reader processes failed") -> ExtractError:
 
 
 def _crash_error(code: int | None, memory_mb: int) -> ExtractError:
-    # Killed (OOM killer), aborted (a failed allocation in C++), or a Python error while
-    # sending the result: with a memory limit in force these mean the limit was hit.
-    if code in (-9, -6, 1):
+    # Killed (OOM killer), aborted (a failed allocation in C or C++), ended by the memory
+    # watchdog, or a Python error while sending the result: with a memory limit in force
+    # these mean the limit was hit (infra/memory.py knows each platform's codes).
+    if memory.is_memory_exit(code):
         return ExtractError(FailKind.MEMORY, _memory_message(memory_mb))
     return ExtractError(
         FailKind.CORRUPT,

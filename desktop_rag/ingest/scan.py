@@ -9,6 +9,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from desktop_rag.infra import cloud
+from desktop_rag.infra import paths as syspaths
 from desktop_rag.ingest.readers import SUFFIXES, reader_for
 from desktop_rag.types import DocumentRecord, FailKind, FileInfo, Status
 
@@ -30,8 +32,10 @@ def doc_id_for(path: str) -> str:
 
 
 def normalize(path: str) -> str:
-    """Absolute, with `..` folded, but symlinks kept: the path the user sees is the one shown."""
-    return os.path.abspath(os.path.expanduser(path))
+    """Absolute, with `..` folded, but symlinks kept: the path the user sees is the one shown;
+    spelled as its folders list it, so a case-insensitive file system's other spellings of
+    the same file are one path (infra/paths.disk_case)."""
+    return syspaths.disk_case(os.path.abspath(os.path.expanduser(path)))
 
 
 def format_for(path: str) -> str:
@@ -57,6 +61,8 @@ class ScanResult:
     folders: list[str] = field(default_factory=list)  # roots that are folders
     named: list[str] = field(default_factory=list)  # roots that are files
     problems: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+    # Online-only files (infra/cloud.py): path -> why. Never read, never dropped from the index.
+    online: dict[str, str] = field(default_factory=dict)
 
 
 def scan(paths: Iterable[str]) -> ScanResult:
@@ -68,7 +74,7 @@ def scan(paths: Iterable[str]) -> ScanResult:
             result.folders.append(root)
             _walk(root, result)
         elif os.path.isfile(root):
-            info = file_info(root, result.problems)
+            info = file_info(root, result.problems, result.online)
             if info is not None:
                 result.files[root] = info
                 result.named.append(root)
@@ -83,9 +89,13 @@ def _walk(root: str, result: ScanResult) -> None:
     def on_error(exc: OSError) -> None:
         result.problems.append((exc.filename or root, f"cannot be listed ({exc.strerror})"))
 
-    for folder, dirs, names in os.walk(root, followlinks=True, onerror=on_error):
+    # Walked by its long form on Windows (past 260 characters); every path kept is plain.
+    for long_folder, dirs, names in os.walk(
+        syspaths.long_path(root), followlinks=True, onerror=on_error
+    ):
+        folder = syspaths.plain_path(long_folder)
         try:
-            st = os.stat(folder)
+            st = os.stat(long_folder)
         except OSError:
             dirs[:] = []
             continue
@@ -98,19 +108,29 @@ def _walk(root: str, result: ScanResult) -> None:
         for name in sorted(names):
             if is_candidate(name):
                 path = os.path.join(folder, name)
-                info = file_info(path, result.problems)
+                info = file_info(path, result.problems, result.online)
                 if info is not None:
                     result.files[path] = info
 
 
-def file_info(path: str, problems: list[tuple[str, str]] | None = None) -> FileInfo | None:
+def file_info(
+    path: str,
+    problems: list[tuple[str, str]] | None = None,
+    online: dict[str, str] | None = None,
+) -> FileInfo | None:
     """What the file system says about a file now; None if it cannot say (gone, unreadable),
-    and why, added to `problems` when given."""
+    and why, added to `problems` when given; None for a cloud file whose contents are not on
+    this computer, and why, added to `online` when given."""
     try:
-        st = os.stat(path)
+        st = os.stat(syspaths.long_path(path))
     except OSError as exc:
         if problems is not None:
             problems.append((path, f"cannot be read ({exc.strerror})"))
+        return None
+    why = cloud.online_only(st)
+    if why:
+        if online is not None:
+            online[path] = why
         return None
     return FileInfo(path, st.st_size, st.st_mtime_ns)
 
@@ -162,8 +182,10 @@ def plan(
     folders: Sequence[str],
     known: Sequence[DocumentRecord],
     named: Iterable[str] = (),
+    online: Iterable[str] = (),
 ) -> Plan:
-    """Compare size and mtime with the documents table; no file is read here.
+    """Compare size and mtime with the documents table; no file is read here. A file that is
+    `online` only (in the cloud) is neither read nor removed: what was indexed stays.
 
     A file the user removed stays out, unless it is among `named` (given by its own path); a
     file that failed is read again when it is named, even unchanged.
@@ -194,7 +216,10 @@ def plan(
             out.unchanged.append(doc)
             continue
         out.candidates.append(info)
+    online = set(online)
     for doc in known:
+        if doc.path in online:
+            continue
         if doc.path not in files and any(is_under(doc.path, f) for f in folders):
             out.removed.append(doc)
     return out

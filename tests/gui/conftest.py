@@ -25,6 +25,7 @@ from desktop_rag.types import (
     TokenEvent,
     Turn,
 )
+from tests.helpers import processes
 
 OPEN_TIMEOUT_MS = 120_000  # the shared two-core machine can take a while to import torch
 
@@ -124,7 +125,7 @@ def fast_app_factory(settings: Settings):
         embedder=HashEmbedder(),
         tokenizer=WordTokenizer,
         params=ChunkParams(60, 10),
-        isolate=False,
+        isolate=processes.isolate(),
     )
 
 

@@ -16,6 +16,7 @@ from desktop_rag.library import GUIDE_NAME, GUIDE_QUESTION
 from desktop_rag.query.prompt import NOTHING_RELEVANT
 from desktop_rag.types import DoneEvent, SourcesEvent, TokenEvent
 from tests.gui.conftest import FakeAnswerService, close, fast_app_factory
+from tests.helpers import processes
 from tests.helpers.window import WAIT_MS
 from tests.helpers.window import ask as _ask
 from tests.helpers.window import names as _names
@@ -383,7 +384,11 @@ def test_quitting_during_indexing_is_clean_and_loses_nothing(open_window, tmp_pa
     for i in range(40):
         make_pdf(folder / f"doc{i:02d}.pdf", [f"Document {i} talks about subject {i}. " * 40])
 
-    window = open_window(app_factory=slow_factory())
+    # Quitting waits for the embed call under way: 0.05 s a passage keeps a full group's call
+    # (pipeline.GROUP_CHUNKS and the file that overflows it, about 40 passages) near 2 s. At
+    # 0.15 s it took 6 to 7 s once reader processes (--start-method spawn) had read enough
+    # files ahead to fill every group, and the deadline below was missed.
+    window = open_window(app_factory=slow_factory(0.05))
     window.session.add_folder(str(folder))
     qtbot.waitUntil(lambda: len(_names(window, "indexed")) >= 3, timeout=WAIT_MS)
     assert window.session.indexing
@@ -500,7 +505,7 @@ def test_rebuild_is_asked_for_when_the_index_was_built_differently(
             embedder=HashEmbedder(dim=32),
             tokenizer=WordTokenizer,
             params=ChunkParams(60, 10),
-            isolate=False,
+            isolate=processes.isolate(),
         )
 
     asked = []
@@ -834,7 +839,7 @@ def test_folders_changed_while_a_rebuild_waits_are_indexed_after_it(
             embedder=HashEmbedder(dim=32),
             tokenizer=WordTokenizer,
             params=ChunkParams(60, 10),
-            isolate=False,
+            isolate=processes.isolate(),
         )
 
     answers = [QMessageBox.StandardButton.No]

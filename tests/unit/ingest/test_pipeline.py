@@ -14,6 +14,7 @@ from desktop_rag.ingest import pipeline
 from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.query.retrieve import Mode
 from tests.fakes import HashEmbedder, WordTokenizer
+from tests.helpers import processes
 from tests.pdfgen import make_pdf
 
 
@@ -24,7 +25,7 @@ def _app(tmp_path, embedder=None, params=None):
         embedder=embedder or HashEmbedder(),
         tokenizer=WordTokenizer,
         params=params or ChunkParams(60, 10),
-        isolate=False,
+        isolate=processes.isolate(),
     )
 
 
@@ -222,7 +223,7 @@ def test_the_next_file_is_cut_into_chunks_while_one_embeds(tmp_path, animal_pdfs
         embedder=emb,
         tokenizer=CountingTokenizer,
         params=ChunkParams(60, 10),
-        isolate=False,
+        isolate=processes.isolate(),
     )
     report = app.ingest.index([str(animal_pdfs)])
     assert (report.indexed, report.failed) == (3, [])

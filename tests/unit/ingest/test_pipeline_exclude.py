@@ -11,6 +11,7 @@ from desktop_rag.config import Settings
 from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.ingest.watch import reindex
 from tests.fakes import HashEmbedder, WordTokenizer
+from tests.helpers import processes
 
 
 def _app(tmp_path, params=None, embedder=None):
@@ -19,7 +20,7 @@ def _app(tmp_path, params=None, embedder=None):
         embedder=embedder or HashEmbedder(),
         tokenizer=WordTokenizer,
         params=params or ChunkParams(60, 10),
-        isolate=False,
+        isolate=processes.isolate(),
     )
 
 

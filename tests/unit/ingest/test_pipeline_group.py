@@ -10,6 +10,7 @@ from desktop_rag.ingest import pipeline
 from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.query.retrieve import Mode
 from tests.fakes import HashEmbedder, WordTokenizer
+from tests.helpers import processes
 from tests.pdfgen import make_pdf
 
 FILES = 12
@@ -28,7 +29,7 @@ def _app(tmp_path, embedder):
         embedder=embedder,
         tokenizer=WordTokenizer,
         params=ChunkParams(60, 10),
-        isolate=False,
+        isolate=processes.isolate(),
     )
 
 

@@ -17,16 +17,17 @@ from desktop_rag.query.retrieve import Mode
 from desktop_rag.store import maintenance
 from desktop_rag.types import FailKind
 from tests.fakes import HashEmbedder, WordTokenizer
+from tests.helpers import processes
 from tests.pdfgen import make_pdf
 
 
-def _app(tmp_path, embedder=None):
+def _app(tmp_path, embedder=None, isolate=None):
     return build_app(
         Settings(data_dir=str(tmp_path / "data")),
         embedder=embedder or HashEmbedder(),
         tokenizer=WordTokenizer,
         params=ChunkParams(60, 10),
-        isolate=False,
+        isolate=processes.isolate() if isolate is None else isolate,
     )
 
 
@@ -116,7 +117,8 @@ def test_a_search_never_builds_the_full_text_index(tmp_path, animal_pdfs, caplog
 
 
 def _fail_reading(monkeypatch, name, kind, calls):
-    """Reading `name` fails with `kind` (passing failures: the file itself is fine)."""
+    """Reading `name` fails with `kind` (passing failures: the file itself is fine). The fake
+    replaces the reader in this process, so its apps read inline (_app(..., isolate=False))."""
     from desktop_rag.ingest import sandbox
     from desktop_rag.ingest.extract import ExtractError
     from desktop_rag.ingest.extract import extract as real_extract
@@ -145,7 +147,7 @@ def _octopus_hits(app):
 def test_a_passing_failure_keeps_the_previous_chunks_and_says_so(
     tmp_path, animal_pdfs, monkeypatch, kind
 ):
-    app = _app(tmp_path)
+    app = _app(tmp_path, isolate=False)
     app.ingest.index([str(animal_pdfs)])
     old_text = {h.text for h in _octopus_hits(app)}
     assert old_text
@@ -173,7 +175,7 @@ def test_a_passing_failure_keeps_the_previous_chunks_and_says_so(
 def test_three_same_failures_in_a_row_wait_until_the_file_changes(
     tmp_path, animal_pdfs, monkeypatch, indexed_before
 ):
-    app = _app(tmp_path)
+    app = _app(tmp_path, isolate=False)
     octopus = animal_pdfs / "octopus.pdf"
     if indexed_before:
         app.ingest.index([str(animal_pdfs)])

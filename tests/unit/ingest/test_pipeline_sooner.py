@@ -17,6 +17,7 @@ from desktop_rag.query.retrieve import Mode
 from desktop_rag.store.schema import chunk_from_row
 from desktop_rag.types import Progress
 from tests.fakes import HashEmbedder
+from tests.helpers import processes
 from tests.helpers.cli import run_in_process
 from tests.pdfgen import make_pdf
 
@@ -69,7 +70,7 @@ def _app(tmp_path, embedder):
         embedder=embedder,
         tokenizer=WordTokenizer,
         params=ChunkParams(60, 10),
-        isolate=False,
+        isolate=processes.isolate(),
     )
 
 

@@ -19,6 +19,7 @@ from desktop_rag.infra import priority
 from desktop_rag.ingest import pipeline
 from desktop_rag.ingest.chunk import ChunkParams
 from tests.fakes import HashEmbedder, WordTokenizer
+from tests.helpers import processes
 from tests.pdfgen import make_pdf
 
 
@@ -37,7 +38,7 @@ def _app(tmp_path, embedder):
         embedder=embedder,
         tokenizer=WordTokenizer,
         params=ChunkParams(60, 10),
-        isolate=False,
+        isolate=processes.isolate(),
     )
 
 
@@ -184,7 +185,7 @@ def test_indexing_at_normal_priority_lowers_nothing(tmp_path):
         embedder=emb,
         tokenizer=WordTokenizer,
         params=ChunkParams(60, 10),
-        isolate=False,
+        isolate=processes.isolate(),
     )
     before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
     worker = threading.Thread(target=app.index, args=([str(tmp_path / "lib")],))

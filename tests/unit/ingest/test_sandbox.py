@@ -148,6 +148,14 @@ def test_readers_run_at_low_cpu_and_io_priority(tmp_path):
     assert os.getpriority(os.PRIO_PROCESS, 0) == before, "only the readers are lowered"
 
 
+def test_readers_are_spawned_as_on_windows_and_macos_never_forked(tmp_path):
+    """A spawned reader starts from a fresh interpreter: nothing this test process imported
+    (pytest) is in it, whatever multiprocessing's default start method is here."""
+    [(_, outcome)] = _run(_files(tmp_path, ["modules.pdf"]), ahead=1, max_tasks=3)
+    assert isinstance(outcome, Extracted)
+    assert outcome.pages[0].text == "pytest not loaded"
+
+
 def test_a_broken_pool_is_a_failure_worth_retrying_not_a_damaged_file(tmp_path):
     from concurrent.futures import Future
 

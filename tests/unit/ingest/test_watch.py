@@ -15,6 +15,7 @@ from desktop_rag.config import Settings
 from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.ingest.watch import Change, Watcher, reindex
 from tests.fakes import HashEmbedder, WordTokenizer
+from tests.helpers import processes
 from tests.pdfgen import make_pdf
 
 WAIT_S = 10.0  # generous: the machine is shared; a healthy watcher answers in ~1 s
@@ -237,7 +238,7 @@ def _app(tmp_path: Path, emb: HashEmbedder):
         embedder=emb,
         tokenizer=WordTokenizer,
         params=ChunkParams(60, 10),
-        isolate=False,
+        isolate=processes.isolate(),
     )
 
 

@@ -1,0 +1,109 @@
+"""Long Windows paths and case-insensitive file systems, with the platform and the file system
+faked."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from desktop_rag.infra import paths
+
+LONG = "C:\\Users\\me\\Documents\\" + "\\".join(["a folder with a long name"] * 10) + "\\x.pdf"
+
+
+def test_a_windows_path_past_the_limit_gets_the_prefix_and_loses_it_again() -> None:
+    assert len(LONG) > 260
+    long = paths.long_path(LONG, platform="win32")
+    assert long == "\\\\?\\" + LONG
+    assert paths.plain_path(long) == LONG
+
+
+def test_the_prefixed_path_is_normalised_since_windows_no_longer_does_it() -> None:
+    messy = LONG.replace("\\x.pdf", "\\.\\sub\\..\\x.pdf").replace("\\", "/")
+    assert paths.long_path(messy, platform="win32") == "\\\\?\\" + LONG
+
+
+def test_a_network_share_gets_the_unc_prefix() -> None:
+    share = "\\\\server\\share\\" + "d" * 250 + "\\x.pdf"
+    long = paths.long_path(share, platform="win32")
+    assert long == "\\\\?\\UNC\\server\\share\\" + "d" * 250 + "\\x.pdf"
+    assert paths.plain_path(long) == share
+
+
+def test_short_prefixed_relative_and_other_platforms_paths_are_unchanged() -> None:
+    assert paths.long_path("C:\\Users\\me\\x.pdf", platform="win32") == "C:\\Users\\me\\x.pdf"
+    assert paths.long_path("\\\\?\\" + LONG, platform="win32") == "\\\\?\\" + LONG
+    relative = "docs\\" + "d" * 300
+    assert paths.long_path(relative, platform="win32") == relative
+    posix = "/home/me/" + "d/" * 200 + "x.pdf"
+    assert paths.long_path(posix, platform="linux") == posix
+    assert paths.long_path(posix, platform="darwin") == posix
+    assert paths.plain_path(posix) == posix
+
+
+class CaseInsensitiveFs:
+    """A file system that lists names as created and finds them in any case (NTFS, APFS)."""
+
+    def __init__(self, files: list[str]) -> None:
+        self.entries: dict[str, set[str]] = {}
+        for f in files:
+            parts = f.strip("/").split("/")
+            for i in range(len(parts)):
+                self.entries.setdefault("/" + "/".join(parts[:i]), set()).add(parts[i])
+        self.entries["/"] = self.entries.pop("/", set())
+
+    def _find(self, path: str) -> str | None:
+        here = "/"
+        for part in [p for p in path.split("/") if p]:
+            names = self.entries.get(here, set())
+            match = [n for n in names if n.casefold() == part.casefold()]
+            if not match:
+                return None
+            here = os.path.join(here, match[0])
+        return here
+
+    def exists(self, path: str) -> bool:
+        return self._find(path) is not None
+
+    def listdir(self, path: str) -> list[str]:
+        found = self._find(path)
+        if found is None:
+            raise FileNotFoundError(path)
+        return sorted(self.entries.get(found, set()))
+
+
+def test_a_path_in_another_case_is_spelled_as_the_folders_list_it() -> None:
+    fs = CaseInsensitiveFs(["/Users/Me/Documents/Report.pdf"])
+    spelled = paths.disk_case("/users/me/documents/report.PDF", fs.exists, fs.listdir)
+    assert spelled == "/Users/Me/Documents/Report.pdf"
+
+
+def test_after_a_rename_that_only_changes_case_the_new_spelling_is_the_path() -> None:
+    fs = CaseInsensitiveFs(["/Users/Me/Documents/report.pdf"])  # was Report.pdf
+    assert paths.disk_case("/Users/Me/Documents/Report.pdf", fs.exists, fs.listdir) == (
+        "/Users/Me/Documents/report.pdf"
+    )
+
+
+def test_a_case_sensitive_file_system_changes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "Report.pdf").write_bytes(b"1")
+    (tmp_path / "report.pdf").write_bytes(b"2")  # two files here, one on Windows
+    assert paths.disk_case(str(tmp_path / "report.pdf")) == str(tmp_path / "report.pdf")
+    assert paths.disk_case(str(tmp_path / "REPORT.pdf")) == str(tmp_path / "REPORT.pdf")
+    assert paths.disk_case(str(tmp_path / "missing")) == str(tmp_path / "missing")
+
+
+def test_the_scan_maps_a_root_given_in_another_case_onto_the_indexed_files(
+    monkeypatch,
+) -> None:
+    """The same folder typed in another case is one set of documents, not a copy of each."""
+    from desktop_rag.ingest import scan
+
+    fs = CaseInsensitiveFs(["/Users/Me/Papers/Report.pdf"])
+    monkeypatch.setattr(paths.os.path, "exists", fs.exists)
+    monkeypatch.setattr(paths.os, "listdir", fs.listdir)
+    try:
+        root = scan.normalize("/users/me/papers")
+    finally:
+        monkeypatch.undo()
+    assert root == "/Users/Me/Papers"
