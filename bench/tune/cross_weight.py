@@ -53,8 +53,8 @@ def main() -> int:
                 top = max((h.score for h in pool), default=0.0) or 1.0
                 order = sorted(
                     range(len(pool)),
-                    key=lambda i, pool=pool, probs=probs, top=top: -(
-                        w * probs[i] + (1 - w) * pool[i].score / top
+                    key=lambda i, pool=pool, probs=probs, top=top: (
+                        -(w * probs[i] + (1 - w) * pool[i].score / top)
                     ),
                 )
                 ranked = distinct_pages_first([pool[i] for i in order], 5)

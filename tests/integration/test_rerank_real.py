@@ -52,9 +52,7 @@ def test_the_shipped_model_is_small_and_agrees_with_its_fp32_model_on_this_cpu()
     probes = card()["probes"]
     assert len(probes) >= 40
     reranker = OnnxReranker()
-    got = np.array(
-        [reranker.score(p["question"], [p["text"]], p["max_tokens"])[0] for p in probes]
-    )
+    got = np.array([reranker.score(p["question"], [p["text"]], p["max_tokens"])[0] for p in probes])
     want = np.array([p["fp32"] for p in probes])
     assert float(np.abs(got - want).mean()) < 0.05, (got, want)
     assert _spearman(got, want) >= 0.95

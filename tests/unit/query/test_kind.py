@@ -97,6 +97,6 @@ def test_the_measured_sets_stay_within_the_issue_limit() -> None:
     ],
 )
 def test_asking_which_document_a_passage_names_is_a_passage_question(question: str) -> None:
-    """"Which book is that?" after an answer naming one asks for the passage's fact, not for a
+    """ "Which book is that?" after an answer naming one asks for the passage's fact, not for a
     list of the library's books (it was sent to the document list)."""
     assert route(question).kind == PASSAGE
