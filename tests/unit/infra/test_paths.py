@@ -107,3 +107,50 @@ def test_the_scan_maps_a_root_given_in_another_case_onto_the_indexed_files(
     finally:
         monkeypatch.undo()
     assert root == "/Users/Me/Papers"
+
+
+def test_a_named_file_renamed_only_in_case_is_a_rename_not_a_second_document(
+    monkeypatch,
+) -> None:
+    """A file indexed by its own path (not in a folder) and renamed Report.pdf -> report.pdf on
+    a case-insensitive file system: both spellings are the same file there."""
+    from desktop_rag.ingest import scan
+    from desktop_rag.types import DocumentRecord, FileInfo
+
+    old = DocumentRecord(
+        doc_id=scan.doc_id_for("/Users/Me/Report.pdf"),
+        path="/Users/Me/Report.pdf",
+        size=10,
+        mtime_ns=1,
+        sha256="abc",
+        pages=1,
+        chunks=1,
+        status="indexed",
+        error="",
+        error_kind="",
+        indexed_at=0.0,
+    )
+    other = DocumentRecord(
+        doc_id=scan.doc_id_for("/Users/Me/Notes.pdf"),
+        path="/Users/Me/Notes.pdf",
+        size=10,
+        mtime_ns=1,
+        sha256="def",
+        pages=1,
+        chunks=1,
+        status="indexed",
+        error="",
+        error_kind="",
+        indexed_at=0.0,
+    )
+    files = {"/Users/Me/report.pdf": FileInfo("/Users/Me/report.pdf", 10, 1)}
+    same = {("/Users/Me/Report.pdf", "/Users/Me/report.pdf")}
+    monkeypatch.setattr(scan.os.path, "samefile", lambda a, b: (a, b) in same)
+    todo = scan.plan(files, [], [old, other], named=list(files))
+    assert todo.removed == [old], "the old spelling goes, the other document stays"
+    decisions, removed = scan.decide(todo.candidates, todo.removed, [old, other], lambda p: "abc")
+    assert [(d.action, d.source) for d in decisions] == [(scan.Action.RENAME, old)]
+    assert removed == []
+    # On a case-sensitive file system they are two files: nothing is removed.
+    same.clear()
+    assert scan.plan(files, [], [old, other], named=list(files)).removed == []
