@@ -20,6 +20,7 @@ from PySide6.QtGui import (
     QPainter,
     QPaintEvent,
     QPalette,
+    QResizeEvent,
     QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
@@ -129,6 +130,25 @@ def answer_html(exchange_index: int, text: str, sources: Collection[int] | None 
     return "".join(out)
 
 
+class ConversationView(QTextBrowser):
+    """The transcript, keeping its place when it narrows or widens: in a narrow window the
+    page viewer comes in beside the chat, and the rewrapped text showed an earlier answer."""
+
+    at_end_resized = Signal()  # it was at its end (following the last answer) before
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        bar = self.verticalScrollBar()
+        at_end = bar.value() >= bar.maximum() - 4
+        top = self.cursorForPosition(QPoint(0, 0)).position() if bar.value() > 0 else -1
+        super().resizeEvent(event)
+        if at_end:
+            self.at_end_resized.emit()
+        elif top >= 0:
+            cursor = QTextCursor(self.document())
+            cursor.setPosition(top)
+            bar.setValue(bar.value() + self.cursorRect(cursor).top())
+
+
 class ChatPane(QWidget):
     """Shows one conversation; emits what the user wants, the window runs it."""
 
@@ -153,7 +173,8 @@ class ChatPane(QWidget):
         self.explained: set[int] = set()
         self.figures: set[int] = set()  # ... with the search's own figures (BM25, cosine)
 
-        self.view = QTextBrowser()
+        self.view = ConversationView()
+        self.view.at_end_resized.connect(self._follow)
         self.view.setOpenLinks(False)
         self.view.setAccessibleName("Conversation")
         self.view.anchorClicked.connect(self._on_view_anchor_clicked)

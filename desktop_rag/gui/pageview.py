@@ -38,8 +38,9 @@ MAX_OPEN_ZOOM = 1.25
 # A page whose width fits the view at this zoom or more opens whole (10 pt text 9 pixels high
 # on a 96 dpi screen): a page cut at the pane's sides is worse to read than small print.
 WHOLE_PAGE_ZOOM = 0.7
-# A zoom this close to the page's width is the page's width.
-NEAR_FIT = 1.15
+# A zoom this close to the page's width is the page's width: a third larger is not worth a
+# page cut at its sides.
+NEAR_FIT = 1.35
 # Room left either side of the passage's lines when the page is drawn wider than the view.
 COLUMN_ROOM_PX = 6
 # The quotes' outline stands this far off their line, clear of the letters.
@@ -171,7 +172,7 @@ class PageView(QPdfView):
         fit = self.fit_zoom()
         zoom = fit if fit >= WHOLE_PAGE_ZOOM else min(self.readable_zoom(), self.column_zoom())
         zoom = max(fit, zoom)
-        if zoom <= fit * NEAR_FIT:  # a few pixels wider buys nothing but a sideways bar
+        if zoom <= fit * NEAR_FIT:
             self.setZoomMode(QPdfView.ZoomMode.FitToWidth)
         else:
             self.setZoomMode(QPdfView.ZoomMode.Custom)

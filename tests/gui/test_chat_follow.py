@@ -137,3 +137,22 @@ def test_only_the_answers_own_citations_are_links(qtbot) -> None:
         block = block.next()
     assert hrefs == ["cite:0:1", "cite:0:2"], hrefs
     assert "[16]" in chat.view.toPlainText() and "[10, 12]" in chat.view.toPlainText()
+
+
+def test_the_conversation_keeps_its_place_when_the_chat_narrows(qtbot) -> None:
+    # Issue 41: in a narrow window the page viewer comes in beside the chat when a page is
+    # opened; the chat, narrower, rewrapped and showed an earlier answer instead of the last.
+    chat = _chat(qtbot)
+    chat.resize(700, 420)
+    conv = Conversation()
+    for i in range(8):
+        e = conv.add(f"Question number {i}?")
+        e.answer = f"Answer {i}: " + "words of the answer " * 30
+    chat.show_conversation(conv)
+    qtbot.wait(20)
+    assert 0 <= _top_of(chat, "Question number 7?") < chat.view.viewport().height()
+    for width in (300, 700, 260):
+        chat.resize(width, 420)
+        qtbot.wait(20)
+        top = _top_of(chat, "Question number 7?")
+        assert 0 <= top < chat.view.viewport().height(), (width, top)
