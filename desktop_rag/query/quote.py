@@ -162,6 +162,11 @@ def _heading(line: str, alone: bool, following: str | None) -> bool:
     return following is not None and bool(_OPENS.match(following))
 
 
+# A line of a manual that starts with a command or a name of code ("journalctl -b shows …",
+# "make uninstall removes …") is a sentence though it starts in lower case.
+_CODE_START = re.compile(r"^[a-z][\w.-]*(?:\(\)|\s+-{1,2}\w|[._-]\w)")
+
+
 def _jump(before: str, after: str) -> bool:
     """A line break where the text jumps: a line that does not end its sentence, then a
     capitalised word that cannot continue it (two columns or two pages read across)."""
@@ -189,6 +194,10 @@ class Block:
 
     sentences: tuple[str, ...]
     closed: bool
+    # Sentences cut where the passage starts ("start") or ends ("end"), by their place in
+    # `sentences`: kept, since the fact a manual's answer needs is often in one (leaving them
+    # out cost the composed answer 6 of 44 manual questions), and shown as a fragment.
+    cut: tuple[tuple[int, str], ...] = ()
 
 
 def answer_blocks(text: str, page_start: bool = True) -> list[Block]:
@@ -225,22 +234,33 @@ def _whole_sentences(text: str, cut: bool) -> list[Block]:
     out: list[Block] = []
     for b, (block, cut_at_start, cut_at_end) in enumerate(blocks):
         whole: list[str] = []
+        cut: list[tuple[int, str]] = []
         body = "\n".join(block)
         parts = _rejoin([p.strip() for p in _SENTENCE_END.split(body) if p.strip()])
         # A line ending with a colon ends what it announces ("… three ways …:").
         parts = [q.strip() for p in parts for q in _LABEL_END.split(p) if q.strip()]
         for k, sentence in enumerate(parts):
-            if (k == 0 and cut_at_start) or (k == len(parts) - 1 and cut_at_end):
-                continue
+            side = (
+                "start"
+                if k == 0 and cut_at_start
+                else "end"
+                if k == len(parts) - 1 and cut_at_end
+                else ""
+            )
             sentence = _LEADING_MARK.sub("", sentence)
-            if not _OPENS.match(sentence) or metadata(sentence):
+            if metadata(sentence) or not MIN_WORDS <= len(sentence.split()) <= MAX_WORDS:
                 continue
-            if MIN_WORDS <= len(sentence.split()) <= MAX_WORDS:
-                whole.append(" ".join(sentence.split()))
-        if whole and whole[-1].endswith(":"):
+            if not side and not _OPENS.match(sentence) and not _CODE_START.match(sentence):
+                continue
+            if side:
+                cut.append((len(whole), side))
+            whole.append(" ".join(sentence.split()))
+        if whole and whole[-1].endswith(":") and not any(i == len(whole) - 1 for i, _ in cut):
             whole.pop()  # what it announces (a table, a list of lines) is not a sentence
         # The last block runs to the end of the passage: what follows is not known.
-        out.append(Block(tuple(whole), closed=b < len(blocks) - 1 and not cut_at_end))
+        out.append(
+            Block(tuple(whole), closed=b < len(blocks) - 1 and not cut_at_end, cut=tuple(cut))
+        )
     return out
 
 

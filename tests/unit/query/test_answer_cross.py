@@ -24,14 +24,14 @@ def _ask(app, question: str):
 def test_a_question_no_sentence_answers_is_refused_with_the_closest_passages(
     tmp_path: Path, animal_pdfs: Path
 ) -> None:
-    app = make_app(tmp_path, FakeLlm(), mode="composed", reranker=FakeReranker(default=0.1))
+    app = make_app(tmp_path, FakeLlm(), mode="composed", reranker=FakeReranker(default=0.03))
     app.ingest.index([str(animal_pdfs)])
     sources, quotes, shown, done = _ask(app, "How many hearts does a zebra have?")
     assert shown == done.answer == DOCUMENTS_DO_NOT_SAY
     assert done.refused and done.cited == () and quotes == ()
     assert sources  # the closest passages, shown as sources, not as an answer
-    assert done.answerable == 0.1
-    assert ask_json(done, sources, quotes)["answerable"] == 0.1
+    assert done.answerable == 0.03
+    assert ask_json(done, sources, quotes)["answerable"] == 0.03
 
 
 def test_the_answering_sentence_is_the_answer(tmp_path: Path, animal_pdfs: Path) -> None:
@@ -50,9 +50,9 @@ def test_the_answering_sentence_is_the_answer(tmp_path: Path, animal_pdfs: Path)
 
 
 def test_the_services_threshold_is_the_one_applied(tmp_path: Path, animal_pdfs: Path) -> None:
-    app = make_app(tmp_path, FakeLlm(), mode="composed", reranker=FakeReranker(default=0.1))
+    app = make_app(tmp_path, FakeLlm(), mode="composed", reranker=FakeReranker(default=0.03))
     app.ingest.index([str(animal_pdfs)])
-    app.answer.answerable = 0.05
+    app.answer.answerable = 0.02
     _, quotes, shown, done = _ask(app, "How many hearts does a zebra have?")
     assert not done.refused and shown != DOCUMENTS_DO_NOT_SAY and quotes
-    assert done.answerable == 0.1
+    assert done.answerable == 0.03

@@ -137,3 +137,26 @@ def test_a_quote_is_its_sources_own_text_line_breaks_and_all() -> None:
     made = compose.compose("How long does the battery last?", _sources(text), HashEmbedder())
     assert made.quotes and all(q.text in text for q in made.quotes), made.quotes
     assert "\n" not in made.text
+
+
+def test_a_sentence_cut_where_its_passage_starts_is_shown_as_a_fragment() -> None:
+    """The chunker starts a passage a few words back, inside a sentence; when the fact is in
+    that sentence's end, the answer gives it marked "…", and its quote is the page's words."""
+    from desktop_rag.types import Source
+
+    source = Source(
+        n=1,
+        path="/docs/octave.pdf",
+        page=7,
+        score=1.0,
+        text=(
+            "downgrade a package, but makes it impossible to have several versions of the "
+            "same package installed at once. Packages are loaded with pkg load."
+        ),
+        start=120,
+    )
+    made = compose.compose(
+        "Can I keep two versions of the same package installed?", (source,), HashEmbedder()
+    )
+    assert "… downgrade a package, but makes it impossible" in made.text
+    assert made.quotes[0].text.startswith("downgrade a package")

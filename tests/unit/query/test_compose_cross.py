@@ -22,11 +22,11 @@ def _sources(*texts: str) -> tuple[Source, ...]:
     )
 
 
-def test_the_answer_is_the_sentence_that_answers_not_the_one_restating_the_problem() -> None:
+def test_weighed_in_the_answer_is_the_sentence_that_answers_not_the_one_restating_it() -> None:
     question = "I have C code compiled with other flags; how do I use them in my package?"
     sources = _sources(FAQ, "Packages are installed with R CMD INSTALL from a shell.")
-    reranker = FakeReranker({"Set PKG_CFLAGS": 0.93, "Suppose you have": 0.2})
-    made = compose.compose(question, sources, HashEmbedder(), reranker)
+    reranker = FakeReranker({"Set PKG_CFLAGS": 0.93, "Suppose you have": 0.02})
+    made = compose.compose(question, sources, HashEmbedder(), reranker, cross_weight=2.0)
     assert made.text.startswith("Set PKG_CFLAGS in the file src/Makevars")
     assert "Suppose you have" not in made.text
     assert made.cited == (1,)
@@ -40,10 +40,10 @@ def test_the_answer_is_the_sentence_that_answers_not_the_one_restating_the_probl
 def test_no_sentence_that_answers_gives_no_answer_and_says_how_close_it_came() -> None:
     sources = _sources(FAQ, "Packages are installed with R CMD INSTALL from a shell.")
     made = compose.compose(
-        "How do I install an oh-my-bash theme?", sources, HashEmbedder(), FakeReranker()
+        "How do I install an oh-my-bash theme?", sources, HashEmbedder(), FakeReranker(default=0.02)
     )
     assert made.text == "" and made.quotes == () and made.cited == ()
-    assert made.answerable == 0.05
+    assert made.answerable == 0.02
 
 
 def test_the_threshold_decides_between_the_two() -> None:
@@ -52,6 +52,16 @@ def test_the_threshold_decides_between_the_two() -> None:
     q = "How do I pass compiler flags to my package?"
     assert compose.compose(q, sources, HashEmbedder(), reranker, answerable=0.5).text == ""
     assert compose.compose(q, sources, HashEmbedder(), reranker, answerable=0.4).text
+
+
+def test_by_default_the_cross_encoder_decides_whether_to_answer_not_which_sentences() -> None:
+    """The shipped model chose sentences worse than the composed answer's own scores on the
+    tune halves: by default it only decides whether any sentence answers."""
+    sources = _sources("The battery lasts about two days. Keep the device away from water.")
+    question = "How long does the battery last?"
+    plain = compose.compose(question, sources, HashEmbedder())
+    sure = compose.compose(question, sources, HashEmbedder(), FakeReranker({"Keep the": 0.9}))
+    assert sure.text == plain.text and sure.answerable == 0.9
 
 
 def test_without_the_cross_encoder_the_answer_is_composed_as_before() -> None:
