@@ -234,7 +234,7 @@ def _whole_sentences(text: str, cut: bool) -> list[Block]:
     out: list[Block] = []
     for b, (block, cut_at_start, cut_at_end) in enumerate(blocks):
         whole: list[str] = []
-        cut: list[tuple[int, str]] = []
+        fragments: list[tuple[int, str]] = []
         body = "\n".join(block)
         parts = _rejoin([p.strip() for p in _SENTENCE_END.split(body) if p.strip()])
         # A line ending with a colon ends what it announces ("… three ways …:").
@@ -253,13 +253,13 @@ def _whole_sentences(text: str, cut: bool) -> list[Block]:
             if not side and not _OPENS.match(sentence) and not _CODE_START.match(sentence):
                 continue
             if side:
-                cut.append((len(whole), side))
+                fragments.append((len(whole), side))
             whole.append(" ".join(sentence.split()))
-        if whole and whole[-1].endswith(":") and not any(i == len(whole) - 1 for i, _ in cut):
+        if whole and whole[-1].endswith(":") and not any(i == len(whole) - 1 for i, _ in fragments):
             whole.pop()  # what it announces (a table, a list of lines) is not a sentence
         # The last block runs to the end of the passage: what follows is not known.
         out.append(
-            Block(tuple(whole), closed=b < len(blocks) - 1 and not cut_at_end, cut=tuple(cut))
+            Block(tuple(whole), closed=b < len(blocks) - 1 and not cut_at_end, cut=tuple(fragments))
         )
     return out
 
