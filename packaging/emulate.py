@@ -95,10 +95,10 @@ def parts(bundle: Path) -> dict[str, Path]:
     if embedder is None:
         raise SystemExit(f"{bundle} has no int8 embedder export")
     if not (embedder / "tokenizer.json").exists():
-        # The export keeps the graph; the tokenizer is the embedder package's own.
-        tokenizers = [p for p in bundle.rglob("tokenizer.json") if "reranker" not in str(p)]
-        if not tokenizers:
-            raise SystemExit(f"{bundle} has no embedder tokenizer.json")
+        # The export keeps the graph; the tokenizer is the embedder's own, beside the exports.
+        tokenizers = [embedder.parent / "tokenizer.json"]
+        if not tokenizers[0].exists():
+            raise SystemExit(f"{bundle} has no embedder tokenizer.json beside {embedder}")
         staged = Path(tempfile.mkdtemp(prefix="emulate-embedder-"))
         shutil.copy2(embedder / "model.onnx", staged / "model.onnx")
         shutil.copy2(tokenizers[0], staged / "tokenizer.json")
