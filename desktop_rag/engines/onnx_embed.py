@@ -116,17 +116,7 @@ class OnnxEmbedder:
             import onnxruntime as ort
             from tokenizers import Tokenizer
 
-            options = ort.SessionOptions()
-            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-            options.intra_op_num_threads = max(0, self._threads)
-            options.inter_op_num_threads = 1
-            options.log_severity_level = 3
-            # Idle pool threads that spin take the cores from what runs next on them: the
-            # vector search after a question's embedding, the reader process and the window.
-            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            # A memory pattern is planned and kept per input shape, and every batch has its
-            # own (its count and longest text): kept patterns only pile up, never reused.
-            options.enable_mem_pattern = False
+            options = session_options(self._threads)
 
             def create() -> Any:
                 return ort.InferenceSession(
@@ -160,6 +150,25 @@ class OnnxEmbedder:
         session = self._session if session is None else session
         out = session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
         return np.asarray(out, dtype=np.float32)
+
+
+def session_options(threads: int) -> Any:
+    """ONNX Runtime's options for a model run beside the rest of the app on a laptop's cores
+    (the embedder's and the cross-encoder's)."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.intra_op_num_threads = max(0, threads)
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    # Idle pool threads that spin take the cores from what runs next on them: the vector
+    # search after a question's embedding, the reader process and the window.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    # A memory pattern is planned and kept per input shape, and every batch has its own (its
+    # count and longest text): kept patterns only pile up, never reused.
+    options.enable_mem_pattern = False
+    return options
 
 
 def padded_feed(encodings: Sequence[Any]) -> dict[str, NDArray[np.int64]]:

@@ -90,15 +90,12 @@ class OnnxReranker:
             import onnxruntime as ort
             from tokenizers import Tokenizer
 
-            options = ort.SessionOptions()
-            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-            options.intra_op_num_threads = max(0, self._threads)
-            options.inter_op_num_threads = 1
-            options.log_severity_level = 3
-            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            options.enable_mem_pattern = False
+            from desktop_rag.engines.onnx_embed import session_options
+
             session = ort.InferenceSession(
-                str(self.folder / MODEL_FILE), options, providers=["CPUExecutionProvider"]
+                str(self.folder / MODEL_FILE),
+                session_options(self._threads),
+                providers=["CPUExecutionProvider"],
             )
             tok = Tokenizer.from_file(str(self.folder / "tokenizer.json"))
             tok.no_padding()
