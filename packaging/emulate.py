@@ -104,7 +104,9 @@ def parts(bundle: Path) -> dict[str, Path]:
         shutil.copy2(tokenizers[0], staged / "tokenizer.json")
         embedder = staged
     return {
-        "lib": find(bundle, "libllama.so*").parent,
+        # llama-cpp-python's own folder (PyInstaller also puts copies of libllama.so.0 at
+        # the bundle's top, without the libllama.so that llama-cpp-python loads by name).
+        "lib": find(bundle, "llama_cpp/lib/libllama.so").parent,
         "gguf": find(bundle, "*.gguf"),
         "embedder": embedder,
         "reranker": find(bundle, "reranker/model.onnx").parent,
