@@ -414,6 +414,7 @@ class AnswerService:
                     withheld=answer,
                     mode=COMPOSED,
                     note=unbacked_note(unsupported),
+                    answerable=composed.answerable,
                 )
                 return
         yield DoneEvent(

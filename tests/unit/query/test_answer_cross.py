@@ -56,3 +56,18 @@ def test_the_services_threshold_is_the_one_applied(tmp_path: Path, animal_pdfs: 
     _, quotes, shown, done = _ask(app, "How many hearts does a zebra have?")
     assert not done.refused and shown != DOCUMENTS_DO_NOT_SAY and quotes
     assert done.answerable == 0.03
+
+
+def test_a_written_answer_replaced_by_the_composed_one_says_how_sure_that_one_is(
+    tmp_path: Path, animal_pdfs: Path
+) -> None:
+    """A model's answer its sources do not back ("12 hearts" over pages that say three) is
+    replaced by the sources' own sentences: the end says how sure those are, as a composed
+    answer's does (it was None, so `ask --json` gave no "answerable")."""
+    llm = FakeLlm("1], 12 hearts pump octopus blood.")
+    app = make_app(tmp_path, llm, reranker=FakeReranker({"three hearts": 0.8}))
+    app.ingest.index([str(animal_pdfs)])
+    *_, done = app.answer.ask("How many hearts pump octopus blood?")
+    assert isinstance(done, DoneEvent)
+    assert done.mode == "composed" and done.note and "three hearts" in done.answer
+    assert done.answerable == 0.8
