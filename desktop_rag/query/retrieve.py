@@ -318,15 +318,13 @@ class Retriever:
             ranked = rankings[0]
         else:
             ranked = blend(vector_hits, text_hits, self.text_share)
-        if self.reranker is not None and self.rerank_candidates > 0:
-            pool = distinct_pages_first(
-                demote(ranked, self.nav_factor), max(k, self.rerank_candidates)
-            )
-            pool = explain(pool, text_hits, vector_hits, self.nav_factor)
-            pool = rerank_by_answer(pool, query, self.reranker, self.answer_weight)
-            return distinct_pages_first(pool, k)
-        ranked = distinct_pages_first(demote(ranked, self.nav_factor), k)
+        reranking = self.reranker is not None and self.rerank_candidates > 0
+        first = max(k, self.rerank_candidates) if reranking else k
+        ranked = distinct_pages_first(demote(ranked, self.nav_factor), first)
         ranked = explain(ranked, text_hits, vector_hits, self.nav_factor)
+        if reranking and self.reranker is not None:
+            ranked = rerank_by_answer(ranked, query, self.reranker, self.answer_weight)
+            return distinct_pages_first(ranked, k)
         if vector is not None and mode == Mode.HYBRID and len(rankings) == 2:
             ranked = rerank_by_sentence(ranked, query, vector, self.recent, self.rerank_top)
         return ranked
