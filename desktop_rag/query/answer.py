@@ -34,6 +34,7 @@ from desktop_rag.types import (
     DoneEvent,
     Hit,
     QuotesEvent,
+    Source,
     SourcesEvent,
     Timings,
     TokenEvent,
@@ -395,13 +396,7 @@ class AnswerService:
             unsupported, support = by.unsupported, by.support
         if unsupported and self.replace_unbacked:
             # Never the opposite of the page: the sources' own sentences stand in for it.
-            composed = compose(
-                query,
-                fitted.sources,
-                self.retriever.recent,
-                self.retriever.reranker,
-                answerable=self.answerable,
-            )
+            composed = self.compose(query, fitted.sources)
             if composed.text:
                 log.info("written answer not backed by its sources (%s): composed", unsupported)
                 yield QuotesEvent(composed.quotes)  # what the viewer marks: the shown sentences
@@ -428,19 +423,24 @@ class AnswerService:
             model=llm.name,
         )
 
-    def _composed(
-        self, query: str, hits: Sequence[Hit], notice: str, t0: float, retrieval_ms: float
-    ) -> Iterator[AnswerEvent]:
-        """The answer from the sources' own sentences: no model, so it is on screen at once."""
-        sources = number_sources(hits)
-        yield SourcesEvent(sources, notice)
-        composed: Composed = compose(
+    def compose(self, query: str, sources: Sequence[Source]) -> Composed:
+        """The answer from the sources' own sentences, with this service's cross-encoder and
+        refusal threshold."""
+        return compose(
             query,
             sources,
             self.retriever.recent,
             self.retriever.reranker,
             answerable=self.answerable,
         )
+
+    def _composed(
+        self, query: str, hits: Sequence[Hit], notice: str, t0: float, retrieval_ms: float
+    ) -> Iterator[AnswerEvent]:
+        """The answer from the sources' own sentences: no model, so it is on screen at once."""
+        sources = number_sources(hits)
+        yield SourcesEvent(sources, notice)
+        composed = self.compose(query, sources)
         yield QuotesEvent(composed.quotes)
         if composed.text:
             answer = composed.text
