@@ -15,7 +15,6 @@ tune halves of bench/answer_facts.py's sets and are reported on the other halves
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -59,7 +58,7 @@ KEEP_RATIO = 0.6
 # to answer, and what to say stays with the scores. Chosen on the tune halves
 # (docs/performance.md, "A cross-encoder of our own").
 ANSWERABLE = 0.1
-CROSS_WEIGHT = float(os.environ.get("DESKTOP_RAG_CROSS_WEIGHT", "0") or 0)
+CROSS_WEIGHT = 0.0
 
 # A sentence that announces what follows, or one that continues the one before it.
 _ANNOUNCES = re.compile(r"(?::|\bas follows\.?|\bfollowing\.?)\s*$", re.I)
