@@ -200,49 +200,24 @@ def train(epochs: int, limit: int | None, batch: int, lr: float) -> Path:
 def export(weights: Path, out: Path) -> dict[str, Any]:
     """fp32 ONNX from the trained weights, then int8 by the app's recipe with 7-bit weights,
     kept only where the int8 scores agree with fp32's on the held-aside pairs."""
-    import warnings
 
     import onnxruntime as ort
     import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
     from scipy.stats import spearmanr
+
+    from desktop_rag.engines.onnx_export import export_graph, quantize_int8
 
     model = CrossEncoder.build(base_model_dir())
     model.load_state_dict(torch.load(weights, weights_only=False))
     model.eval()
     out.mkdir(parents=True, exist_ok=True)
     fp32 = WORK / "model-fp32.onnx"
-    dummy = torch.ones(2, 16, dtype=torch.long)
-    axes = {0: "batch", 1: "tokens"}
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(
-            model,
-            (dummy, dummy, torch.zeros_like(dummy)),
-            str(fp32),
-            dynamo=False,
-            input_names=["input_ids", "attention_mask", "token_type_ids"],
-            output_names=["logits"],
-            dynamic_axes={
-                "input_ids": axes,
-                "attention_mask": axes,
-                "token_type_ids": axes,
-                "logits": {0: "batch"},
-            },
-            opset_version=17,
-            do_constant_folding=True,
-        )
+    export_graph(model, fp32, "logits", {0: "batch"})
     int8 = WORK / "model-int8.onnx"
-    quantize_dynamic(
-        str(fp32),
-        str(int8),
-        weight_type=QuantType.QInt8,
-        per_channel=True,
-        reduce_range=True,
-        # The word-piece table too (Gather): in fp32 it alone is 47 of the model's 59 MB.
-        op_types_to_quantize=["MatMul", "Gather"],
-        extra_options={"MatMulConstBOnly": True},
-    )
+    # The app's recipe, 7-bit weights whatever this CPU (the model ships int8, so no CPU's
+    # int8 kernels may saturate), and the word-piece table too: in fp32 it alone is 47 of the
+    # model's 59 MB.
+    quantize_int8(fp32, int8, bits=7, table=True)
     _, held = load_pairs(None)
     tok = tokenizer()
     scores = {}

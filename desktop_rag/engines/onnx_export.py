@@ -227,23 +227,54 @@ _PROBES = [
 ]
 
 
-def quantize_int8(src: Path, dst: Path) -> int:
+def quantize_int8(src: Path, dst: Path, bits: int | None = None, table: bool = False) -> int:
     """The fp32 graph at src as the int8 export at dst: dynamic quantization, weights per
-    channel, 7-bit where this CPU needs it (infra/cpu); returns the weight bits used."""
+    channel, 7-bit where this CPU needs it (infra/cpu) or `bits` says; the word-piece table too
+    with `table` (a model shipped int8 rather than exported on the user's machine: the table
+    is most of its size); returns the weight bits used."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     logging.getLogger().setLevel(logging.ERROR)  # "consider pre-processing": not for BERT
-    bits = cpu.int8_weight_bits()
+    bits = bits or cpu.int8_weight_bits()
     quantize_dynamic(
         str(src),
         str(dst),
         weight_type=QuantType.QInt8,
         per_channel=True,
         reduce_range=bits == 7,
-        op_types_to_quantize=["MatMul"],
+        op_types_to_quantize=["MatMul", "Gather"] if table else ["MatMul"],
         extra_options={"MatMulConstBOnly": True},
     )
     return bits
+
+
+def export_graph(module: Any, path: Path, output: str, output_axes: dict[int, str]) -> None:
+    """A BERT-shaped PyTorch module (input_ids, attention_mask, token_type_ids: batch x
+    tokens) as an fp32 ONNX graph at path, its one output named `output`."""
+    import warnings
+
+    import torch
+
+    dummy = torch.ones(2, 16, dtype=torch.long)
+    axes = {0: "batch", 1: "tokens"}
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the tracer's notes on shape-dependent Python code
+        torch.onnx.export(
+            module,
+            (dummy, dummy, torch.zeros_like(dummy)),
+            str(path),
+            dynamo=False,  # the TorchScript exporter needs no onnxscript and handles BERT well
+            input_names=["input_ids", "attention_mask", "token_type_ids"],
+            output_names=[output],
+            dynamic_axes={
+                "input_ids": axes,
+                "attention_mask": axes,
+                "token_type_ids": axes,
+                output: output_axes,
+            },
+            opset_version=17,
+            do_constant_folding=True,
+        )
 
 
 def export_onnx(model_dir: Path, out_dir: Path, variant: str) -> dict[str, Any]:
@@ -255,7 +286,6 @@ def export_onnx(model_dir: Path, out_dir: Path, variant: str) -> dict[str, Any]:
     matrices only; activations times activations (attention scores) stay in float, where
     int8 costs the most quality for the least speed.
     """
-    import warnings
 
     import numpy as np
     import torch
@@ -287,27 +317,8 @@ def export_onnx(model_dir: Path, out_dir: Path, variant: str) -> dict[str, Any]:
             return torch.nn.functional.normalize(mean, p=2, dim=1)
 
     pooled = Pooled(model).eval()
-    dummy = torch.ones(2, 16, dtype=torch.long)
     fp32 = out_dir / "model-fp32.onnx"
-    axes = {0: "batch", 1: "tokens"}
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the tracer's notes on shape-dependent Python code
-        torch.onnx.export(
-            pooled,
-            (dummy, dummy, torch.zeros_like(dummy)),
-            str(fp32),
-            dynamo=False,  # the TorchScript exporter needs no onnxscript and handles BERT well
-            input_names=["input_ids", "attention_mask", "token_type_ids"],
-            output_names=["sentence_embedding"],
-            dynamic_axes={
-                "input_ids": axes,
-                "attention_mask": axes,
-                "token_type_ids": axes,
-                "sentence_embedding": {0: "batch"},
-            },
-            opset_version=17,
-            do_constant_folding=True,
-        )
+    export_graph(pooled, fp32, "sentence_embedding", {0: "batch"})
     target = out_dir / MODEL_FILE
     if variant == "int8":
         bits = quantize_int8(fp32, target)
