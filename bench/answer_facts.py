@@ -88,7 +88,9 @@ def manual_questions() -> list[dict[str, Any]]:
     ]
 
 
-def set_questions(name: str, covid: int) -> tuple[list[dict[str, Any]], list[str]]:
+def set_questions(
+    name: str, covid: int, covid_articles: str = "all"
+) -> tuple[list[dict[str, Any]], list[str]]:
     """The questions of a set, each with its split, and the paths of its library."""
     from bench import answer_quality as aq
 
@@ -103,7 +105,7 @@ def set_questions(name: str, covid: int) -> tuple[list[dict[str, Any]], list[str
     if name == "covid":
         qs = aq.covid_questions(corpus, covid)
         paths = [str(corpus / "covid-qa" / "pdf")]
-        if os.environ.get("FACTS_COVID_ARTICLES") == "held_out":
+        if covid_articles == "held_out":
             # Only questions on the articles the reranker never saw (training/libraries.py).
             held = set(json.loads((QUESTIONS / "splits.json").read_text())["covid-qa"]["held_out"])
             qs = [q for q in qs if q["gold_pages"][0][0] in held]
@@ -621,9 +623,8 @@ def main() -> int:
 
     results["machine"] = machine()
     tag = f"-{args.tag}" if args.tag else ""
-    os.environ["FACTS_COVID_ARTICLES"] = args.covid_articles
     for name in args.sets.split(","):
-        qs, paths = set_questions(name, args.covid)
+        qs, paths = set_questions(name, args.covid, args.covid_articles)
         app = open_library(name, paths, rerank=args.rerank == "on")
         if args.answerable is not None:
             app.answer.answerable = args.answerable

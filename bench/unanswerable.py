@@ -35,6 +35,14 @@ def present(text: str, term: str) -> bool:
     return re.search(rf"(?<![\w]){re.escape(term.lower())}(?![\w])", text) is not None
 
 
+def refused(part: list[dict[str, Any]]) -> dict[str, Any]:
+    """How many questions, and the share refused."""
+    return {
+        "questions": len(part),
+        "refused": round(sum(a["refused"] for a in part) / len(part), 3),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rerank", choices=("on", "off"), default="on")
@@ -66,17 +74,11 @@ def main() -> int:
         for split in ("tune", "report"):
             part = [a for a in asked if a["split"] == split]
             if part:
-                out[f"{name}/{split}"] = {
-                    "questions": len(part),
-                    "refused": round(sum(a["refused"] for a in part) / len(part), 3),
-                }
+                out[f"{name}/{split}"] = refused(part)
     for split in ("tune", "report"):
         part = [a for a in answers if a["split"] == split]
         if part:
-            out[f"all/{split}"] = {
-                "questions": len(part),
-                "refused": round(sum(a["refused"] for a in part) / len(part), 3),
-            }
+            out[f"all/{split}"] = refused(part)
             if all(a.get("answerable") is not None or a["refused"] for a in part):
                 # Refused at each threshold, from a run that refuses nothing (--answerable 0).
                 out[f"all/{split}"]["by_threshold"] = {

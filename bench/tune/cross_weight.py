@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -32,10 +31,9 @@ def main() -> int:
     parser.add_argument("--candidates", type=int, default=20)
     parser.add_argument("--covid", type=int, default=300)
     args = parser.parse_args()
-    os.environ["FACTS_COVID_ARTICLES"] = "held_out"
     out: dict[str, Any] = {}
     for name in ("manuals", "covid"):
-        qs, paths = answer_facts.set_questions(name, args.covid)
+        qs, paths = answer_facts.set_questions(name, args.covid, "held_out")
         qs = [q for q in qs if q["split"] == args.split]
         app = answer_facts.open_library(name, paths, rerank=True)
         reranker = app.retriever.reranker
