@@ -270,6 +270,11 @@ class BothStores:
         theirs = self.team.call("term_frequency", term, cap)
         return min(cap, int(self.personal.term_frequency(term, cap)) + int(theirs or 0))
 
+    def mentions(self, words: str, fuzziness: int = 0) -> bool:
+        return bool(self.personal.mentions(words, fuzziness)) or bool(
+            self.team.call("mentions", words, fuzziness)
+        )
+
     def chunks_holding(self, term: str, ids: Any) -> set[str]:
         theirs = self.team.call("chunks_holding", term, ids)
         return set(self.personal.chunks_holding(term, ids)) | set(theirs or ())

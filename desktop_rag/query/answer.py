@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from desktop_rag.engines.llm import Llm
 from desktop_rag.errors import EmptyLibraryError
-from desktop_rag.query import ability, claims, follow_up
+from desktop_rag.query import ability, claims, follow_up, unmentioned
 from desktop_rag.query.compose import ANSWERABLE, Composed, compose
 from desktop_rag.query.prompt import (
     DOCUMENTS_DO_NOT_SAY,
@@ -21,6 +21,7 @@ from desktop_rag.query.prompt import (
     NOTHING_RELEVANT,
     WORDS_ONLY,
     build_prompt,
+    documents_do_not_mention,
     number_sources,
     parse_citations,
 )
@@ -65,6 +66,11 @@ UNKNOWN_GATE = 0.6
 # ... in a library of at least this many passages (covid-qa's 98 articles make 6,080): in fewer,
 # an everyday word ("keep", "away") is missing by chance, and its absence says nothing.
 UNKNOWN_GATE_PASSAGES = 1000
+# A composed answer to a question whose name no passage mentions ("Snowflake" asked of R's
+# manuals) is given only when its best sentence answers with at least this probability (the
+# cross-encoder's). Chosen on the tune halves of bench/answer_facts.py and bench/
+# unanswerable.py (docs/performance.md, "Names the documents never mention").
+NAMED_ANSWERABLE = 0.7
 # Counting how many passages hold a word stops here: beyond it, the word is common anyway.
 _DF_CAP = 2000
 # Words the full-text index drops (lancedb's English stop words, NLTK's list: they match
@@ -131,6 +137,9 @@ class AnswerService:
         # With the cross-encoder: below this probability that its best sentence answers, the
         # documents do not seem to say (query/compose.py).
         self.answerable = ANSWERABLE
+        # ... and when a name the question asks about is in no passage (query/unmentioned.py),
+        # below this one.
+        self.named_answerable = NAMED_ANSWERABLE
         self._idf: dict[str, float] = {}
         self._idf_rows = -1
         # Who writes the answer: None decides per model (`writes`, the measured rule of
@@ -256,7 +265,7 @@ class AnswerService:
             return
 
         if self.answer_mode() == COMPOSED:
-            yield from self._composed(query, hits, notice, t0, retrieval_ms)
+            yield from self._composed(question, query, hits, notice, t0, retrieval_ms)
             return
 
         llm = self.llm
@@ -435,15 +444,31 @@ class AnswerService:
         )
 
     def _composed(
-        self, query: str, hits: Sequence[Hit], notice: str, t0: float, retrieval_ms: float
+        self,
+        question: str,
+        query: str,
+        hits: Sequence[Hit],
+        notice: str,
+        t0: float,
+        retrieval_ms: float,
     ) -> Iterator[AnswerEvent]:
         """The answer from the sources' own sentences: no model, so it is on screen at once."""
         sources = number_sources(hits)
         yield SourcesEvent(sources, notice)
         composed = self.compose(query, sources)
+        if composed.text and composed.answerable is not None:
+            sure = composed.answerable >= self.named_answerable
+            missing = [] if sure else unmentioned.unmentioned(self.store, question)
+            if missing:
+                log.info(
+                    "no passage mentions %s (best sentence %.2f)", missing, composed.answerable
+                )
+                composed = Composed("", (), (), composed.answerable, missing=tuple(missing))
         yield QuotesEvent(composed.quotes)
         if composed.text:
             answer = composed.text
+        elif composed.missing:
+            answer = documents_do_not_mention(unmentioned.quoted(list(composed.missing)))
         elif composed.answerable is not None:
             answer = DOCUMENTS_DO_NOT_SAY  # passages on the subject, none that answers
         else:

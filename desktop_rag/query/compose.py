@@ -127,12 +127,14 @@ class Candidate:
 class Composed:
     """The answer's text with its [n] marks, the sentences it is made of (as quotes, in the
     answer's order) and the sources it cites; `answerable` the cross-encoder's probability that
-    the best sentence answers (None without it). An empty text: no sentence answers."""
+    the best sentence answers (None without it). An empty text: no sentence answers, or one
+    answers too unsurely a question about names no passage mentions (`missing`)."""
 
     text: str
     quotes: tuple[Quote, ...]
     cited: tuple[int, ...]
     answerable: float | None = None
+    missing: tuple[str, ...] = ()  # the question's names no passage mentions (a refusal's why)
 
 
 def candidates(sources: Sequence[Source], top: int = TOP_SOURCES) -> list[Candidate]:

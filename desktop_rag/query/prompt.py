@@ -26,6 +26,16 @@ DOCUMENTS_DO_NOT_SAY = (
     "sources, in case one of them helps."
 )
 
+
+def documents_do_not_mention(names: str) -> str:
+    """The refusal when the question's name (quoted: query/unmentioned.quoted) is in no passage
+    and no sentence of the closest ones surely answers it."""
+    return (
+        f"Your documents don't seem to mention {names}. The passages closest to your question "
+        "are listed as sources, in case one of them helps."
+    )
+
+
 # Said while the index was made by another embedder, until the rebuild replaces it.
 WORDS_ONLY = (
     "Searching by words only until the rebuild: the index was made with another embedder, so "

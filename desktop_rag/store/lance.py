@@ -336,6 +336,22 @@ class LanceStore:
         )
         return int(table.num_rows)
 
+    def mentions(self, words: str, fuzziness: int = 0) -> bool:
+        """Whether some chunk holds all these words (as the full-text index reads them,
+        stemmed), or else, with `fuzziness`, each within that many letters of one; True when
+        there is no full-text index to ask. (A fuzzy query is not stemmed, so it alone would
+        miss "infection" in an index of "infect".)"""
+        if not self.has_fts_index():
+            return True
+        from lancedb.query import FullTextOperator, MatchQuery
+
+        for fuzz in dict.fromkeys((0, fuzziness)):
+            match = MatchQuery(words, "text", fuzziness=fuzz, operator=FullTextOperator.AND)  # type: ignore[call-arg]
+            found = self._chunks.search(match, query_type="fts").select(["chunk_id"]).limit(1)
+            if found.to_arrow().num_rows:
+                return True
+        return False
+
     def chunks_holding(self, term: str, chunk_ids: Sequence[str]) -> set[str]:
         """Which of these chunks hold one word, as the full-text index reads it (stemmed)."""
         if not chunk_ids or not self.has_fts_index():

@@ -673,6 +673,9 @@ class RemoteStore(LanceStore):
     def term_frequency(self, *args: Any, **kwargs: Any) -> int:
         return self._read(lambda: LanceStore.term_frequency(self, *args, **kwargs))
 
+    def mentions(self, *args: Any, **kwargs: Any) -> bool:
+        return self._read(lambda: LanceStore.mentions(self, *args, **kwargs))
+
     def chunks_holding(self, *args: Any, **kwargs: Any) -> set[str]:
         return self._read(lambda: LanceStore.chunks_holding(self, *args, **kwargs))
 

@@ -71,3 +71,31 @@ def test_a_written_answer_replaced_by_the_composed_one_says_how_sure_that_one_is
     assert isinstance(done, DoneEvent)
     assert done.mode == "composed" and done.note and "three hearts" in done.answer
     assert done.answerable == 0.8
+
+
+def test_a_question_about_a_name_no_passage_mentions_is_refused_naming_it(
+    tmp_path: Path, animal_pdfs: Path
+) -> None:
+    """The octopus pages answer "how many hearts" fairly well (0.5), but not for the Genoa
+    Aquarium's octopus: no passage mentions it, so the answer says so instead of the hearts."""
+    app = make_app(tmp_path, FakeLlm(), mode="composed", reranker=FakeReranker({"hearts": 0.5}))
+    app.ingest.index([str(animal_pdfs)])
+    sources, quotes, shown, done = _ask(
+        app, "How many hearts does the octopus at the Genoa Aquarium have?"
+    )
+    assert done.refused and quotes == () and done.cited == ()
+    assert shown == done.answer
+    assert shown.startswith("Your documents don't seem to mention “Genoa Aquarium”.")
+    assert sources and done.answerable == 0.5
+    # The same question without the name is answered from the same sentences.
+    _, quotes, shown, done = _ask(app, "How many hearts does an octopus have?")
+    assert not done.refused and "three hearts" in shown
+
+
+def test_a_sentence_that_surely_answers_is_given_whatever_the_names(
+    tmp_path: Path, animal_pdfs: Path
+) -> None:
+    app = make_app(tmp_path, FakeLlm(), mode="composed", reranker=FakeReranker({"hearts": 0.95}))
+    app.ingest.index([str(animal_pdfs)])
+    _, _, shown, done = _ask(app, "How many hearts does the octopus at the Genoa Aquarium have?")
+    assert not done.refused and "three hearts" in shown
