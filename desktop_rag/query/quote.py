@@ -163,8 +163,15 @@ def _heading(line: str, alone: bool, following: str | None) -> bool:
 
 
 # A line of a manual that starts with a command or a name of code ("journalctl -b shows …",
-# "make uninstall removes …") is a sentence though it starts in lower case.
-_CODE_START = re.compile(r"^[a-z][\w.-]*(?:\(\)|\s+-{1,2}\w|[._-]\w)")
+# "make uninstall removes …"), or an entry of a list of options, its name and then what it does
+# ("leqno Place equation numbers on the left."), is a sentence though it starts in lower case.
+_ENTRY = (
+    r"(?!(?:and|or|but|nor|of|in|on|at|to|by|for|from|with|as|the|a|an|that|which)\s)"
+    r"[a-z][\w-]*[ \t]+[A-Z][a-z]+[ \t]+[a-z]"
+)
+_CODE_START = re.compile(rf"^(?:[a-z][\w.-]*(?:\(\)|\s+-{{1,2}}\w|[._-]\w)|{_ENTRY})")
+# ... and such an entry starts a sentence of its own on its line.
+_ENTRY_LINE = re.compile(rf"(?<=[.!?])[ \t]*\n(?=[ \t]*{_ENTRY})")
 
 
 def _jump(before: str, after: str) -> bool:
@@ -239,6 +246,7 @@ def _whole_sentences(text: str, cut: bool) -> list[Block]:
         parts = _rejoin([p.strip() for p in _SENTENCE_END.split(body) if p.strip()])
         # A line ending with a colon ends what it announces ("… three ways …:").
         parts = [q.strip() for p in parts for q in _LABEL_END.split(p) if q.strip()]
+        parts = [q.strip() for p in parts for q in _ENTRY_LINE.split(p) if q.strip()]
         for k, sentence in enumerate(parts):
             side = (
                 "start"

@@ -171,3 +171,23 @@ def test_answer_sentences_are_whole_or_marked_as_fragments_where_a_passage_is_cu
     assert answer_sentences("It rose. 22 For example, beds were short in the ED.") == [
         "For example, beds were short in the ED."
     ]
+
+
+def test_an_option_list_entry_is_a_sentence_though_it_starts_with_the_option() -> None:
+    """A manual's list of options: "leqno Place equation numbers on the left." is the answer to
+    "how do I put equation numbers on the left"; a lower-case word of prose before a capital
+    ("and Western blots showed …", cut from its start) is not such an entry."""
+    from desktop_rag.query.quote import answer_sentences
+
+    options = (
+        "The amsmath package also recognizes the following options.\n"
+        "leqno Place equation numbers on the left.\n"
+        "reqno Place equation numbers on the right.\n"
+    )
+    assert answer_sentences(options) == [
+        "The amsmath package also recognizes the following options.",
+        "leqno Place equation numbers on the left.",
+        "reqno Place equation numbers on the right.",
+    ]
+    prose = "It was seen in vitro.\nand Western blots showed a band at 40 kDa."
+    assert answer_sentences(prose) == [" ".join(prose.split())]
