@@ -143,6 +143,7 @@ class Hit:
     nav: bool = False
     why: Explanation | None = None
     library: str = ""  # which library it came from: "" this desktop's, team.TEAM the team's
+    whole: bool = False  # it starts and ends where sentences do (query/quote.py, widen)
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,6 +287,7 @@ class Source:
     boxes: str = ""  # an OCR'd passage's word boxes (Chunk.boxes), when known
     matches: int = 0  # a listed document's passages that match (routing's list of documents)
     library: str = ""  # "" this desktop's library, team.TEAM the team's (shown before the name)
+    whole: bool = False  # its passages start and end where sentences do (query/quote.py, widen)
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ from desktop_rag.query.prompt import (
     number_sources,
     parse_citations,
 )
-from desktop_rag.query.quote import pick_quotes
+from desktop_rag.query.quote import pick_quotes, widen
 from desktop_rag.query.retrieve import Retriever
 from desktop_rag.query.runaway import Runaway, at_limit, shown_pieces
 from desktop_rag.query.scope import Scope
@@ -453,7 +453,7 @@ class AnswerService:
         retrieval_ms: float,
     ) -> Iterator[AnswerEvent]:
         """The answer from the sources' own sentences: no model, so it is on screen at once."""
-        sources = number_sources(hits)
+        sources = number_sources(self.whole_sentences(hits))
         yield SourcesEvent(sources, notice)
         composed = self.compose(query, sources)
         if composed.text and composed.answerable is not None:
@@ -484,6 +484,21 @@ class AnswerService:
             mode=COMPOSED,
             answerable=composed.answerable,
         )
+
+    def whole_sentences(self, hits: Sequence[Hit]) -> list[Hit]:
+        """The passages of this desktop's library widened to the sentences they cut, from their
+        pages' text (query/quote.py, widen); the team's as they are."""
+        pages: dict[tuple[str, int], str] = {}
+        out = []
+        for hit in hits:
+            if hit.library:
+                out.append(hit)
+                continue
+            key = (hit.path, hit.page)
+            if key not in pages:
+                pages[key] = self.store.page_text(hit.path, hit.page)
+            out.append(widen(hit, pages[key]))
+        return out
 
     def rarity(self, word: str) -> float:
         """A word's IDF over the library's passages, as the full-text index reads it (at least

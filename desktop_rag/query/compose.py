@@ -141,7 +141,8 @@ def candidates(sources: Sequence[Source], top: int = TOP_SOURCES) -> list[Candid
     out: list[Candidate] = []
     for rank, source in enumerate(sources[:top]):
         index = 0
-        for block, found in enumerate(answer_blocks(source.text, source.start == 0)):
+        blocks = answer_blocks(source.text, source.start == 0, source.whole)
+        for block, found in enumerate(blocks):
             cut = dict(found.cut)
             for at, text in enumerate(found.sentences):
                 if len(out) >= MAX_CANDIDATES:

@@ -162,6 +162,7 @@ def merge_hits(hits: Sequence[Hit]) -> list[Hit]:
                 nav=best.nav,
                 why=best.why,
                 library=best.library,
+                whole=all(h.whole for h in group),
             )
         )
     return merged
@@ -296,6 +297,7 @@ def _source(n: int, hit: Hit, text: str) -> Source:
         section=hit.section,
         why=hit.why,
         library=hit.library,
+        whole=hit.whole,
     )
 
 

@@ -13,13 +13,13 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from desktop_rag.engines.embed import Embedder
-from desktop_rag.types import Quote, Source
+from desktop_rag.types import Hit, Quote, Source
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -207,12 +207,56 @@ class Block:
     cut: tuple[tuple[int, str], ...] = ()
 
 
-def answer_blocks(text: str, page_start: bool = True) -> list[Block]:
-    """`answer_sentences` by block."""
+def answer_blocks(text: str, page_start: bool = True, whole: bool = False) -> list[Block]:
+    """`answer_sentences` by block; `whole`: each part of the text (a passage) starts and
+    ends where a sentence does (`widen`), so none is cut."""
     out: list[Block] = []
     for k, part in enumerate(text.split(_GAP.strip())):
-        out += _whole_sentences(part, cut=k > 0 or not page_start)
+        out += _whole_sentences(part, cut=not whole and (k > 0 or not page_start))
     return [block for block in out if block.sentences]
+
+
+# How far before or after a passage its cut sentence is looked for on the page: a sentence
+# longer than this is too long to quote (MAX_WORDS) anyway.
+WIDEN_REACH = 400
+# Where a sentence or a paragraph ends on a page: a stop (with its closing quote or bracket)
+# before white space and a capital (not "U.S. beauty") or the page's end, or an empty line.
+_ENDS = re.compile(r"[.!?][\"”')\]]*(?=\s+[\"“'(\[•]?[A-Z0-9]|\s*$)|\n[ \t]*\n")
+_ENDS_BEFORE = re.compile(r"(?:[.!?][\"”')\]]*|\n[ \t]*\n)\s*$")
+
+
+def widen(hit: Hit, page: str) -> Hit:
+    """The passage with the rest of the sentences it cuts at either end, read from its page's
+    text (`whole` when both ends now fall where sentences do). A page's chunks overlap and are
+    cut between sentences where they can be, but not always: "… downgrade a package, but makes
+    it impossible …" was quoted as a fragment or left out."""
+    if page[hit.start : hit.end] != hit.text:
+        return hit  # not this page's text (an index older than the file): as it is
+    start, end = hit.start, hit.end
+    whole_start = start == 0 or (
+        bool(_ENDS_BEFORE.search(page, max(0, start - 40), start))
+        and bool(_OPENS.match(page, start))
+    )
+    if not whole_start:
+        low = max(0, start - WIDEN_REACH)
+        # (the look-ahead needs the characters after a stop: not cut off at the start)
+        ends = [m for m in _ENDS.finditer(page, low, start + 60) if m.end() <= start]
+        if ends or low == 0:
+            start = ends[-1].end() if ends else 0
+            while start < hit.start and page[start].isspace():
+                start += 1
+            whole_start = True
+    whole_end = end >= len(page.rstrip()) or bool(_ENDS_BEFORE.search(page, max(0, end - 40), end))
+    if not whole_end:
+        found = _ENDS.search(page, end, end + WIDEN_REACH)
+        if found or end + WIDEN_REACH >= len(page):
+            end = (
+                (found.start() if found.group(0).isspace() else found.end()) if found else len(page)
+            )
+            while end > hit.end and page[end - 1].isspace():
+                end -= 1
+            whole_end = True
+    return replace(hit, start=start, end=end, text=page[start:end], whole=whole_start and whole_end)
 
 
 def _whole_sentences(text: str, cut: bool) -> list[Block]:

@@ -365,6 +365,19 @@ class LanceStore:
         )
         return set(table["chunk_id"].to_pylist())
 
+    def page_text(self, path: str, page: int) -> str:
+        """A page's text as its chunks hold it (each is the page's text from its start to its
+        end, and they overlap), "" when none is indexed. A running header or footer the chunks
+        leave out is left out here too, as white space."""
+        where = f"path = {_sql_list([path])} AND page = {int(page)}"
+        table = self._chunks.search().where(where).select(["start", "text"]).limit(None).to_arrow()
+        text = ""
+        starts, texts = table["start"].to_pylist(), table["text"].to_pylist()
+        for start, chunk in sorted(zip(starts, texts, strict=True)):
+            if start + len(chunk) > len(text):
+                text = text[:start].ljust(start) + chunk
+        return text
+
     def page_boxes(self, path: str, page: int) -> list[str]:
         """The word boxes (JSON) of a page's OCR'd chunks, for the viewer to mark a passage."""
         if "boxes" not in self._chunks.schema.names:

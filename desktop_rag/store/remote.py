@@ -679,6 +679,9 @@ class RemoteStore(LanceStore):
     def chunks_holding(self, *args: Any, **kwargs: Any) -> set[str]:
         return self._read(lambda: LanceStore.chunks_holding(self, *args, **kwargs))
 
+    def page_text(self, *args: Any, **kwargs: Any) -> str:
+        return self._read(lambda: LanceStore.page_text(self, *args, **kwargs))
+
     def page_boxes(self, *args: Any, **kwargs: Any) -> list[str]:
         return self._read(lambda: LanceStore.page_boxes(self, *args, **kwargs))
 
