@@ -585,6 +585,12 @@ def main() -> int:
         "--answerable", type=float, default=None, help="the refusal threshold (0: never refuse)"
     )
     parser.add_argument(
+        "--named-answerable",
+        type=float,
+        default=None,
+        help="the threshold for questions about a name no passage mentions (0: never refuse)",
+    )
+    parser.add_argument(
         "--covid-articles",
         choices=("all", "held_out"),
         default="all",
@@ -628,6 +634,8 @@ def main() -> int:
         app = open_library(name, paths, rerank=args.rerank == "on")
         if args.answerable is not None:
             app.answer.answerable = args.answerable
+        if args.named_answerable is not None:
+            app.answer.named_answerable = args.named_answerable
         for mode in args.modes.split(","):
             set_mode(app, mode)
             data = run(name, mode, app, qs, DATA / f"answers-{name}-{mode}{tag}.json")

@@ -50,6 +50,12 @@ def main() -> int:
     parser.add_argument(
         "--answerable", type=float, default=None, help="the refusal threshold (0: never refuse)"
     )
+    parser.add_argument(
+        "--named-answerable",
+        type=float,
+        default=None,
+        help="the threshold for questions about a name no passage mentions (0: never refuse)",
+    )
     args = parser.parse_args()
     rows = [json.loads(line) for line in QUESTIONS.open() if line.strip()]
     out: dict[str, Any] = {"rerank": args.rerank}
@@ -59,6 +65,8 @@ def main() -> int:
         app = answer_facts.open_library(name, paths, rerank=args.rerank == "on")
         if args.answerable is not None:
             app.answer.answerable = args.answerable
+        if args.named_answerable is not None:
+            app.answer.named_answerable = args.named_answerable
         text = library_text(app)
         asked = []
         for r in (r for r in rows if r["set"] == name):
