@@ -168,13 +168,19 @@ class PageView(QPdfView):
 
     def _fit(self) -> None:
         """The page's width when its text can be read at it (WHOLE_PAGE_ZOOM); else as close to
-        readable as the passage's lines allow, all of them kept in the view's width."""
+        readable as the passage's lines allow, all of them kept in the view's width. A page
+        drawn wider than the view anyway is drawn as wide as fills the view with the passage's
+        lines (up to MAX_OPEN_ZOOM): a two-column paper's column, not three quarters of the
+        view beside the other column's edge."""
         fit = self.fit_zoom()
-        zoom = fit if fit >= WHOLE_PAGE_ZOOM else min(self.readable_zoom(), self.column_zoom())
+        column = self.column_zoom()
+        zoom = fit if fit >= WHOLE_PAGE_ZOOM else min(self.readable_zoom(), column)
         zoom = max(fit, zoom)
         if zoom <= fit * NEAR_FIT:
             self.setZoomMode(QPdfView.ZoomMode.FitToWidth)
         else:
+            if column != float("inf"):
+                zoom = max(zoom, min(column, MAX_OPEN_ZOOM))
             self.setZoomMode(QPdfView.ZoomMode.Custom)
             self.setZoomFactor(zoom)
 

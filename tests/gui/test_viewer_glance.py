@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import QRectF
 
 from desktop_rag.gui.models import SourcesModel
+from desktop_rag.gui.pageview import MAX_OPEN_ZOOM, READABLE_LINE_PX, main_block
 from desktop_rag.gui.viewer import SourcePane
 from desktop_rag.ingest.chunk import bundled_tokenizer, chunk_pages
 from desktop_rag.ingest.extract import extract
@@ -123,3 +124,31 @@ def test_the_passage_opens_whole_in_view_and_the_page_no_wider_than_the_pane(
             first,
             viewport,
         )
+
+
+@pytest.mark.parametrize("width", [360, 400, 440])
+def test_in_a_narrow_pane_the_passages_column_fills_it(qtbot, pane, width: int) -> None:
+    # In a pane too narrow to read a two-column paper's whole page, the page opened just wide
+    # enough for its lines to be 11 pixels high: at 440 pixels the passage's column took three
+    # quarters of the pane, its letters smaller than they need be, the rest of the pane the
+    # other column's edge. Now the passage's column fills the pane, its lines whole.
+    pane.resize(width, 800)
+    for path, page, which in ((COVID / "1548.pdf", 2, 3), (COVID / "1546.pdf", 1, 12)):
+        source = _source(path, page, which)
+        _show(qtbot, pane, source)
+        view = pane.pdf
+        assert view.marks is not None and view.marks.passage
+        viewport = QRectF(view.viewport().rect())
+        lines = [view.box_rect(page - 1, b) for b in main_block(view.marks.passage)]
+        shown = QRectF()
+        for line in lines:
+            shown = shown.united(line)
+        heights = sorted(r.height() for r in lines)
+        assert heights[len(heights) // 2] >= READABLE_LINE_PX - 0.5, (path.name, heights)
+        assert viewport.left() - 1 <= shown.left() and shown.right() <= viewport.right() + 1, (
+            path.name,
+            shown,
+            viewport,
+        )
+        if view.effective_zoom() < MAX_OPEN_ZOOM - 0.01:
+            assert shown.width() >= 0.9 * viewport.width(), (path.name, shown, viewport)
