@@ -152,3 +152,45 @@ def test_in_a_narrow_pane_the_passages_column_fills_it(qtbot, pane, width: int) 
         )
         if view.effective_zoom() < MAX_OPEN_ZOOM - 0.01:
             assert shown.width() >= 0.9 * viewport.width(), (path.name, shown, viewport)
+
+
+@pytest.mark.parametrize(("width", "height"), [(440, 560), (640, 1000)], ids=["narrow", "wide"])
+def test_a_source_of_two_passages_is_marked_where_they_are_and_opens_at_the_quote(
+    qtbot, pane, width: int, height: int
+) -> None:
+    # Seen at 900 x 600: [1] of "Which viruses were the horses in Ireland tested for?" was two
+    # passages of page 2 of 1548.pdf joined with " … " (the foot of the left column and the
+    # middle of the right one). Everything from the first's start to the second's end was
+    # shaded, the whole right column, and the page opened at the longest run of it, with the
+    # sentence the answer quoted out of sight.
+    from desktop_rag.query.prompt import merge_hits
+    from desktop_rag.types import Hit
+
+    path = COVID / "1548.pdf"
+    pages = extract(str(path)).pages
+    chunks = [c for c in chunk_pages("d", str(path), pages, bundled_tokenizer()) if c.page == 2]
+    parts = (chunks[6], chunks[14])
+    hits = [Hit(c.chunk_id, "d", c.path, 2, c.start, c.end, c.text, 1.0, 0.5) for c in parts]
+    merged = merge_hits(hits)
+    assert len(merged) == 1 and " … " in merged[0].text
+    m = merged[0]
+    source = Source(1, m.path, 2, 1.0, m.text, m.start, m.end)
+    quote = (
+        "Ireland, the third European country with a significant horse industry where the "
+        "virus has been detected in horses with enteric disease."
+    )
+    assert quote in " ".join(source.text.split())
+    pane.resize(width, height)
+    _show(qtbot, pane, source, (quote,))
+    view = pane.pdf
+    marks = view.marks
+    assert marks is not None and marks.quotes and marks.passage
+    # Only the two passages are shaded.
+    own = [b for c in parts for b in span_boxes(c.path, 2, c.start, c.end, c.text)]
+    stray = [b for b in marks.passage if not any(_overlap(b, o) for o in own)]
+    assert not stray, (len(stray), len(marks.passage))
+    # The quoted sentence is in view.
+    viewport = QRectF(view.viewport().rect())
+    for box in marks.quotes:
+        rect = view.box_rect(1, box)
+        assert viewport.contains(rect.adjusted(1, 1, -1, -1)), (rect, viewport)
