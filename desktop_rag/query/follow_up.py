@@ -120,6 +120,7 @@ _NO_SUBJECT = frozenset(_NO_SUBJECT_TEXT.split())
 # "it" is one thing: a subject followed by "is" or "was", not "are" or "were".
 _SINGULAR_BE = frozenset({"is", "was"})
 _JOINING = frozenset({"and", "or", "&"})
+_LABEL = re.compile(r"^[A-Z][a-z]+:\s+")
 _LEAD = re.compile(r"^(?:\s|…)+|^According to \[\d+\],?\s*", re.I)
 
 
@@ -133,6 +134,7 @@ def answer_subject(answer: str) -> str | None:
         return None
     text = _CITATION.sub("", _LEAD.sub("", answer)).strip()
     first = re.split(r"(?<=[.!?])\s+|\n+", text, maxsplit=1)[0].strip(" .;:!?")
+    first = _LABEL.sub("", first)  # "Text: Equine coronavirus…": a page's label, not a word
     words = first.split()
     bare = [w.lower().strip(",;:()") for w in words]
     # It starts as a sentence does: "According to [1], open Tools." names no subject.
@@ -146,7 +148,7 @@ def answer_subject(answer: str) -> str | None:
             return None
         phrase = words[:end]
     subject = " ".join(phrase)
-    if set(bare[: len(phrase)]) & _JOINING or "," in subject or ";" in subject:
+    if set(bare[: len(phrase)]) & _JOINING or any(c in subject for c in ",;:"):
         return None
     # A sentence's capital is not the name's: "Equine coronavirus" reads "equine coronavirus"
     # inside a question, but an acronym or a name keeps its capitals.

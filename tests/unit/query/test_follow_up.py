@@ -125,7 +125,11 @@ BARE = Turn("Which virus was found in the foals?", "Equine coronavirus [1].")
 def test_it_and_that_one_stand_for_the_previous_answers_subject(question, resolved) -> None:
     from desktop_rag.query.follow_up import resolve_pointer
 
-    for turn in (FOUND, BARE):
+    labelled = Turn(
+        "What is equine coronavirus?",
+        "Text: Equine coronavirus is a positive-stranded RNA virus [1].",  # a page's label
+    )
+    for turn in (FOUND, BARE, labelled):
         assert resolve_pointer(question, turn.answer) == resolved, turn.answer
         query = retrieval_query(question, [turn])
         assert query == f"{turn.question} {resolved}", query
