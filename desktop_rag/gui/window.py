@@ -218,7 +218,7 @@ class MainWindow(QMainWindow):
         bar.addActions([self.new_action, self.add_folder_action, self.add_files_action])
         bar.addSeparator()
         bar.addAction(self.settings_action)
-        bar.addSeparator()
+        self._library_separator = bar.addSeparator()
         bar.addAction(self.library_action)
         self.addToolBar(bar)
 
@@ -901,6 +901,7 @@ class MainWindow(QMainWindow):
         self.left.setVisible(show_library)
         self.sources.setVisible(show_page or not narrow)
         self.library_action.setVisible(narrow and page)
+        self._library_separator.setVisible(narrow and page)
         self.library_action.setChecked(show_library)
         panes = (show_library, show_page)
         if narrow and panes != self._panes and show_page and not show_library:
