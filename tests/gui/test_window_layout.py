@@ -100,3 +100,14 @@ def test_in_a_narrow_window_the_page_takes_the_librarys_place_and_gives_it_back(
     qtbot.waitUntil(window.documents.isVisible, timeout=2000)
     assert not window.sources.isVisible()
     assert window.chat.width() >= 0.4 * 810, window.main.sizes()
+
+
+def test_a_long_conversation_title_is_cut_not_scrolled_sideways(open_window, qtbot) -> None:
+    # Seen at 1440 x 900: a conversation named after a long question put a sideways scroll
+    # bar under the list, which took a row's room and hid nothing worth scrolling to.
+    window = _open(open_window, qtbot, 1296, 810)
+    window.chat.ask("How do I add my own documents to the library, and which formats can it read?")
+    qtbot.waitUntil(lambda: window.state.exchange is None, timeout=20_000)
+    qtbot.waitUntil(lambda: window.conversations_model.rowCount() == 1, timeout=5000)
+    qtbot.wait(100)
+    assert not window.conversations.list.horizontalScrollBar().isVisible()
