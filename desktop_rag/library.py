@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -148,7 +149,45 @@ _GENERIC_TEXT = """abstract introduction background methods method materials res
     foreword glossary and of the"""
 _GENERIC_WORDS = frozenset(_GENERIC_TEXT.split())
 SUGGESTIONS = 3
-SUGGESTION_WORDS = 8
+# A longer heading reads as a headline, not as what a question asks about.
+SUGGESTION_WORDS = 6
+# A heading ending on one of these was a line cut mid-phrase.
+_OPEN_ENDS_TEXT = "a an the of to in on at by for from with and or as that which"
+_OPEN_ENDS = frozenset(_OPEN_ENDS_TEXT.split())
+# A catalogue number or code ("NU50CK000410", "2023Q4"): no one asks about it.
+_CODE = re.compile(r"[A-Za-z]+\d+[A-Za-z]+|\d+[A-Za-z]+\d+")
+
+
+def heading_question(heading: str) -> str | None:
+    """The question a person would ask about a heading ("Approved budget": "What should I
+    know about the approved budget?"), or None for one that makes none: generic, longer than
+    SUGGESTION_WORDS words, a fragment (cut mid-phrase, starting in lower case), a code, or a
+    label ("Table 3")."""
+    title = heading.strip()
+    if title[:1].isdigit():
+        title = title.split(" ", 1)[-1].strip()  # "2.3 Making the manuals": its words
+    words = title.split()
+    lower = [w.lower() for w in words]
+    if not words or len(words) > SUGGESTION_WORDS or set(lower) <= _GENERIC_WORDS:
+        return None
+    if not words[0][:1].isupper() or lower[-1] in _OPEN_ENDS or words[-1][:1].isdigit():
+        return None
+    if _CODE.search(title) or re.search(r"[.;:,]\s|[.;:,]$", title):
+        return None
+    first = words[0]
+    sentence_case = first[1:].islower() or len(first) == 1
+    rest = [w for w in words[1:] if w.lower() not in _OPEN_ENDS]
+    title_case = 2 * sum(w[:1].isupper() for w in rest) > len(rest)  # "Results of Operations"
+    if sentence_case and not title_case:
+        # "Approved budget" inside a sentence: "the approved budget"; a gerund takes none.
+        if lower[0] in ("the", "a", "an"):
+            words = words[1:]
+        subject = " ".join([words[0].lower(), *words[1:]])
+        if not subject.split()[0].endswith("ing"):
+            subject = f"the {subject}"
+    else:
+        subject = title  # a name or a title: as written
+    return f"What should I know about {subject}?"
 
 
 def suggested_questions(store: LanceStore, limit: int = SUGGESTIONS) -> list[str]:
@@ -165,18 +204,12 @@ def suggested_questions(store: LanceStore, limit: int = SUGGESTIONS) -> list[str
     for path, section in store.sections():
         if path not in order:
             continue
-        title = section.rsplit(SEPARATOR, 1)[-1].strip()
-        words = title.lower().split()
-        if not title or len(words) > SUGGESTION_WORDS or set(words) <= _GENERIC_WORDS:
-            continue
-        if any(ch.isdigit() for ch in title[:1]):
-            title = title.split(" ", 1)[-1]  # "2.3 Making the manuals": its words
-        if title not in headings.setdefault(path, []):
-            headings[path].append(title)
+        question = heading_question(section.rsplit(SEPARATOR, 1)[-1])
+        if question is not None and question not in headings.setdefault(path, []):
+            headings[path].append(question)
     out: list[str] = []
     for path in sorted(headings, key=order.__getitem__):
-        for title in headings[path]:
-            question = f"What is said about {title}?"
+        for question in headings[path]:
             if question not in out:
                 out.append(question)
                 break
@@ -184,8 +217,7 @@ def suggested_questions(store: LanceStore, limit: int = SUGGESTIONS) -> list[str
             return out
     # Fewer documents than questions: more headings of the same ones.
     for path in sorted(headings, key=order.__getitem__):
-        for title in headings[path]:
-            question = f"What is said about {title}?"
+        for question in headings[path]:
             if len(out) < limit and question not in out:
                 out.append(question)
     return out

@@ -775,7 +775,9 @@ class ConversationsPane(QWidget):
         self.list = PlaceholderListView("Your conversations will be listed here.")
         self.list.setModel(model)
         self.list.setAccessibleName("Conversations")
+        # A long title is cut at its end (the tooltip has it whole), not scrolled sideways.
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._on_list_custom_context_menu_requested)
         self.list.selectionModel().currentChanged.connect(self._on_list_current_changed)

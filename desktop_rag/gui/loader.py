@@ -14,6 +14,7 @@ from PySide6.QtPdf import QPdfDocument
 from desktop_rag.gui.pageview import Marks, line_boxes
 from desktop_rag.gui.workers import Job, Lanes
 from desktop_rag.query.marks import Box, span_boxes, word_boxes
+from desktop_rag.query.prompt import GAP
 from desktop_rag.types import Source
 
 
@@ -49,7 +50,11 @@ def find_marks(request: Request, lookup: BoxesLookup | None = None) -> Marks | N
     passage = word_boxes(source.boxes, source.start, source.end)
     stored: list[str] = [source.boxes] if source.boxes else []
     if not passage:
-        passage = span_boxes(source.path, page, source.start, source.end, source.text)
+        # Passages of one page joined with GAP are marked each where it is: marked as one,
+        # the page between them was shaded too (a whole column of a paper).
+        for part in source.text.split(GAP):
+            passage += span_boxes(source.path, page, source.start, source.end, part)
+        passage = list(dict.fromkeys(passage))  # overlapping parts: each letter shaded once
     if not passage and lookup is not None:
         stored = list(lookup(source.path, page))
         passage = [b for boxes in stored for b in word_boxes(boxes, source.start, source.end)]

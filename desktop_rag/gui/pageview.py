@@ -110,6 +110,14 @@ class PageView(QPdfView):
         self._anchored = False  # keep the passage in view as the layout settles
         self._fitting = True  # the zoom is the default one (`fit`), not one the user chose
 
+    def focus(self) -> tuple[Box, ...]:
+        """The lines to open the page at: the answer's quotes where they are marked (what the
+        answer says), else the passage's main block."""
+        marks = self.marks
+        if marks is None:
+            return ()
+        return main_block(marks.quotes or marks.passage)
+
     def fit_zoom(self) -> float:
         """The zoom at which the current page's width fills the view."""
         document = self.document()
@@ -150,13 +158,13 @@ class PageView(QPdfView):
         return min(MAX_OPEN_ZOOM, max(READABLE_ZOOM, READABLE_LINE_PX / line))
 
     def column_zoom(self) -> float:
-        """The zoom at which the marked passage's lines, side to side, fill the view: a page
+        """The zoom at which the marked lines (`focus`), side to side, fill the view: a page
         drawn any wider cuts them at its edges. Infinite with no passage marked."""
         document, marks = self.document(), self.marks
         if document is None or marks is None or not marks.passage:
             return float("inf")
         points = document.pagePointSize(marks.page)
-        block = main_block(marks.passage)
+        block = self.focus()
         wide = max(b.x1 for b in block) - min(b.x0 for b in block)
         width = wide * points.width() * self.logicalDpiX() / 72  # at zoom 1
         margins = self.documentMargins()
@@ -168,13 +176,19 @@ class PageView(QPdfView):
 
     def _fit(self) -> None:
         """The page's width when its text can be read at it (WHOLE_PAGE_ZOOM); else as close to
-        readable as the passage's lines allow, all of them kept in the view's width."""
+        readable as the passage's lines allow, all of them kept in the view's width. A page
+        drawn wider than the view anyway is drawn as wide as fills the view with the passage's
+        lines (up to MAX_OPEN_ZOOM): a two-column paper's column, not three quarters of the
+        view beside the other column's edge."""
         fit = self.fit_zoom()
-        zoom = fit if fit >= WHOLE_PAGE_ZOOM else min(self.readable_zoom(), self.column_zoom())
+        column = self.column_zoom()
+        zoom = fit if fit >= WHOLE_PAGE_ZOOM else min(self.readable_zoom(), column)
         zoom = max(fit, zoom)
         if zoom <= fit * NEAR_FIT:
             self.setZoomMode(QPdfView.ZoomMode.FitToWidth)
         else:
+            if column != float("inf"):
+                zoom = max(zoom, min(column, MAX_OPEN_ZOOM))
             self.setZoomMode(QPdfView.ZoomMode.Custom)
             self.setZoomFactor(zoom)
 
@@ -238,9 +252,9 @@ class PageView(QPdfView):
         )
 
     def reveal(self) -> None:
-        """Scroll so the passage is in view and its page is the current one: its top a little
-        below the view's top, all of it when it fits, the page under QPdfView's current-page
-        line."""
+        """Scroll so the passage (its quotes, if marked: `focus`) is in view and its page is
+        the current one: its top a little below the view's top, all of it when it fits, the
+        page under QPdfView's current-page line."""
         marks = self.marks
         if marks is None or not marks.passage:
             return
@@ -249,7 +263,7 @@ class PageView(QPdfView):
         h = self.horizontalScrollBar()
         # In document coordinates (box_rect is relative to the scroll position).
         offset = QPointF(h.value(), v.value())
-        block = main_block(marks.passage)
+        block = self.focus()
         first = self.box_rect(marks.page, block[0]).translated(offset)
         area = QRectF(first)
         for box in block[1:]:

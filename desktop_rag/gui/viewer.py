@@ -108,6 +108,8 @@ class SourcePane(QWidget):
             "Open this PDF in your usual PDF viewer",
             text_beside=True,
         )
+        # Back to the sources list alone (in a narrow window, back to the library).
+        self.close_button = tool_button("cancel", "Close page", "Close this page")
         self.bar = QHBoxLayout()
         self.bar.addStretch(1)
         for b in (
@@ -116,6 +118,7 @@ class SourcePane(QWidget):
             self.zoom_out_button,
             self.zoom_in_button,
             self.open_button,
+            self.close_button,
         ):
             self.bar.addWidget(b)
 
@@ -201,6 +204,7 @@ class SourcePane(QWidget):
         self.zoom_in_button.clicked.connect(self._on_zoom_in_button_clicked)
         self.zoom_out_button.clicked.connect(self._on_zoom_out_button_clicked)
         self.open_button.clicked.connect(self._on_open_button_clicked)
+        self.close_button.clicked.connect(self.close_page)
         self.pdf.pageNavigator().currentPageChanged.connect(self._on_navigator_page_changed)
         self.model.modelReset.connect(self._on_model_reset)
 
@@ -241,6 +245,13 @@ class SourcePane(QWidget):
             return
         self._show_pdf_view()
         self._request(path, page, None)
+
+    def close_page(self) -> None:
+        """Stop showing a page; the answer's sources stay listed."""
+        self.loader.settle()
+        self.source = None
+        self.list.clearSelection()
+        self.stack.setCurrentIndex(0)
 
     def clear(self) -> None:
         self.source = None

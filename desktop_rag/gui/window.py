@@ -67,9 +67,14 @@ DOCUMENT_FILTER = (
 )
 
 STATUS_ICONS = ("queued", "indexing", "indexed", "failed")
-# Narrower than this, the source pane shows only while a page is open: beside an empty viewer
-# the chat of a 900 x 600 screen's window was 190 pixels wide.
+# Narrower than this, the window shows two panes, not three: the library and the chat, or,
+# while a page is open, the chat and the page (the library one click away). Beside an empty
+# viewer, then beside a page, the chat of a 900 x 600 screen's window was 190 pixels wide.
 NARROW_WINDOW = 1100
+# The chat's least width: about eight words a line.
+CHAT_MIN_WIDTH = 320
+# The chat's share of a narrow window beside a page; the page gets the rest.
+NARROW_CHAT_SHARE = 0.42
 
 
 def window_state_file() -> Path:
@@ -131,6 +136,9 @@ class MainWindow(QMainWindow):
         self.main.setStretchFactor(1, 3)
         self.main.setStretchFactor(2, 3)
         self.main.setChildrenCollapsible(False)
+        self.chat.setMinimumWidth(CHAT_MIN_WIDTH)
+        self._library_over_page = False  # in a narrow window, the user asked for the library
+        self._panes: tuple[bool, bool] | None = None  # the library, the page: as last shown
         self.setCentralWidget(self.main)
 
         self._make_actions()
@@ -180,6 +188,11 @@ class MainWindow(QMainWindow):
         self.copy_action = self._action("&Copy last answer", "copy", "Ctrl+Shift+C")
         self.guide_action = self._action("User &guide", "", QKeySequence.StandardKey.HelpContents)
         self.about_action = self._action("&About Desktop RAG", "", None)
+        # In a narrow window an open page takes the library's place; this brings it back.
+        self.library_action = self._action("&Library", "folder", "Ctrl+L")
+        self.library_action.setCheckable(True)
+        self.library_action.setChecked(True)
+        self.library_action.setToolTip("Show your documents and conversations (Ctrl+L)")
 
         menu = self.menuBar()
         file_menu = menu.addMenu("&File")
@@ -205,6 +218,8 @@ class MainWindow(QMainWindow):
         bar.addActions([self.new_action, self.add_folder_action, self.add_files_action])
         bar.addSeparator()
         bar.addAction(self.settings_action)
+        self._library_separator = bar.addSeparator()
+        bar.addAction(self.library_action)
         self.addToolBar(bar)
 
     def _make_status_bar(self) -> None:
@@ -288,6 +303,8 @@ class MainWindow(QMainWindow):
         self.sources.open_failed.connect(self._on_sources_open_failed)
         self.sources.notice.connect(self._on_session_notice)
         self.sources.stack.currentChanged.connect(self._on_sources_stack_current_changed)
+        self.sources.opened.connect(self._on_sources_opened)
+        self.library_action.toggled.connect(self._on_library_action_toggled)
 
     def start(self) -> None:
         """Open the library and the conversations in the background."""
@@ -309,7 +326,7 @@ class MainWindow(QMainWindow):
             size = screen.availableSize() if screen else None
             if size is not None:
                 self.resize(min(1400, int(size.width() * 0.9)), min(860, int(size.height() * 0.9)))
-            self.main.setSizes([420, 600, 440])
+            self.main.setSizes([360, 600, 500])
             self.left.setSizes([280, 420])
         state = store.value("state")
         if isinstance(state, QByteArray):
@@ -324,6 +341,8 @@ class MainWindow(QMainWindow):
         store.setValue("geometry", self.saveGeometry())
         store.setValue("state", self.saveState())
         for splitter in (self.main, self.left, self.sources.split):
+            if splitter is self.main and not self.left.isVisible():
+                continue  # a narrow window's page in the library's place: not a layout to keep
             store.setValue(f"splitters/{splitter.objectName()}", splitter.saveState())
         store.sync()
 
@@ -849,16 +868,48 @@ class MainWindow(QMainWindow):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        self._fit_sources()
+        self._fit_panes()
 
     def _on_sources_stack_current_changed(self, _index: int) -> None:
-        self._fit_sources()
+        self._library_over_page = False
+        self._fit_panes()
 
-    def _fit_sources(self) -> None:
-        """In a narrow window the source pane shows only while it shows a page (the chat's
-        Sources line and its [n] open one)."""
-        empty = self.sources.stack.currentIndex() == 0
-        self.sources.setVisible(not (empty and self.width() < NARROW_WINDOW))
+    def _on_sources_opened(self, _path: str) -> None:
+        """A page asked for takes the library's place again in a narrow window."""
+        if self._library_over_page:
+            self._library_over_page = False
+            self._fit_panes()
+
+    def _on_library_action_toggled(self, checked: bool) -> None:
+        if self._narrow_page() and checked != self._library_over_page:
+            self._library_over_page = checked
+            self._fit_panes()
+
+    def _narrow_page(self) -> bool:
+        """A narrow window with a page open: two panes of the three fit."""
+        return self.width() < NARROW_WINDOW and self.sources.stack.currentIndex() == 1
+
+    def _fit_panes(self) -> None:
+        """A wide window shows the library, the chat and the source pane. A narrow one shows
+        the library and the chat, or, while a page is open, the chat and the page (the Library
+        button swaps the library back in); the Sources line under an answer and its [n] open
+        a page."""
+        narrow = self.width() < NARROW_WINDOW
+        page = self.sources.stack.currentIndex() == 1
+        show_page = page and not (narrow and self._library_over_page)
+        show_library = not narrow or not show_page
+        self.left.setVisible(show_library)
+        self.sources.setVisible(show_page or not narrow)
+        self.library_action.setVisible(narrow and page)
+        self._library_separator.setVisible(narrow and page)
+        self.library_action.setChecked(show_library)
+        panes = (show_library, show_page)
+        if narrow and panes != self._panes and show_page and not show_library:
+            # The chat beside the page, both readable: the page gets what the chat can spare.
+            total = sum(self.main.sizes())
+            chat = max(CHAT_MIN_WIDTH, int(NARROW_CHAT_SHARE * total))
+            self.main.setSizes([0, chat, max(0, total - chat)])
+        self._panes = panes
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Stop the work, keep what is done, then quit once the jobs have let go."""

@@ -102,6 +102,78 @@ def pointed_item(question: str, answer: str) -> str | None:
     return items[k]
 
 
+# "it", "its", "that one", "this one": one thing the previous answer named. Other pointing
+# words ("they", "these") leave the question as it was.
+_SINGULAR = re.compile(r"\b(?:(?:that|this) one|its|it)\b", re.I)
+_PLURAL_POINTING = _POINTING - {"it", "its", "itself", "this", "former", "latter", "same", "such"}
+# "Is it possible to…", "Is it true that…", "does it take…": an "it" that stands for nothing.
+_EMPTY_IT = re.compile(
+    r"\bit\s+(?:(?:is|was|'s|be)\s+)?(?:possible|true|safe|likely|unlikely|known|necessary|"
+    r"important|better|best|worth|ok|okay|useful|common|normal|hard|easy|difficult|advisable|"
+    r"recommended|allowed|wise|time)\s+(?:to|that|whether|if|for)\b|\bit\s+takes?\b",
+    re.I,
+)
+# The words an answer's subject may not start with: pronouns and "there" say nothing of it.
+_NO_SUBJECT_TEXT = """it its they them their this these those there here he she we you i
+    the a an some any no such one"""
+_NO_SUBJECT = frozenset(_NO_SUBJECT_TEXT.split())
+# "it" is one thing: a subject followed by "is" or "was", not "are" or "were".
+_SINGULAR_BE = frozenset({"is", "was"})
+_JOINING = frozenset({"and", "or", "&"})
+_LABEL = re.compile(r"^[A-Z][a-z]+:\s+")
+_LEAD = re.compile(r"^(?:\s|…)+|^According to \[\d+\],?\s*", re.I)
+
+
+def answer_subject(answer: str) -> str | None:
+    """The one thing an answer is about, when it names one clearly: a bare answer ("Equine
+    coronavirus [1].") or its first sentence's singular subject ("Equine coronavirus was
+    detected…"). None when it lists several things, joins them ("A and B"), or its subject
+    is plural, a pronoun, "there", an article's vaguer "the samples", or longer than
+    ITEM_WORDS words."""
+    if len(_LISTED.findall(_CITATION.sub("", answer))) >= 2:
+        return None
+    text = _CITATION.sub("", _LEAD.sub("", answer)).strip()
+    first = re.split(r"(?<=[.!?])\s+|\n+", text, maxsplit=1)[0].strip(" .;:!?")
+    first = _LABEL.sub("", first)  # "Text: Equine coronavirus…": a page's label, not a word
+    words = first.split()
+    bare = [w.lower().strip(",;:()") for w in words]
+    # It starts as a sentence does: "According to [1], open Tools." names no subject.
+    if not words or bare[0] in _NO_SUBJECT or not (words[0][:1].isupper() or words[0][0].isdigit()):
+        return None
+    if len(words) <= ITEM_WORDS and not set(bare) & _PHRASE_ENDS:
+        phrase = words
+    else:
+        end = next((k for k, w in enumerate(bare) if w in _PHRASE_ENDS), len(words))
+        if not 0 < end <= ITEM_WORDS or bare[end] not in _SINGULAR_BE:
+            return None
+        phrase = words[:end]
+    subject = " ".join(phrase)
+    if set(bare[: len(phrase)]) & _JOINING or any(c in subject for c in ",;:"):
+        return None
+    # A sentence's capital is not the name's: "Equine coronavirus" reads "equine coronavirus"
+    # inside a question, but an acronym or a name keeps its capitals.
+    head = phrase[0]
+    if head[:1].isupper() and head[1:].islower():
+        subject = head.lower() + subject[len(head) :]
+    return subject
+
+
+def resolve_pointer(question: str, answer: str) -> str | None:
+    """The follow-up with its "it", "its", "that one" or "this one" replaced by the previous
+    answer's one clear subject (`answer_subject`); None when it has no such word, points at
+    more than one thing ("they"), uses "it" for nothing ("is it possible to…"), or the
+    answer names no one subject: the question is then left as it was."""
+    words = {w.lower() for w in _WORD.findall(question)}
+    if words & _PLURAL_POINTING or _EMPTY_IT.search(question):
+        return None
+    if not _SINGULAR.search(question):
+        return None
+    subject = answer_subject(answer)
+    if subject is None:
+        return None
+    return _SINGULAR.sub(subject, question)
+
+
 def refers_back(question: str) -> bool:
     """Whether the question cannot be understood without the one before it."""
     if _CONTINUING.match(question) or _POINTS_AT.search(question):
@@ -117,12 +189,14 @@ def refers_back(question: str) -> bool:
 def retrieval_query(question: str, history: Sequence[Turn]) -> str:
     """The question, joined to the previous one only when it refers back to it; one that
     points at an item of the previous answer ("and what about the second one?") is asked
-    about that item (it was asked about the previous question's subject, the first item)."""
+    about that item (it was asked about the previous question's subject, the first item), and
+    its "it" or "that one" is the previous answer's subject when it named one clearly."""
     if history and refers_back(question):
         item = pointed_item(question, history[-1].answer)
         if item is not None:
             return f"{history[-1].question} {item}"
-        return f"{history[-1].question} {question}"
+        resolved = resolve_pointer(question, history[-1].answer)
+        return f"{history[-1].question} {resolved or question}"
     return question
 
 

@@ -172,7 +172,8 @@ def merge_hits(hits: Sequence[Hit]) -> list[Hit]:
 # our numbered sources: the model copies them, and they would then point at the wrong passage.
 # [1], [1, 2], [1-3]: the shape of a citation, ours or a document's; the group holds the numbers.
 CITATION = re.compile(r"\[(\d+(?:\s*[,;–-]\s*\d+)*)\]")
-_REFERENCE_MARK = re.compile(r"\s?" + CITATION.pattern)
+# With the space it leaves before a stop or a comma: "in 3 cases [5] ." reads "in 3 cases.".
+_REFERENCE_MARK = re.compile(r"\s?" + CITATION.pattern + r"(?:\s+(?=[.,;:)]))?")
 
 
 def clean(text: str) -> str:

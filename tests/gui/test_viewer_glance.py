@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import QRectF
 
 from desktop_rag.gui.models import SourcesModel
+from desktop_rag.gui.pageview import MAX_OPEN_ZOOM, READABLE_LINE_PX, main_block
 from desktop_rag.gui.viewer import SourcePane
 from desktop_rag.ingest.chunk import bundled_tokenizer, chunk_pages
 from desktop_rag.ingest.extract import extract
@@ -123,3 +124,73 @@ def test_the_passage_opens_whole_in_view_and_the_page_no_wider_than_the_pane(
             first,
             viewport,
         )
+
+
+@pytest.mark.parametrize("width", [360, 400, 440])
+def test_in_a_narrow_pane_the_passages_column_fills_it(qtbot, pane, width: int) -> None:
+    # In a pane too narrow to read a two-column paper's whole page, the page opened just wide
+    # enough for its lines to be 11 pixels high: at 440 pixels the passage's column took three
+    # quarters of the pane, its letters smaller than they need be, the rest of the pane the
+    # other column's edge. Now the passage's column fills the pane, its lines whole.
+    pane.resize(width, 800)
+    for path, page, which in ((COVID / "1548.pdf", 2, 3), (COVID / "1546.pdf", 1, 12)):
+        source = _source(path, page, which)
+        _show(qtbot, pane, source)
+        view = pane.pdf
+        assert view.marks is not None and view.marks.passage
+        viewport = QRectF(view.viewport().rect())
+        lines = [view.box_rect(page - 1, b) for b in main_block(view.marks.passage)]
+        shown = QRectF()
+        for line in lines:
+            shown = shown.united(line)
+        heights = sorted(r.height() for r in lines)
+        assert heights[len(heights) // 2] >= READABLE_LINE_PX - 0.5, (path.name, heights)
+        assert viewport.left() - 1 <= shown.left() and shown.right() <= viewport.right() + 1, (
+            path.name,
+            shown,
+            viewport,
+        )
+        if view.effective_zoom() < MAX_OPEN_ZOOM - 0.01:
+            assert shown.width() >= 0.9 * viewport.width(), (path.name, shown, viewport)
+
+
+@pytest.mark.parametrize(("width", "height"), [(440, 560), (640, 1000)], ids=["narrow", "wide"])
+def test_a_source_of_two_passages_is_marked_where_they_are_and_opens_at_the_quote(
+    qtbot, pane, width: int, height: int
+) -> None:
+    # Seen at 900 x 600: [1] of "Which viruses were the horses in Ireland tested for?" was two
+    # passages of page 2 of 1548.pdf joined with " … " (the foot of the left column and the
+    # middle of the right one). Everything from the first's start to the second's end was
+    # shaded, the whole right column, and the page opened at the longest run of it, with the
+    # sentence the answer quoted out of sight.
+    from desktop_rag.query.prompt import merge_hits
+    from desktop_rag.types import Hit
+
+    path = COVID / "1548.pdf"
+    pages = extract(str(path)).pages
+    chunks = [c for c in chunk_pages("d", str(path), pages, bundled_tokenizer()) if c.page == 2]
+    parts = (chunks[6], chunks[14])
+    hits = [Hit(c.chunk_id, "d", c.path, 2, c.start, c.end, c.text, 1.0, 0.5) for c in parts]
+    merged = merge_hits(hits)
+    assert len(merged) == 1 and " … " in merged[0].text
+    m = merged[0]
+    source = Source(1, m.path, 2, 1.0, m.text, m.start, m.end)
+    quote = (
+        "Ireland, the third European country with a significant horse industry where the "
+        "virus has been detected in horses with enteric disease."
+    )
+    assert quote in " ".join(source.text.split())
+    pane.resize(width, height)
+    _show(qtbot, pane, source, (quote,))
+    view = pane.pdf
+    marks = view.marks
+    assert marks is not None and marks.quotes and marks.passage
+    # Only the two passages are shaded.
+    own = [b for c in parts for b in span_boxes(c.path, 2, c.start, c.end, c.text)]
+    stray = [b for b in marks.passage if not any(_overlap(b, o) for o in own)]
+    assert not stray, (len(stray), len(marks.passage))
+    # The quoted sentence is in view.
+    viewport = QRectF(view.viewport().rect())
+    for box in marks.quotes:
+        rect = view.box_rect(1, box)
+        assert viewport.contains(rect.adjusted(1, 1, -1, -1)), (rect, viewport)

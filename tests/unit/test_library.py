@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from desktop_rag.config import Settings, default_library_dir
 from desktop_rag.conversations import Conversation, ConversationStore, title_for
 from desktop_rag.ingest.extract import extract
@@ -105,3 +107,44 @@ def test_titles_are_short():
     assert title_for("  a   b ") == "a b"
     long = title_for("word " * 40)
     assert len(long) <= 61 and long.endswith("…")
+
+
+# Issue 41, item 9: the welcome's questions from headings read as a person would ask them.
+@pytest.mark.parametrize(
+    ("heading", "question"),
+    [
+        ("Approved budget", "What should I know about the approved budget?"),
+        ("Travel rules", "What should I know about the travel rules?"),
+        ("2.3 Descaling the kettle", "What should I know about descaling the kettle?"),
+        (
+            "Equine coronavirus in Ireland",
+            "What should I know about the equine coronavirus in Ireland?",
+        ),
+        ("Results of Operations", "What should I know about Results of Operations?"),
+        ("COVID-19 vaccines", "What should I know about COVID-19 vaccines?"),
+        ("The approved budget", "What should I know about the approved budget?"),
+    ],
+)
+def test_a_heading_makes_a_question_a_person_would_ask(heading: str, question: str) -> None:
+    from desktop_rag.library import heading_question
+
+    assert heading_question(heading) == question
+
+
+@pytest.mark.parametrize(
+    "heading",
+    [
+        # Too long to read as a question's subject, or a headline with its own verb.
+        "Ulta Beauty Announces Fourth Quarter Fiscal 2022 Results",
+        # A line taken for a heading: cut mid-phrase, or a catalogue number.
+        "6 NU50CK000410 from the U.S. Centers for Disease",
+        "Samples collected from",
+        "detection of the virus in",
+        "Introduction",
+        "Table 3",
+    ],
+)
+def test_a_heading_that_makes_no_question_is_skipped(heading: str) -> None:
+    from desktop_rag.library import heading_question
+
+    assert heading_question(heading) is None

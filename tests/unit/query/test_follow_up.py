@@ -101,3 +101,76 @@ def test_an_answer_listing_items_one_a_line() -> None:
     answer = "Two viruses were found:\n- Human coronavirus OC43 [1]\n- Influenza A virus [2]"
     assert pointed_item("and the second one?", answer) == "Influenza A virus"
     assert pointed_item("Why?", answer) is None
+
+
+# Issue 41, item 9: "that one" and "it" stand for the previous answer's one clear subject, and
+# for nothing when it named several things (or none): the question is then left as it was.
+FOUND = Turn(
+    "Which virus was detected in the foals?",
+    "Equine coronavirus was detected in faeces samples from both foals and adult horses [1].",
+)
+BARE = Turn("Which virus was found in the foals?", "Equine coronavirus [1].")
+
+
+@pytest.mark.parametrize(
+    ("question", "resolved"),
+    [
+        ("How is it transmitted?", "How is equine coronavirus transmitted?"),
+        ("What are its symptoms?", "What are equine coronavirus symptoms?"),
+        ("Tell me more about that one", "Tell me more about equine coronavirus"),
+        ("and is this one found in adults too?", "and is equine coronavirus found in adults too?"),
+        ("What is it?", "What is equine coronavirus?"),
+    ],
+)
+def test_it_and_that_one_stand_for_the_previous_answers_subject(question, resolved) -> None:
+    from desktop_rag.query.follow_up import resolve_pointer
+
+    labelled = Turn(
+        "What is equine coronavirus?",
+        "Text: Equine coronavirus is a positive-stranded RNA virus [1].",  # a page's label
+    )
+    for turn in (FOUND, BARE, labelled):
+        assert resolve_pointer(question, turn.answer) == resolved, turn.answer
+        query = retrieval_query(question, [turn])
+        assert query == f"{turn.question} {resolved}", query
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # Several things named: which one "it" is cannot be told.
+        VIRUSES.answer,
+        "Horses were tested for equine coronavirus and equine rotavirus [1].",
+        "Equine coronavirus and equine rotavirus [1].",
+        "Two viruses were found:\n- Human coronavirus OC43 [1]\n- Influenza A virus [2]",
+        # No clear subject: a pronoun, a "there is", a refusal, a long sentence of its own.
+        "It was detected in faeces samples [1].",
+        "There was a significant horse industry in Ireland [1].",
+        "The documents do not seem to say.",
+        "Samples collected from horses in a riding school in the West of Ireland were "
+        "positive for the virus [1].",
+    ],
+)
+def test_it_is_left_alone_when_the_previous_answer_names_no_one_subject(answer) -> None:
+    from desktop_rag.query.follow_up import resolve_pointer
+
+    turn = Turn("Which viruses were the samples tested for?", answer)
+    assert resolve_pointer("How is it transmitted?", answer) is None
+    assert retrieval_query("How is it transmitted?", [turn]) == (
+        f"{turn.question} How is it transmitted?"
+    )
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Is it possible to vaccinate foals?",
+        "Is it true that adults are infected?",
+        "How long does it take to recover?",
+        "What do they have in common with it?",  # "they" points elsewhere too
+    ],
+)
+def test_it_that_points_at_nothing_is_left_alone(question) -> None:
+    from desktop_rag.query.follow_up import resolve_pointer
+
+    assert resolve_pointer(question, FOUND.answer) is None

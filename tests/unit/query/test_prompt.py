@@ -7,7 +7,10 @@ from desktop_rag.query.prompt import (
     COMPLETION_STOP,
     INSTRUCTIONS,
     build_prompt,
+    clean_lines,
+    clean_source,
     merge_hits,
+    number_sources,
     parse_citations,
 )
 from desktop_rag.types import Hit, Turn
@@ -118,6 +121,15 @@ def test_reference_marks_in_documents_do_not_look_like_our_citations() -> None:
         answer_tokens=64,
     )
     assert fitted.sources[0].text == "Shown before, and in too."
+
+
+def test_a_reference_mark_before_a_stop_leaves_no_space_before_it() -> None:
+    # Issue 41: a paper's "in 3 cases [5] ." read "in 3 cases ." once its mark was dropped.
+    text = "Seen in 3 cases [5] . Then in foals [6, 7] , and adults [8]."
+    expected = "Seen in 3 cases. Then in foals, and adults."
+    assert clean_source(text) == expected
+    assert clean_lines(text) == expected
+    assert number_sources([hit(text)])[0].text == expected
 
 
 def test_recent_turns_come_after_sources_without_their_old_citations() -> None:
