@@ -200,6 +200,22 @@ def retrieval_query(question: str, history: Sequence[Turn]) -> str:
     return question
 
 
+def answer_query(question: str, history: Sequence[Turn]) -> str:
+    """What the composed answer answers: the follow-up itself when its "it" could be resolved
+    ("Why is the octopus's blood blue?"), else what retrieval searched (`retrieval_query`: a
+    bare "Why?" needs the question before it). Joined to the previous question, the follow-up
+    was answered with the previous answer's sentences again."""
+    if history and refers_back(question):
+        resolved = (
+            None
+            if pointed_item(question, history[-1].answer) is not None
+            else resolve_pointer(question, history[-1].answer)
+        )
+        if resolved is not None:
+            return resolved
+    return retrieval_query(question, history)
+
+
 def matching(hits: Sequence[Hit], question: str) -> list[Hit]:
     """The hits that hold one of the question's own content words (all of them when it has
     none, as "Why?" has not)."""

@@ -99,3 +99,23 @@ def test_a_sentence_that_surely_answers_is_given_whatever_the_names(
     app.ingest.index([str(animal_pdfs)])
     _, _, shown, done = _ask(app, "How many hearts does the octopus at the Genoa Aquarium have?")
     assert not done.refused and "three hearts" in shown
+
+
+def test_a_follow_up_about_it_is_answered_about_it_not_the_question_before(
+    tmp_path: Path, animal_pdfs: Path
+) -> None:
+    """ "How many hearts pump it?" after an answer about octopus blood is searched with the
+    previous question, but its answer is what says how many hearts pump octopus blood, not
+    why it is blue again (the composed answer was chosen for both questions joined)."""
+    from desktop_rag.types import Turn
+
+    app = make_app(tmp_path, FakeLlm(), mode="composed", reranker=FakeReranker(default=0.5))
+    app.ingest.index([str(animal_pdfs)])
+    history = [
+        Turn("Why is octopus blood blue?", "Octopus blood is blue because it uses hemocyanin.")
+    ]
+    events = list(app.answer.ask("How many hearts pump it?", history))
+    done = events[-1]
+    assert isinstance(done, DoneEvent) and not done.refused
+    assert "hearts" in done.answer.split(".")[0], done.answer
+    assert "hemocyanin" not in done.answer, done.answer
