@@ -265,8 +265,8 @@ class AnswerService:
             return
 
         if self.answer_mode() == COMPOSED:
-            asked = follow_up.answer_query(question, history)
-            yield from self._composed(question, asked, hits, notice, t0, retrieval_ms)
+            answered = follow_up.answer_query(question, history)
+            yield from self._composed(question, answered, hits, notice, t0, retrieval_ms)
             return
 
         llm = self.llm
