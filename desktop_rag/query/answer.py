@@ -457,9 +457,10 @@ class AnswerService:
         sources = number_sources(self.whole_sentences(hits))
         yield SourcesEvent(sources, notice)
         composed = self.compose(query, sources)
-        if composed.text and composed.answerable is not None:
-            sure = composed.answerable >= self.named_answerable
-            missing = [] if sure else unmentioned.unmentioned(self.store, question)
+        if composed.answerable is not None and composed.answerable < self.named_answerable:
+            # Refused, or not sure enough: a name of the question no passage mentions is the
+            # reason, and the answer says so.
+            missing = unmentioned.unmentioned(self.store, question)
             if missing:
                 log.info(
                     "no passage mentions %s (best sentence %.2f)", missing, composed.answerable

@@ -87,6 +87,11 @@ def test_a_question_about_a_name_no_passage_mentions_is_refused_naming_it(
     assert shown == done.answer
     assert shown.startswith("Your documents don't seem to mention “Genoa Aquarium”.")
     assert sources and done.answerable == 0.5
+    # Below the plain threshold too, the name is what the answer says is missing.
+    app.answer.answerable = 0.6
+    *_, done = _ask(app, "How many hearts does the octopus at the Genoa Aquarium have?")
+    assert done.answer.startswith("Your documents don't seem to mention “Genoa Aquarium”.")
+    app.answer.answerable = 0.1
     # The same question without the name is answered from the same sentences.
     _, quotes, shown, done = _ask(app, "How many hearts does an octopus have?")
     assert not done.refused and "three hearts" in shown
