@@ -244,3 +244,17 @@ def test_a_rebuilt_personal_index_is_still_searched_beside_the_team(
     assert service.answer is not None
     sources = next(e for e in service.answer.ask(NOTICE) if isinstance(e, SourcesEvent))
     assert sources.sources[0].path.endswith("contract.pdf") and not sources.notice
+
+
+def test_a_name_only_the_team_library_mentions_is_mentioned(
+    team_library: Moto, tmp_path: Path
+) -> None:
+    """The answer's check for names no passage mentions (query/unmentioned.py) asks both
+    libraries: "hemocyanin" is only in the team's octopus pages, "tenancy" only in mine."""
+    app = personal_app(tmp_path)
+    assert not app.answer.store.mentions("hemocyanin")
+    team.attach(app, app.settings, URI)
+    store = app.answer.store
+    assert isinstance(store, team.BothStores)
+    assert store.mentions("hemocyanin") and store.mentions("tenancy")
+    assert not store.mentions("snowflake", 1)
