@@ -70,7 +70,7 @@ UNKNOWN_GATE_PASSAGES = 1000
 # manuals) is given only when its best sentence answers with at least this probability (the
 # cross-encoder's). Chosen on the tune halves of bench/answer_facts.py and bench/
 # unanswerable.py (docs/performance.md, "Names the documents never mention").
-NAMED_ANSWERABLE = 0.7
+NAMED_ANSWERABLE = 0.8
 # Counting how many passages hold a word stops here: beyond it, the word is common anyway.
 _DF_CAP = 2000
 # Words the full-text index drops (lancedb's English stop words, NLTK's list: they match
