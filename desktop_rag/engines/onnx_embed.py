@@ -6,7 +6,6 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,12 +37,13 @@ MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length, special tokens included
 
 StatusFn = Callable[[str], None]
 
-# Passages are embedded by single-threaded sessions side by side, one per core up to
-# MAX_STREAMS, rather than by one session whose threads meet after every operator: a
-# transformer this small is a string of short operators, and on two cores the two threads of
-# one session spent a fifth more CPU time per word piece than two sessions of one thread
-# (bench/embed_streams.py). More sessions cost memory (a copy of the weights and of the
-# activations each), so past MAX_STREAMS each session gets more threads instead.
+# Passages are embedded by single-threaded runs side by side, one per core up to MAX_STREAMS,
+# rather than by one run whose threads meet after every operator: a transformer this small is a
+# string of short operators, and on two cores the two threads of one run spent a fifth more CPU
+# time per word piece than two runs of one thread (bench/embed_streams.py). The runs share one
+# session: ONNX Runtime runs a session from several threads at once, and a session per stream
+# held the weights once per stream (70 MB each for the int8 export) for no speed (issue 45).
+# Each stream costs its activations, so past MAX_STREAMS each run gets more threads instead.
 MAX_STREAMS = 4
 # Texts per batch. Smaller batches spent less CPU per word piece, down to one text (32: a
 # quarter more): the attention scores of a batch of 32 chunks (32 x 12 heads x 150 x 150 floats,
@@ -89,10 +89,9 @@ class OnnxEmbedder:
         self._batch_size = batch_size
         self._model_id = model_id
         self._dim = dim
-        # Sessions that run batches side by side, `threads` each (see passage_streams).
+        # Runs of the one session side by side, `threads` each (see passage_streams).
         self.streams = streams
         self._session: Any = None
-        self._more: list[Any] = []
         self._tokenizer: Any = None
         self._inputs: frozenset[str] = frozenset()
         self._lock = threading.Lock()
@@ -116,16 +115,17 @@ class OnnxEmbedder:
             import onnxruntime as ort
             from tokenizers import Tokenizer
 
-            options = session_options(self._threads)
+            # Each run takes its caller's thread and threads - 1 of the pool: one pool for
+            # every stream, as big as theirs together.
+            pool = 1 + self.streams * (self._threads - 1) if self._threads > 1 else self._threads
+            options = session_options(pool)
 
             def create() -> Any:
                 return ort.InferenceSession(
                     str(self.model_file), options, providers=["CPUExecutionProvider"]
                 )
 
-            make = (lambda: _in_lowered_thread(create)) if self.background else create
-            session = make()
-            self._more = [make() for _ in range(self.streams - 1)]
+            session = _in_lowered_thread(create) if self.background else create()
             tok = Tokenizer.from_file(str(self._tokenizer_json))
             tok.no_padding()  # the bundled tokenizer.json pads every text to 128
             tok.enable_truncation(max_length=MAX_TOKENS)
@@ -139,16 +139,15 @@ class OnnxEmbedder:
         self.load()
         encodings = self._tokenizer.encode_batch(list(texts))
         lengths = [len(e.ids) for e in encodings]
-        more = [partial(self._run, session=s) for s in self._more]
+        more = [self._run] * (self.streams - 1)
         return embed_by_length(encodings, lengths, self._batch_size, self._run, self._dim, more)
 
     def embed_query(self, text: str) -> NDArray[np.float32]:
         return self.embed([text])[0]
 
-    def _run(self, encodings: list[Any], session: Any = None) -> NDArray[np.float32]:
+    def _run(self, encodings: list[Any]) -> NDArray[np.float32]:
         feed = padded_feed(encodings)
-        session = self._session if session is None else session
-        out = session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
+        out = self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
         return np.asarray(out, dtype=np.float32)
 
 

@@ -138,9 +138,10 @@ def _pools() -> None:
         # main thread lowers it for good): lower the pools further, or nothing tells them apart.
         priority.NICE = min(19, own + 5)
     low = max(own, priority.NICE)
-    # Eight threads: passages on four sessions of two threads (one pool thread each beside
-    # its caller), questions on one session of eight (seven pool threads), and any thread the
-    # runtime starts once per process, at its creator's priority.
+    # Eight threads: passages in four runs of two threads side by side on one session (a pool
+    # of four threads, one beside each run's caller), questions on one session of eight (seven
+    # pool threads), and any thread the runtime starts once per process, at its creator's
+    # priority.
     auto = default_embedder(Settings(embed_backend="auto", n_threads=8))
     before = _threads()
     auto.prepare()
@@ -148,7 +149,7 @@ def _pools() -> None:
     assert auto.backend == "onnx-int8" and auto.query_backend == "onnx-fp32"
     nice = sorted(os.getpriority(os.PRIO_PROCESS, t) for t in new)
     assert nice.count(low) == 4 and nice.count(own) >= 7, nice
-    # Two threads: passages on two sessions of one thread each, which start no pool threads
+    # Two threads: passages in two runs of one thread each, which start no pool threads
     # (they run on the indexing thread and one it starts: test_batching.py).
     two = default_embedder(Settings(embed_backend="auto", n_threads=2))
     two.prepare()
