@@ -266,6 +266,7 @@ class AutoEmbedder:
             lambda: SentenceTransformerEmbedder(model_dir, threads=threads)
         )
         self._sessions: dict[str, OnnxEmbedder] = {}
+        self._exports: dict[str, Path] = {}  # finished exports not loaded yet
         self._fallback: Embedder | None = None
         self._looked: set[str] = set()  # variants looked for in the cache
         self._lock = threading.Lock()
@@ -289,17 +290,20 @@ class AutoEmbedder:
         return self._name(self.query_variant)
 
     def _name(self, variant: str) -> str:
-        if variant in self._sessions:
+        if variant in self._sessions or variant in self._exports:
             return f"onnx-{variant}"
-        return next((f"onnx-{v}" for v in self._variants if v in self._sessions), "torch")
+        ready = (v for v in self._variants if v in self._sessions or v in self._exports)
+        return next((f"onnx-{v}" for v in ready), "torch")
 
     def prepare(self, on_status: StatusFn | None = None) -> str:
-        """Export (once) and load the fast models; fall back to PyTorch on any failure."""
+        """Export (once) the fast models and load the one for passages; fall back to PyTorch
+        on any failure. The one for questions loads on the first question: an index run asks
+        none, and its fp32 weights are 130 MB of the indexer's memory (issue 45)."""
         with self._lock:
             self._looked.update(self._variants)
             model_dir = self._model_dir or bundled_model_dir()
             for variant in self._variants:
-                if variant in self._sessions:
+                if variant in self._sessions or variant in self._exports:
                     continue
                 path = self._finished(variant, model_dir)
                 if path is None and self.cache is not None:
@@ -315,18 +319,37 @@ class AutoEmbedder:
                 if path is None:
                     log.warning("this installation has no %s export of the embedder", variant)
                     continue
-                self._load(variant, path, model_dir)
-            self._check_int8()
+                self._exports[variant] = path
+            self._load_passages(model_dir)
             return self.backend
 
-    def _check_int8(self) -> None:
-        """Embed passages in fp32 instead where int8 disagrees with it on this CPU."""
-        int8, fp32 = self._sessions.get("int8"), self._sessions.get("fp32")
-        if self.variant != "int8" or int8 is None or fp32 is None:
+    def _load_passages(self, model_dir: Path) -> None:
+        """Load the passages' export (the questions' one if that fails), then check int8."""
+        for variant in (self.variant, *self._variants):
+            if variant in self._sessions:
+                break
+            path = self._exports.pop(variant, None)
+            if path is not None and self._load(variant, path, model_dir):
+                break
+        self._check_int8(model_dir)
+
+    def _check_int8(self, model_dir: Path) -> None:
+        """Embed passages in fp32 instead where int8 disagrees with it on this CPU.
+
+        The verdict is kept per CPU and export; measuring it loads fp32 beside int8 for the
+        measurement only, unless it embeds questions already."""
+        int8 = self._sessions.get("int8")
+        if self.variant != "int8" or int8 is None or self.agreement is not None:
             return
         key = verdict_key(int8.model_file)
         agreement = self._verdicts.get(key) if self._verdicts is not None else None
+        fp32 = self._sessions.get("fp32")
         if agreement is None:
+            if fp32 is None:
+                path = self._exports.get("fp32") or self._finished("fp32", model_dir)
+                fp32 = self._make("fp32", path, model_dir) if path is not None else None
+            if fp32 is None:
+                return  # nothing to measure against: int8 as it is
             try:
                 agreement = measure(int8, fp32)
             except Exception as exc:  # a session that loads but cannot run: fp32 is the safe side
@@ -346,6 +369,11 @@ class AutoEmbedder:
         del self._sessions["int8"]
         self.variant = "fp32"
         self._variants = tuple(dict.fromkeys([self.variant, self.query_variant]))
+        if fp32 is not None:
+            self._sessions["fp32"] = fp32
+            self._exports.pop("fp32", None)
+        else:
+            self._load_passages(model_dir)
 
     def _finished(self, variant: str, model_dir: Path) -> Path | None:
         """A complete export: the prebuilt one, else one in the cache. Never exports."""
@@ -365,27 +393,35 @@ class AutoEmbedder:
         if session is not None:
             return session
         with self._lock:
-            if variant not in self._looked:  # loading a finished export is quick; exporting is not
-                model_dir = self._model_dir or bundled_model_dir()
-                # int8 passages need fp32 beside them to be checked before their first use.
-                for v in dict.fromkeys([variant, *(self._variants if variant == "int8" else ())]):
-                    if v in self._looked:
-                        continue
-                    self._looked.add(v)
-                    path = self._finished(v, model_dir)
-                    if path is not None:
-                        self._load(v, path, model_dir)
-                self._check_int8()
-                variant = self.variant if variant == "int8" else variant
+            model_dir = self._model_dir or bundled_model_dir()
+            # Loading a finished export is quick; exporting is not (only prepare() does).
+            if variant not in self._looked:
+                self._looked.add(variant)
+                path = self._finished(variant, model_dir)
+                if path is not None:
+                    self._exports[variant] = path
+            path = self._exports.pop(variant, None)
+            if path is not None:
+                self._load(variant, path, model_dir)
+            if variant == "int8":  # passages: checked before their first use
+                self._check_int8(model_dir)
+                variant = self.variant
+                if variant not in self._sessions:
+                    self._load_passages(model_dir)
             # The other export of the same model is the next best thing; PyTorch the last.
             for v in (variant, *self._variants):
                 if v in self._sessions:
+                    return self._sessions[v]
+            for v in self._variants:
+                path = self._exports.pop(v, None)
+                if path is not None and self._load(v, path, model_dir):
                     return self._sessions[v]
             if self._fallback is None:
                 self._fallback = self._fallback_factory()
             return self._fallback
 
-    def _load(self, variant: str, path: Path, model_dir: Path) -> None:
+    def _make(self, variant: str, path: Path, model_dir: Path) -> OnnxEmbedder | None:
+        """A loaded session of one export, or None (logged) where it cannot load."""
         passages = variant == self.variant
         streams, threads = passage_streams(self._threads) if passages else (1, self._threads)
         onnx = OnnxEmbedder(
@@ -396,14 +432,21 @@ class AutoEmbedder:
             # Only passages (index runs) on it: questions have their own session, at the
             # priority of the thread that answers. One session for both keeps it there.
             background=self._low_priority and passages and variant != self.query_variant,
-            # A question is one batch, so it only ever runs on the first session.
+            # A question is one batch, so it only ever runs on the first stream.
             streams=streams,
         )
         try:
             onnx.load()
         except Exception as exc:  # a damaged file or a missing runtime: keep working on torch
             log.warning("loading the exported embedder (%s) failed: %s", variant, exc)
-            return
+            return None
+        return onnx
+
+    def _load(self, variant: str, path: Path, model_dir: Path) -> bool:
+        onnx = self._make(variant, path, model_dir)
+        if onnx is None:
+            return False
         self._sessions[variant] = onnx
         self._fallback = None  # let PyTorch's model go once nothing needs it
         log.info("embedding with ONNX Runtime (%s) from %s", variant, path)
+        return True

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -17,7 +17,7 @@ from desktop_rag.engines.onnx_embed import OnnxEmbedder
 class CountingSession:
     """Stands in for onnxruntime.InferenceSession: counts sessions made and runs' threads."""
 
-    made: list[Any] = []
+    made: ClassVar[list[Any]] = []
 
     def __init__(self, path: str, options: Any, providers: list[str]) -> None:
         self.options = options
@@ -47,7 +47,9 @@ def sessions(monkeypatch):
 
 def _embedder(streams: int, threads: int = 1) -> OnnxEmbedder:
     tokenizer = bundled_model_dir() / "tokenizer.json"
-    return OnnxEmbedder(Path("model.onnx"), tokenizer, threads=threads, batch_size=2, streams=streams)
+    return OnnxEmbedder(
+        Path("model.onnx"), tokenizer, threads=threads, batch_size=2, streams=streams
+    )
 
 
 def test_streams_run_side_by_side_on_one_session(sessions):
