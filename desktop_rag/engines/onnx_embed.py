@@ -167,7 +167,38 @@ def session_options(threads: int) -> Any:
     # A memory pattern is planned and kept per input shape, and every batch has its own (its
     # count and longest text): kept patterns only pile up, never reused.
     options.enable_mem_pattern = False
+    if _shared_arena():
+        options.add_session_config_entry("session.use_env_allocators", "1")
     return options
+
+
+_arena_lock = threading.Lock()
+_arena: bool | None = None
+
+
+def _shared_arena() -> bool:
+    """One CPU memory arena for every session of the process, registered on first use.
+
+    An arena keeps the memory of the largest run it served, and each session had its own: the
+    passages', the questions' and the cross-encoder's each kept theirs (the cross-encoder's a
+    batch of 16 passages), 90-100 MB more in all than one arena they share (issue 45), at the
+    same speed. False where the runtime cannot register one: each session keeps its own."""
+    global _arena
+    with _arena_lock:
+        if _arena is None:
+            import onnxruntime as ort
+
+            try:
+                info = ort.OrtMemoryInfo(
+                    "Cpu", ort.OrtAllocatorType.ORT_ARENA_ALLOCATOR, 0, ort.OrtMemType.DEFAULT
+                )
+                # 0 and -1: the runtime's own limit, growth (doubling) and chunk sizes.
+                ort.create_and_register_allocator(info, ort.OrtArenaCfg(0, -1, -1, -1))
+                _arena = True
+            except Exception as exc:  # an older runtime: an arena per session, as before
+                log.info("no shared ONNX Runtime arena: %s", exc)
+                _arena = False
+        return _arena
 
 
 def padded_feed(encodings: Sequence[Any]) -> dict[str, NDArray[np.int64]]:
