@@ -10,8 +10,8 @@ Two ways to run the indexer:
 - `asked`: the app built as the command line builds it, then one question's models loaded the
   way the app loads them on a question (the fp32 questions' session through
   `embedder.embed_query`, the shipped cross-encoder through the retriever's reranker, scoring
-  one passage), then the same index run: the window's memory when a question was asked while
-  it indexes (the answer model apart).
+  twenty passages of a chunk's length), then the same index run: the window's memory when a
+  question was asked while it indexes (the answer model apart).
 The embedder's one-time export is done beforehand. The runs take turns in the order given.
 
 Usage: python -m bench.index_memory [--library financebench|small] [--files 5000]
@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import shutil
 import sys
 import tempfile
@@ -53,7 +54,11 @@ def child(paths: list[str]) -> int:
     reranker = app.retriever.reranker
     if reranker is None:
         raise SystemExit("the shipped reranker is missing: nothing to measure with it")
-    reranker.score("What was the company's revenue last year?", ["Revenue was $4.2 billion."])
+    # A question's re-ranking: its first twenty passages, chunks of about 128 word pieces.
+    rng = random.Random(0)
+    words = ["revenue", "net", "sales", "fiscal", "year", "increased", "operating", "income"]
+    passages = [" ".join(rng.choice(words) for _ in range(110)) for _ in range(20)]
+    reranker.score("What was the company's revenue last year?", passages)
     loaded_s = time.perf_counter() - t0
     report = app.index(paths)
     print(
