@@ -45,7 +45,9 @@ def child(paths: list[str]) -> int:
     """The `asked` run: load a question's models as the app does, then index; print JSON."""
     from desktop_rag.app import build_app
     from desktop_rag.config import Settings
+    from desktop_rag.infra import memory
 
+    memory.return_large_blocks()  # as the command line and the window do at start
     settings = Settings.load()
     settings.data_dir = ""  # the environment (DESKTOP_RAG_DATA_DIR) decides, as in the CLI
     app = build_app(settings)

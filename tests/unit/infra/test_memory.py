@@ -204,3 +204,14 @@ def test_freed_large_blocks_go_back_to_the_system() -> None:
 
     assert kept_mb("default") > 100  # what the reader kept of each page's OCR
     assert kept_mb("fixed") < 20
+
+
+def test_the_command_line_returns_freed_blocks(monkeypatch, tmp_path, capsys) -> None:
+    """The indexer's own heap kept 60-120 MB of freed batches and tables resident through a
+    run (glibc's rising threshold, as in the readers): the entry point fixes it first."""
+    from desktop_rag import cli
+
+    calls: list[int] = []
+    monkeypatch.setattr(memory, "return_large_blocks", lambda *a: calls.append(1) or True)
+    assert cli.main(["status", "--json", "--data-dir", str(tmp_path / "data")]) == 0
+    assert calls == [1]
