@@ -425,12 +425,14 @@ class AutoEmbedder:
             return session
         with self._lock:
             model_dir = self._model_dir or bundled_model_dir()
-            # Loading a finished export is quick; exporting is not (only prepare() does).
-            if variant not in self._looked:
-                self._looked.add(variant)
-                path = self._finished(variant, model_dir)
-                if path is not None:
-                    self._exports[variant] = path
+            # Loading a finished export is quick; exporting is not (only prepare() does). The
+            # other variant is looked for too, to stand in if this one will not load.
+            for v in dict.fromkeys([variant, *self._variants]):
+                if v not in self._looked:
+                    self._looked.add(v)
+                    path = self._finished(v, model_dir)
+                    if path is not None and v not in self._sessions:
+                        self._exports[v] = path
             path = self._exports.pop(variant, None)
             if path is not None:
                 self._load(variant, path, model_dir)

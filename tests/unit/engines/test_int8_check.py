@@ -163,3 +163,14 @@ def test_the_verdict_depends_on_the_cpu(tmp_path, monkeypatch):
     first = int8_check.verdict_key(model)
     monkeypatch.setattr(int8_check, "cpu_signature", lambda: "another cpu")
     assert int8_check.verdict_key(model) != first
+
+
+def test_passages_fall_back_to_the_fp32_export_when_int8_is_missing(tmp_path, exports):
+    auto = AutoEmbedder(
+        None,
+        model_dir=tmp_path,
+        prebuilt={"fp32": exports["fp32"]},
+        verdicts=VerdictCache(tmp_path / "verdicts.json"),
+    )
+    auto.embed(["passages before any prepare()"])
+    assert auto.backend == "onnx-fp32" and _held() == ["fp32"]
