@@ -150,6 +150,7 @@ def profile(files: list[Path]) -> dict[str, Any]:
     }
     embedder = default_embedder(Settings())
     embedder.prepare()  # type: ignore[attr-defined]
+    embedder.embed_query("loads the questions' session too")
     out["default_variant"] = embedder.backend  # type: ignore[attr-defined]
     mid = len(app_texts) // 2
     sample = app_texts[mid : mid + PROFILE_SAMPLE]

@@ -75,6 +75,7 @@ def main() -> None:
     pieces = sum(len(e.ids) for e in model_tokenizer().encode_batch(texts))
     auto = default_embedder(Settings())
     auto.prepare()  # type: ignore[attr-defined]
+    auto.embed_query("loads the questions' session too")
     model_file = auto._sessions[args.variant].model_file  # type: ignore[attr-defined]
     configs: dict[str, OnnxEmbedder] = {}
     for spec in args.configs.split(","):

@@ -100,6 +100,51 @@ FILES: tuple[tuple[str, str, str], ...] = (
     ),
 )
 
+# TeX Live package manuals with short pages full of code and markup (issue 45): 35 of the
+# texlive-latex-recommended-doc package's PDFs, every third of those of 2 to 300 pages in path
+# order (the ones in FILES, beamer's examples and logos left out), 1,025 pages.
+_TEXDOCS = tuple(
+    ("texlive-latex-recommended-doc", _TL + path, name)
+    for path, name in (
+        ("attachfile2/attachfile2.pdf", "tl-attachfile2.pdf"),
+        ("breqn/flexisym.pdf", "tl-flexisym.pdf"),
+        ("caption/caption-light.pdf", "tl-caption-light.pdf"),
+        ("caption/subcaption.pdf", "tl-subcaption.pdf"),
+        ("crop/crop.pdf", "tl-crop.pdf"),
+        ("euenc/euenc.pdf", "tl-euenc.pdf"),
+        ("everyshi/everyshi.pdf", "tl-everyshi.pdf"),
+        ("fancyref/fancyref.pdf", "tl-fancyref.pdf"),
+        ("float/float.pdf", "tl-float.pdf"),
+        ("fp/documentation.pdf", "tl-fp-documentation.pdf"),
+        ("l3experimental/l3benchmark/l3benchmark.pdf", "tl-l3benchmark.pdf"),
+        ("l3experimental/l3draw/l3draw.pdf", "tl-l3draw.pdf"),
+        ("l3experimental/l3sys-shell/l3sys-shell.pdf", "tl-l3sys-shell.pdf"),
+        ("l3experimental/xgalley/xgalley.pdf", "tl-xgalley.pdf"),
+        ("lineno/lineno.pdf", "tl-lineno.pdf"),
+        ("lineno/ulineno.pdf", "tl-ulineno.pdf"),
+        ("listings/lstdrvrs.pdf", "tl-lstdrvrs.pdf"),
+        ("mathtools/mhsetup.pdf", "tl-mhsetup.pdf"),
+        ("mdwtools/doafter.pdf", "tl-doafter.pdf"),
+        ("mdwtools/mdwmath.pdf", "tl-mdwmath.pdf"),
+        ("mdwtools/syntax.pdf", "tl-syntax.pdf"),
+        ("microtype/microtype-code.pdf", "tl-microtype-code.pdf"),
+        ("ms/multitoc.pdf", "tl-multitoc.pdf"),
+        ("ntgclass/artdoc.pdf", "tl-artdoc.pdf"),
+        ("ntgclass/briefdoc.pdf", "tl-briefdoc.pdf"),
+        ("ntgclass/rapdoc.pdf", "tl-rapdoc.pdf"),
+        ("pdfcolfoot/pdfcolfoot.pdf", "tl-pdfcolfoot.pdf"),
+        ("pdfmanagement-testphase/l3backend-testphase.pdf", "tl-l3backend-testphase.pdf"),
+        ("pdfmanagement-testphase/l3pdffield-action.pdf", "tl-l3pdffield-action.pdf"),
+        ("pdfmanagement-testphase/l3pdffield-pushbutton.pdf", "tl-l3pdffield-pushbutton.pdf"),
+        ("pdfmanagement-testphase/l3pdffield.pdf", "tl-l3pdffield.pdf"),
+        ("pdfmanagement-testphase/l3pdfmeta.pdf", "tl-l3pdfmeta.pdf"),
+        ("pdfmanagement-testphase/ltdocinit.pdf", "tl-ltdocinit.pdf"),
+        ("pdfmanagement-testphase/pdfmanagement-testphase.pdf", "tl-pdfmanagement-testphase.pdf"),
+        ("polyglossia/example-arabic.pdf", "tl-example-arabic.pdf"),
+    )
+)
+FILES += _TEXDOCS
+
 # The ingestion benchmark's dense set: the R manuals (texinfo) and the LaTeX guides, 811 pages.
 SPEED = (
     "R-admin.pdf",
@@ -115,7 +160,11 @@ SPEED = (
     "cfgguide.pdf",
     "amsldoc.pdf",
 )
-SETS = {"all": tuple(name for _, _, name in FILES), "speed": SPEED}
+SETS = {
+    "all": tuple(name for _, _, name in FILES if not name.startswith("tl-")),
+    "speed": SPEED,
+    "texdocs": tuple(name for _, _, name in _TEXDOCS),
+}
 
 
 def _sha256(path: Path) -> str:

@@ -84,6 +84,8 @@ def run_measured(cmd: list[str], env: dict[str, str], stdin: str = "") -> dict[s
     result["wall_s"] = round(wall, 2)
     result["cpu_s"] = round(cpu, 2)
     result["peak_rss_mb"] = rss.peak_mb
+    # Which processes made the peak (the indexer, its readers), each with its RSS.
+    result["at_peak_rss"] = rss.at_peak_rss
     return result
 
 

@@ -146,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
 
     embedder = default_embedder(Settings())
     embedder.prepare()  # type: ignore[attr-defined]
+    embedder.embed_query("loads the questions' session too")
     model_dir = bundled_model_dir()
     ids = rng.integers(1000, 29000, size=(APP_BATCH, SEQ), dtype=np.int64)
     ids[:, 0], ids[:, -1] = 101, 102

@@ -948,9 +948,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             else os.path.abspath(os.path.expanduser(args.data_dir))
         )
 
-    from desktop_rag.infra import logs
+    from desktop_rag.infra import logs, memory
 
     logs.setup(verbose=args.verbose)
+    memory.return_large_blocks()  # freed batches and tables leave the indexer (issue 45)
     if args.command is None:
         from desktop_rag.gui.main import main as open_window
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import logging
+import math
 import threading
 import traceback
 from dataclasses import dataclass
@@ -117,14 +118,29 @@ def models_dir() -> Path:
     return Path(spec.origin).parent / "models"
 
 
+# Text is found on the page at no more than this many pixels; the lines found are read at the
+# full resolution. The detector's memory grows with the pixels it sees, about 180 MB a
+# megapixel: a letter page at 200 dpi (3.7 MP) took the reader from 0.13 to 0.87 GB, beside
+# the indexer (issue 45).
+DETECT_PIXELS = 2_000_000
+
+
+def detect_limit(height: int, width: int, pixels: int = DETECT_PIXELS) -> int:
+    """The longer side to find text at on a height x width image, within `pixels`."""
+    longer = max(height, width)
+    scale = min(1.0, math.sqrt(pixels / max(height * width, 1)))
+    return max(32, int(longer * scale))
+
+
 class RapidOcr:
     """PP-OCRv4 through ONNX Runtime; the models load on first use, once per process."""
 
     name = "rapidocr"
 
-    def __init__(self, threads: int = 1) -> None:
+    def __init__(self, threads: int = 1, detect_pixels: int = DETECT_PIXELS) -> None:
         # One thread: the reader process runs beside the embedder on few cores.
         self.threads = max(1, threads)
+        self.detect_pixels = detect_pixels  # 0: find text at the image's own resolution
         self._engine: Any = None
         self._lock = threading.Lock()
 
@@ -134,11 +150,14 @@ class RapidOcr:
                 from rapidocr_onnxruntime import RapidOCR
 
                 # Its own config.yaml names the models beside it, inside the wheel.
-                self._engine = RapidOCR(
+                engine = RapidOCR(
                     max_side_len=MAX_SIDE,
                     intra_op_num_threads=self.threads,
                     inter_op_num_threads=1,
                 )
+                if self.detect_pixels:
+                    _limit_detection(engine.text_det, self.detect_pixels)
+                self._engine = engine
             return self._engine
 
     def read(self, image: NDArray[np.uint8]) -> list[OcrLine]:
@@ -163,6 +182,28 @@ class RapidOcr:
             line = OcrLine(text, score, (min(xs), min(ys), max(xs), max(ys)), chars)
             lines.extend(split_line(line))
         return lines
+
+
+def _limit_detection(detector: Any, pixels: int) -> None:
+    """Make RapidOCR's text detector shrink images to `pixels` before finding text on them.
+    Its own choice of size (limit_type 'min': never shrink; 'max': a fixed 2000 pixels)
+    ignores the area; its post-processing maps the boxes back to the full image."""
+
+    def preprocess_for(longer: int) -> Any:
+        return _AreaPreProcess(pixels, detector.mean, detector.std)
+
+    detector.get_preprocess = preprocess_for
+
+
+class _AreaPreProcess:
+    def __init__(self, pixels: int, mean: Any, std: Any) -> None:
+        self.pixels, self.mean, self.std = pixels, mean, std
+
+    def __call__(self, image: NDArray[np.uint8]) -> Any:
+        from rapidocr_onnxruntime.ch_ppocr_det.utils import DetPreProcess
+
+        limit = detect_limit(image.shape[0], image.shape[1], self.pixels)
+        return DetPreProcess(limit, "max", self.mean, self.std)(image)
 
 
 # The recogniser drops many spaces of Latin text (it is trained mostly on Chinese, written

@@ -6,7 +6,6 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,12 +37,13 @@ MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length, special tokens included
 
 StatusFn = Callable[[str], None]
 
-# Passages are embedded by single-threaded sessions side by side, one per core up to
-# MAX_STREAMS, rather than by one session whose threads meet after every operator: a
-# transformer this small is a string of short operators, and on two cores the two threads of
-# one session spent a fifth more CPU time per word piece than two sessions of one thread
-# (bench/embed_streams.py). More sessions cost memory (a copy of the weights and of the
-# activations each), so past MAX_STREAMS each session gets more threads instead.
+# Passages are embedded by single-threaded runs side by side, one per core up to MAX_STREAMS,
+# rather than by one run whose threads meet after every operator: a transformer this small is a
+# string of short operators, and on two cores the two threads of one run spent a fifth more CPU
+# time per word piece than two runs of one thread (bench/embed_streams.py). The runs share one
+# session: ONNX Runtime runs a session from several threads at once, and a session per stream
+# held the weights once per stream (70 MB each for the int8 export) for no speed (issue 45).
+# Each stream costs its activations, so past MAX_STREAMS each run gets more threads instead.
 MAX_STREAMS = 4
 # Texts per batch. Smaller batches spent less CPU per word piece, down to one text (32: a
 # quarter more): the attention scores of a batch of 32 chunks (32 x 12 heads x 150 x 150 floats,
@@ -89,10 +89,9 @@ class OnnxEmbedder:
         self._batch_size = batch_size
         self._model_id = model_id
         self._dim = dim
-        # Sessions that run batches side by side, `threads` each (see passage_streams).
+        # Runs of the one session side by side, `threads` each (see passage_streams).
         self.streams = streams
         self._session: Any = None
-        self._more: list[Any] = []
         self._tokenizer: Any = None
         self._inputs: frozenset[str] = frozenset()
         self._lock = threading.Lock()
@@ -116,16 +115,17 @@ class OnnxEmbedder:
             import onnxruntime as ort
             from tokenizers import Tokenizer
 
-            options = session_options(self._threads)
+            # Each run takes its caller's thread and threads - 1 of the pool: one pool for
+            # every stream, as big as theirs together.
+            pool = 1 + self.streams * (self._threads - 1) if self._threads > 1 else self._threads
+            options = session_options(pool)
 
             def create() -> Any:
                 return ort.InferenceSession(
                     str(self.model_file), options, providers=["CPUExecutionProvider"]
                 )
 
-            make = (lambda: _in_lowered_thread(create)) if self.background else create
-            session = make()
-            self._more = [make() for _ in range(self.streams - 1)]
+            session = _in_lowered_thread(create) if self.background else create()
             tok = Tokenizer.from_file(str(self._tokenizer_json))
             tok.no_padding()  # the bundled tokenizer.json pads every text to 128
             tok.enable_truncation(max_length=MAX_TOKENS)
@@ -139,16 +139,15 @@ class OnnxEmbedder:
         self.load()
         encodings = self._tokenizer.encode_batch(list(texts))
         lengths = [len(e.ids) for e in encodings]
-        more = [partial(self._run, session=s) for s in self._more]
+        more = [self._run] * (self.streams - 1)
         return embed_by_length(encodings, lengths, self._batch_size, self._run, self._dim, more)
 
     def embed_query(self, text: str) -> NDArray[np.float32]:
         return self.embed([text])[0]
 
-    def _run(self, encodings: list[Any], session: Any = None) -> NDArray[np.float32]:
+    def _run(self, encodings: list[Any]) -> NDArray[np.float32]:
         feed = padded_feed(encodings)
-        session = self._session if session is None else session
-        out = session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
+        out = self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
         return np.asarray(out, dtype=np.float32)
 
 
@@ -168,7 +167,38 @@ def session_options(threads: int) -> Any:
     # A memory pattern is planned and kept per input shape, and every batch has its own (its
     # count and longest text): kept patterns only pile up, never reused.
     options.enable_mem_pattern = False
+    if _shared_arena():
+        options.add_session_config_entry("session.use_env_allocators", "1")
     return options
+
+
+_arena_lock = threading.Lock()
+_arena: bool | None = None
+
+
+def _shared_arena() -> bool:
+    """One CPU memory arena for every session of the process, registered on first use.
+
+    An arena keeps the memory of the largest run it served, and each session had its own: the
+    passages', the questions' and the cross-encoder's each kept theirs (the cross-encoder's a
+    batch of 16 passages), 90-100 MB more in all than one arena they share (issue 45), at the
+    same speed. False where the runtime cannot register one: each session keeps its own."""
+    global _arena
+    with _arena_lock:
+        if _arena is None:
+            import onnxruntime as ort
+
+            try:
+                info = ort.OrtMemoryInfo(
+                    "Cpu", ort.OrtAllocatorType.ORT_ARENA_ALLOCATOR, 0, ort.OrtMemType.DEFAULT
+                )
+                # 0 and -1: the runtime's own limit, growth (doubling) and chunk sizes.
+                ort.create_and_register_allocator(info, ort.OrtArenaCfg(0, -1, -1, -1))
+                _arena = True
+            except Exception as exc:  # an older runtime: an arena per session, as before
+                log.info("no shared ONNX Runtime arena: %s", exc)
+                _arena = False
+        return _arena
 
 
 def padded_feed(encodings: Sequence[Any]) -> dict[str, NDArray[np.int64]]:
@@ -267,6 +297,7 @@ class AutoEmbedder:
             lambda: SentenceTransformerEmbedder(model_dir, threads=threads)
         )
         self._sessions: dict[str, OnnxEmbedder] = {}
+        self._exports: dict[str, Path] = {}  # finished exports not loaded yet
         self._fallback: Embedder | None = None
         self._looked: set[str] = set()  # variants looked for in the cache
         self._lock = threading.Lock()
@@ -290,17 +321,20 @@ class AutoEmbedder:
         return self._name(self.query_variant)
 
     def _name(self, variant: str) -> str:
-        if variant in self._sessions:
+        if variant in self._sessions or variant in self._exports:
             return f"onnx-{variant}"
-        return next((f"onnx-{v}" for v in self._variants if v in self._sessions), "torch")
+        ready = (v for v in self._variants if v in self._sessions or v in self._exports)
+        return next((f"onnx-{v}" for v in ready), "torch")
 
     def prepare(self, on_status: StatusFn | None = None) -> str:
-        """Export (once) and load the fast models; fall back to PyTorch on any failure."""
+        """Export (once) the fast models and load the one for passages; fall back to PyTorch
+        on any failure. The one for questions loads on the first question: an index run asks
+        none, and its fp32 weights are 130 MB of the indexer's memory (issue 45)."""
         with self._lock:
             self._looked.update(self._variants)
             model_dir = self._model_dir or bundled_model_dir()
             for variant in self._variants:
-                if variant in self._sessions:
+                if variant in self._sessions or variant in self._exports:
                     continue
                 path = self._finished(variant, model_dir)
                 if path is None and self.cache is not None:
@@ -316,18 +350,37 @@ class AutoEmbedder:
                 if path is None:
                     log.warning("this installation has no %s export of the embedder", variant)
                     continue
-                self._load(variant, path, model_dir)
-            self._check_int8()
+                self._exports[variant] = path
+            self._load_passages(model_dir)
             return self.backend
 
-    def _check_int8(self) -> None:
-        """Embed passages in fp32 instead where int8 disagrees with it on this CPU."""
-        int8, fp32 = self._sessions.get("int8"), self._sessions.get("fp32")
-        if self.variant != "int8" or int8 is None or fp32 is None:
+    def _load_passages(self, model_dir: Path) -> None:
+        """Load the passages' export (the questions' one if that fails), then check int8."""
+        for variant in (self.variant, *self._variants):
+            if variant in self._sessions:
+                break
+            path = self._exports.pop(variant, None)
+            if path is not None and self._load(variant, path, model_dir):
+                break
+        self._check_int8(model_dir)
+
+    def _check_int8(self, model_dir: Path) -> None:
+        """Embed passages in fp32 instead where int8 disagrees with it on this CPU.
+
+        The verdict is kept per CPU and export; measuring it loads fp32 beside int8 for the
+        measurement only, unless it embeds questions already."""
+        int8 = self._sessions.get("int8")
+        if self.variant != "int8" or int8 is None or self.agreement is not None:
             return
         key = verdict_key(int8.model_file)
         agreement = self._verdicts.get(key) if self._verdicts is not None else None
+        fp32 = self._sessions.get("fp32")
         if agreement is None:
+            if fp32 is None:
+                path = self._exports.get("fp32") or self._finished("fp32", model_dir)
+                fp32 = self._make("fp32", path, model_dir) if path is not None else None
+            if fp32 is None:
+                return  # nothing to measure against: int8 as it is
             try:
                 agreement = measure(int8, fp32)
             except Exception as exc:  # a session that loads but cannot run: fp32 is the safe side
@@ -347,6 +400,11 @@ class AutoEmbedder:
         del self._sessions["int8"]
         self.variant = "fp32"
         self._variants = tuple(dict.fromkeys([self.variant, self.query_variant]))
+        if fp32 is not None:
+            self._sessions["fp32"] = fp32
+            self._exports.pop("fp32", None)
+        else:
+            self._load_passages(model_dir)
 
     def _finished(self, variant: str, model_dir: Path) -> Path | None:
         """A complete export: the prebuilt one, else one in the cache. Never exports."""
@@ -366,27 +424,37 @@ class AutoEmbedder:
         if session is not None:
             return session
         with self._lock:
-            if variant not in self._looked:  # loading a finished export is quick; exporting is not
-                model_dir = self._model_dir or bundled_model_dir()
-                # int8 passages need fp32 beside them to be checked before their first use.
-                for v in dict.fromkeys([variant, *(self._variants if variant == "int8" else ())]):
-                    if v in self._looked:
-                        continue
+            model_dir = self._model_dir or bundled_model_dir()
+            # Loading a finished export is quick; exporting is not (only prepare() does). The
+            # other variant is looked for too, to stand in if this one will not load.
+            for v in dict.fromkeys([variant, *self._variants]):
+                if v not in self._looked:
                     self._looked.add(v)
                     path = self._finished(v, model_dir)
-                    if path is not None:
-                        self._load(v, path, model_dir)
-                self._check_int8()
-                variant = self.variant if variant == "int8" else variant
+                    if path is not None and v not in self._sessions:
+                        self._exports[v] = path
+            path = self._exports.pop(variant, None)
+            if path is not None:
+                self._load(variant, path, model_dir)
+            if variant == "int8":  # passages: checked before their first use
+                self._check_int8(model_dir)
+                variant = self.variant
+                if variant not in self._sessions:
+                    self._load_passages(model_dir)
             # The other export of the same model is the next best thing; PyTorch the last.
             for v in (variant, *self._variants):
                 if v in self._sessions:
+                    return self._sessions[v]
+            for v in self._variants:
+                path = self._exports.pop(v, None)
+                if path is not None and self._load(v, path, model_dir):
                     return self._sessions[v]
             if self._fallback is None:
                 self._fallback = self._fallback_factory()
             return self._fallback
 
-    def _load(self, variant: str, path: Path, model_dir: Path) -> None:
+    def _make(self, variant: str, path: Path, model_dir: Path) -> OnnxEmbedder | None:
+        """A loaded session of one export, or None (logged) where it cannot load."""
         passages = variant == self.variant
         streams, threads = passage_streams(self._threads) if passages else (1, self._threads)
         onnx = OnnxEmbedder(
@@ -397,14 +465,21 @@ class AutoEmbedder:
             # Only passages (index runs) on it: questions have their own session, at the
             # priority of the thread that answers. One session for both keeps it there.
             background=self._low_priority and passages and variant != self.query_variant,
-            # A question is one batch, so it only ever runs on the first session.
+            # A question is one batch, so it only ever runs on the first stream.
             streams=streams,
         )
         try:
             onnx.load()
         except Exception as exc:  # a damaged file or a missing runtime: keep working on torch
             log.warning("loading the exported embedder (%s) failed: %s", variant, exc)
-            return
+            return None
+        return onnx
+
+    def _load(self, variant: str, path: Path, model_dir: Path) -> bool:
+        onnx = self._make(variant, path, model_dir)
+        if onnx is None:
+            return False
         self._sessions[variant] = onnx
         self._fallback = None  # let PyTorch's model go once nothing needs it
         log.info("embedding with ONNX Runtime (%s) from %s", variant, path)
+        return True

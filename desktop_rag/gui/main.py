@@ -74,9 +74,10 @@ class SignalRelay(QObject):
 
 def main(argv: Sequence[str] | None = None) -> NoReturn:
     """Run the window until it is closed, then end the process (see the end)."""
-    from desktop_rag.infra import display, logs
+    from desktop_rag.infra import display, logs, memory
 
     logs.setup()
+    memory.return_large_blocks()  # freed batches and tables leave the window (issue 45)
     problem = display.check()
     if problem:  # Qt would abort the process with a hint that names the wrong package
         log.info("%s", problem)  # the log file; the user reads it on the terminal

@@ -85,6 +85,26 @@ class ExtendedLimits(ctypes.Structure):
 _job: Any = None  # the reader's Job Object handle, kept open for the life of the process
 
 
+# glibc's mallopt: blocks this large and larger get pages of their own, handed back to the
+# system when freed. glibc's default threshold rises (to 32 MB) each time such a block is
+# freed, after which blocks of that size come from the heap and stay resident once freed: the
+# OCR engine's arrays of a page (hundreds of MB) then stayed in the reader until the next page.
+M_MMAP_THRESHOLD = -3
+MMAP_THRESHOLD = 256 * 1024
+
+
+def return_large_blocks(threshold: int = MMAP_THRESHOLD) -> bool:
+    """Make freed blocks of `threshold` bytes and more go back to the system at once (glibc;
+    False elsewhere: other allocators, Windows' and macOS', do not keep such a heap)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        return bool(libc.mallopt(M_MMAP_THRESHOLD, threshold))
+    except (OSError, AttributeError):  # not glibc (musl)
+        return False
+
+
 def means(platform: str | None = None) -> str:
     """How this platform limits a process's memory: rlimit (Linux and other POSIX systems
     that enforce it), job (Windows), watchdog (macOS, which does not enforce RLIMIT_AS)."""

@@ -67,7 +67,7 @@ log = logging.getLogger(__name__)
 EMBED_BATCH = 256  # chunks per embed call: progress and cancel are checked between calls
 # Small files are embedded together, this many chunks (or GROUP_SECONDS) at a time: a file of
 # one to three pages has about five chunks, and an embed call per file paid a thread start
-# and left one of the two sessions idle for most of its batches (issue 32: 11% more CPU per
+# and left one of the two passage streams idle for most of its batches (issue 32: 11% more CPU per
 # file on 1,500 small files). A file is committed, and said indexed, only after its group.
 GROUP_CHUNKS = 32
 GROUP_SECONDS = 1.0

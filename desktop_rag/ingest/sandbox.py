@@ -127,6 +127,7 @@ def _init_reader(
     if low_priority:
         priority.lower_process()
     memory.limit(memory_mb)  # RLIMIT_AS, a Job Object on Windows, a watchdog on macOS
+    memory.return_large_blocks()  # a page's OCR arrays leave with the page
     logging.disable(logging.WARNING)  # pypdf chatters about every odd font
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from desktop_rag.app import build_app, default_embedder
 from desktop_rag.config import Settings
-from desktop_rag.engines.embed import SentenceTransformerEmbedder
+from desktop_rag.engines.embed import SentenceTransformerEmbedder, warm_up
 from desktop_rag.engines.onnx_embed import AutoEmbedder
 from desktop_rag.engines.onnx_export import ExportCache, export_onnx
 from desktop_rag.infra import priority
@@ -138,20 +138,21 @@ def _pools() -> None:
         # main thread lowers it for good): lower the pools further, or nothing tells them apart.
         priority.NICE = min(19, own + 5)
     low = max(own, priority.NICE)
-    # Eight threads: passages on four sessions of two threads (one pool thread each beside
-    # its caller), questions on one session of eight (seven pool threads), and any thread the
-    # runtime starts once per process, at its creator's priority.
+    # Eight threads: passages in four runs of two threads side by side on one session (a pool
+    # of four threads, one beside each run's caller), questions on one session of eight (seven
+    # pool threads), and any thread the runtime starts once per process, at its creator's
+    # priority.
     auto = default_embedder(Settings(embed_backend="auto", n_threads=8))
     before = _threads()
-    auto.prepare()
+    warm_up(auto)  # as the window does: passages' session, then questions' on a question
     new = _threads() - before
     assert auto.backend == "onnx-int8" and auto.query_backend == "onnx-fp32"
     nice = sorted(os.getpriority(os.PRIO_PROCESS, t) for t in new)
     assert nice.count(low) == 4 and nice.count(own) >= 7, nice
-    # Two threads: passages on two sessions of one thread each, which start no pool threads
+    # Two threads: passages in two runs of one thread each, which start no pool threads
     # (they run on the indexing thread and one it starts: test_batching.py).
     two = default_embedder(Settings(embed_backend="auto", n_threads=2))
-    two.prepare()
+    warm_up(two)
     sessions = two._sessions
     assert (sessions["int8"].streams, sessions["fp32"].streams) == (2, 1)
     # A session that serves questions keeps its creator's priority, whatever does passages.
@@ -183,6 +184,7 @@ def test_7_bit_export_holds_no_weight_that_can_saturate_and_stays_close_to_fp32(
     monkeypatch.setenv(cpu.WEIGHT_BITS_ENV, "7")
     auto = AutoEmbedder(ExportCache(tmp_path / "cache"), exporter=export_onnx)
     auto.prepare()
+    auto.embed_query("loads the fp32 session")
     int8 = auto._sessions["int8"]
     manifest = (int8.model_file.parent / "manifest.json").read_text()
     assert '"weight_bits": 7' in manifest

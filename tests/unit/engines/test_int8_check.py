@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
 from pathlib import Path
 from typing import ClassVar
 
@@ -19,11 +21,13 @@ class FakeSession:
 
     noise: ClassVar[dict[str, float]] = {"int8": 0.0, "fp32": 0.0}
     calls: ClassVar[dict[str, int]] = {"int8": 0, "fp32": 0}
+    alive: ClassVar[weakref.WeakSet[FakeSession]] = weakref.WeakSet()  # sessions still held
 
     def __init__(self, model_file: Path, tokenizer_json: Path, **kwargs: object) -> None:
         self.model_file = Path(model_file)
         self.variant = self.model_file.parent.name
         self._ref = HashEmbedder(dim=384)
+        FakeSession.alive.add(self)
 
     def load(self) -> None:
         pass
@@ -44,6 +48,7 @@ def exports(tmp_path, monkeypatch):
     """Prebuilt int8 and fp32 'exports' and the fake session in place of ONNX Runtime."""
     monkeypatch.setattr(onnx_embed, "OnnxEmbedder", FakeSession)
     FakeSession.calls = {"int8": 0, "fp32": 0}
+    FakeSession.alive = weakref.WeakSet()
     files = {}
     for variant in ("int8", "fp32"):
         folder = tmp_path / variant
@@ -72,6 +77,40 @@ def test_int8_that_agrees_embeds_passages_and_the_verdict_is_kept(tmp_path, expo
     again = _auto(tmp_path, exports)
     assert again.prepare() == "onnx-int8"
     assert FakeSession.calls == measured  # the kept verdict: nothing embedded to decide again
+
+
+def _held() -> list[str]:
+    gc.collect()
+    return sorted(s.variant for s in FakeSession.alive)
+
+
+def test_an_index_run_holds_no_question_session(tmp_path, exports):
+    """Indexing embeds passages only: the fp32 session for questions (130 MB) is loaded for the
+    first int8 check and let go after it, and loaded again by the first question (issue 45)."""
+    FakeSession.noise = {"int8": 0.002, "fp32": 0.0}
+    first = _auto(tmp_path, exports)
+    assert first.prepare() == "onnx-int8"  # measured against fp32 here
+    assert first.agreement is not None and first.agreement.ok
+    assert _held() == ["int8"]
+    del first
+    measured = FakeSession.calls["fp32"]
+    auto = _auto(tmp_path, exports)
+    assert auto.prepare() == "onnx-int8"  # the kept verdict: fp32 not even loaded
+    assert _held() == ["int8"] and FakeSession.calls["fp32"] == measured
+    assert auto.query_backend == "onnx-fp32"  # what will embed questions
+    auto.embed(["a passage"])
+    assert _held() == ["int8"]
+    before = FakeSession.calls["fp32"]
+    auto.embed_query("a question")
+    assert FakeSession.calls["fp32"] == before + 1 and _held() == ["fp32", "int8"]
+
+
+def test_without_a_kept_verdict_embedding_checks_int8_first(tmp_path, exports):
+    FakeSession.noise = {"int8": 0.002, "fp32": 0.0}
+    auto = _auto(tmp_path, exports)
+    auto.embed(["passages before any prepare()"])
+    assert auto.agreement is not None and auto.agreement.ok
+    assert auto.backend == "onnx-int8" and _held() == ["int8"]
 
 
 def test_int8_that_drifts_falls_back_to_fp32_for_passages(tmp_path, exports):
@@ -124,3 +163,14 @@ def test_the_verdict_depends_on_the_cpu(tmp_path, monkeypatch):
     first = int8_check.verdict_key(model)
     monkeypatch.setattr(int8_check, "cpu_signature", lambda: "another cpu")
     assert int8_check.verdict_key(model) != first
+
+
+def test_passages_fall_back_to_the_fp32_export_when_int8_is_missing(tmp_path, exports):
+    auto = AutoEmbedder(
+        None,
+        model_dir=tmp_path,
+        prebuilt={"fp32": exports["fp32"]},
+        verdicts=VerdictCache(tmp_path / "verdicts.json"),
+    )
+    auto.embed(["passages before any prepare()"])
+    assert auto.backend == "onnx-fp32" and _held() == ["fp32"]

@@ -372,3 +372,14 @@ def test_the_adapter_reports_onnx_runtimes_own_error() -> None:
         engine.read(np.zeros((10, 10, 3), dtype=np.uint8))
     assert caught.value.out_of_memory
     assert str(caught.value) == "the OCR engine ran out of memory (std::bad_alloc)"
+
+
+def test_text_is_found_on_at_most_the_detection_budget() -> None:
+    from desktop_rag.engines.ocr import DETECT_PIXELS, detect_limit
+
+    letter = (2200, 1700)  # 8.5 x 11 in at 200 dpi: 3.7 MP
+    longer = detect_limit(*letter)
+    assert longer < 2200
+    assert longer * (longer * 1700 / 2200) <= DETECT_PIXELS
+    assert detect_limit(600, 800) == 800  # small images are not enlarged
+    assert detect_limit(*letter, pixels=0) == 32
