@@ -20,23 +20,8 @@ import re
 from typing import Protocol
 
 # Capitalised words that are not names of something a document would mention.
-_NOT_NAMES = frozenset(
-    [
-        "i",
-        "i'm",
-        "i've",
-        "i'd",
-        "i'll",
-        "ok",
-        "okay",
-        "hi",
-        "hello",
-        "please",
-        "thanks",
-        "yes",
-        "no",
-    ]
-)
+_NOT_NAME_WORDS = "i i'm i've i'd i'll ok okay hi hello please thanks yes no"
+_NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
 # A word as the user typed it: letters and digits, with inner dots, dashes, pluses or hashes
 # (Node.js, COVID-19, C++, F#).
 _TOKEN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|[.\-+#'’](?=[A-Za-z0-9+#]))*[+#]*")
@@ -100,8 +85,32 @@ def fuzziness(word: str) -> int:
     return 0 if len(word) <= 5 else 1 if len(word) <= 9 else 2
 
 
+# English words a question is hardly asked without; a question with fewer than two of them,
+# not opened by an English question word, is taken for another language's, where capitals
+# mark nouns, not names ("den Drucker").
+_ENGLISH_WORDS = (
+    "a an the to of in on for with from about is are was were be do does did can could should "
+    "would will i my me we our you your it its this that these those how what which who why "
+    "when where there and or not"
+)
+_ENGLISH = frozenset(_ENGLISH_WORDS.split())
+
+
+_OPENER_WORDS = "what which how why where when who can could does do is are should"
+_OPENERS = frozenset(_OPENER_WORDS.split())
+
+
+def english(question: str) -> bool:
+    """Two of those words, or an English question's first word ("Which LaTeX package …")."""
+    words = re.findall(r"[a-z]+", question.lower())
+    return sum(w in _ENGLISH for w in words) >= 2 or bool(words and words[0] in _OPENERS)
+
+
 def unmentioned(store: Mentions, question: str) -> list[str]:
-    """The question's names that no passage holds (all of a name's words in one passage)."""
+    """The question's names that no passage holds (all of a name's words in one passage); none
+    for a question not in English (`english`)."""
+    if not english(question):
+        return []
     missing = []
     for name in names(question):
         words = re.findall(r"[a-z0-9]+", name.lower())

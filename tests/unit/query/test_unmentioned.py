@@ -59,3 +59,12 @@ def test_a_long_name_may_be_misspelt_a_short_one_may_not() -> None:
 def test_the_missing_names_as_the_answer_names_them() -> None:
     assert quoted(["Snowflake"]) == "“Snowflake”"
     assert quoted(["A", "B", "C", "D"]) == "“A”, “B” or “C”"
+
+
+def test_a_question_not_in_english_is_not_checked() -> None:
+    """In German every noun is capitalised: "Drucker" is a printer, not a name. The check is
+    for English questions until the app knows a library's language (issue 46)."""
+    library = Library("the printer manual")
+    assert unmentioned(library, "Wie verbinde ich den Drucker mit dem Telefon?") == []
+    assert unmentioned(library, "Comment connecter l'Imprimante au Téléphone ?") == []
+    assert unmentioned(library, "How do I connect the printer to my Telephone?") == ["Telephone"]
