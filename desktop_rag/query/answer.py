@@ -470,7 +470,7 @@ class AnswerService:
         if composed.text:
             answer = composed.text
         elif composed.missing:
-            answer = documents_do_not_mention(unmentioned.quoted(list(composed.missing)))
+            answer = documents_do_not_mention(unmentioned.quoted(composed.missing))
         elif composed.answerable is not None:
             answer = DOCUMENTS_DO_NOT_SAY  # passages on the subject, none that answers
         else:

@@ -206,13 +206,11 @@ def answer_query(question: str, history: Sequence[Turn]) -> str:
     bare "Why?" needs the question before it). Joined to the previous question, the follow-up
     was answered with the previous answer's sentences again."""
     if history and refers_back(question):
-        resolved = (
-            None
-            if pointed_item(question, history[-1].answer) is not None
-            else resolve_pointer(question, history[-1].answer)
-        )
-        if resolved is not None:
-            return resolved
+        previous = history[-1].answer
+        if pointed_item(question, previous) is None:
+            resolved = resolve_pointer(question, previous)
+            if resolved is not None:
+                return resolved
     return retrieval_query(question, history)
 
 

@@ -250,9 +250,10 @@ def widen(hit: Hit, page: str) -> Hit:
     if not whole_end:
         found = _ENDS.search(page, end, end + WIDEN_REACH)
         if found or end + WIDEN_REACH >= len(page):
-            end = (
-                (found.start() if found.group(0).isspace() else found.end()) if found else len(page)
-            )
+            if found is None:
+                end = len(page)
+            else:  # after a stop, or before an empty line
+                end = found.start() if found.group(0).isspace() else found.end()
             while end > hit.end and page[end - 1].isspace():
                 end -= 1
             whole_end = True

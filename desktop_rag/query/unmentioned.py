@@ -17,6 +17,7 @@ the user and the document.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Protocol
 
 # Capitalised words that are not names of something a document would mention.
@@ -122,7 +123,7 @@ def unmentioned(store: Mentions, question: str) -> list[str]:
     return missing
 
 
-def quoted(missing: list[str]) -> str:
+def quoted(missing: Sequence[str]) -> str:
     """“Snowflake”, “Snowflake” or “Plumber”, “A”, “B” or “C”."""
     marks = [f"“{n}”" for n in missing[:3]]
     return marks[0] if len(marks) == 1 else ", ".join(marks[:-1]) + " or " + marks[-1]

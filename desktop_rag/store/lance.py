@@ -343,10 +343,8 @@ class LanceStore:
         miss "infection" in an index of "infect".)"""
         if not self.has_fts_index():
             return True
-        from lancedb.query import FullTextOperator, MatchQuery
-
         for fuzz in dict.fromkeys((0, fuzziness)):
-            match = MatchQuery(words, "text", fuzziness=fuzz, operator=FullTextOperator.AND)  # type: ignore[call-arg]
+            match = _match(words, every=True, fuzziness=fuzz)
             found = self._chunks.search(match, query_type="fts").select(["chunk_id"]).limit(1)
             if found.to_arrow().num_rows:
                 return True
@@ -622,10 +620,13 @@ class LanceStore:
         return "section" in self._chunks.schema.names and not self.has_section_index()
 
 
-def _match(terms: str) -> Any:
+def _match(terms: str, *, every: bool = False, fuzziness: int = 0) -> Any:
+    """A full-text query for any of the words, or, `every`, for all of them in one chunk, each
+    within `fuzziness` letters."""
     from lancedb.query import FullTextOperator, MatchQuery
 
-    return MatchQuery(terms, "text", operator=FullTextOperator.OR)  # type: ignore[call-arg]
+    operator = FullTextOperator.AND if every else FullTextOperator.OR
+    return MatchQuery(terms, "text", operator=operator, fuzziness=fuzziness)  # type: ignore[call-arg]
 
 
 def _multi_match(terms: str, section_boost: float) -> Any:
