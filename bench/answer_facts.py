@@ -24,7 +24,7 @@ contradicts or invents (an answer shown with a name, term or figure its cited so
 by the claims check); refused; its length in words; the time to its first words.
 
 Usage: python -m bench.answer_facts [--sets manuals,covid,finance] [--modes composed]
-           [--covid 80] [--tag TAG]
+           [--covid 80] [--tag TAG] [--model FILE.gguf] [--only tune|report]
        python -m bench.answer_facts --rescore bench/data/facts/answers-*.json
        python -m bench.answer_facts --replay FILE... [--variants V,...] [--splits tune]
        python -m bench.answer_facts --llm-scores FILE...  (the model's likelihoods, for
@@ -136,12 +136,15 @@ def states(name: str, text: str, q: dict[str, Any]) -> bool:
     return any(aq.number_match(text, g, scale) for g in q["figures"])
 
 
-def open_library(name: str, paths: list[str], rerank: bool = True) -> Any:
+def open_library(name: str, paths: list[str], rerank: bool = True, model: str = "") -> Any:
     from desktop_rag.app import build_app
     from desktop_rag.config import Settings
 
     # Indexing at normal priority: the app's background priority starves it on a busy machine.
-    app = build_app(Settings(data_dir=str(DATA / name), index_low_priority=False, rerank=rerank))
+    settings = Settings(
+        data_dir=str(DATA / name), index_low_priority=False, rerank=rerank, model_path=model
+    )
+    app = build_app(settings)
     t0 = time.perf_counter()
     report = app.ingest.index(paths)
     print(
@@ -596,6 +599,12 @@ def main() -> int:
         default="all",
         help="held_out: only questions on the articles the reranker was not trained on",
     )
+    parser.add_argument(
+        "--model", default="", help="a GGUF the user brings (default: the bundled model)"
+    )
+    parser.add_argument(
+        "--only", choices=("tune", "report"), default=None, help="ask one half's questions only"
+    )
     parser.add_argument("--rescore", nargs="*")
     parser.add_argument("--replay", nargs="*", help="answers files of a composed run")
     parser.add_argument("--variants", default=",".join(VARIANTS))
@@ -631,7 +640,9 @@ def main() -> int:
     tag = f"-{args.tag}" if args.tag else ""
     for name in args.sets.split(","):
         qs, paths = set_questions(name, args.covid, args.covid_articles)
-        app = open_library(name, paths, rerank=args.rerank == "on")
+        if args.only:
+            qs = [q for q in qs if q["split"] == args.only]
+        app = open_library(name, paths, rerank=args.rerank == "on", model=args.model)
         if args.answerable is not None:
             app.answer.answerable = args.answerable
         if args.named_answerable is not None:
