@@ -139,7 +139,8 @@ def check(
     also come from `also_read` (the question asks about a year). `asked` is what the user
     asked: its words and figures, repeated, claim nothing, so the support is weighed over the
     rest, the answer's new information ("Paris" in "the capital of France is Paris"), which
-    must come from the sources; they are still named when the sources lack them."""
+    must come from the sources; nor are they named when the sources lack them: the user's
+    "box" and "timestamps" are no claim of the answer's."""
     held = stems_of(sources)
     question = stems_of(asked)
     weighed = 0.0
@@ -149,15 +150,16 @@ def check(
     for word in claim_words(answer):
         idf = max(0.0, rarity(word.text.lower()))
         weight = 1.0 + idf
-        if word.stem not in question:
-            weighed += weight
-            if word.stem in held:
-                found += weight
-            else:
-                lacking += weight
-        if word.stem not in held and (word.named or idf >= RARE_IDF):
+        if word.stem in question:
+            continue
+        weighed += weight
+        if word.stem in held:
+            found += weight
+            continue
+        lacking += weight
+        if word.named or idf >= RARE_IDF:
             missing_words.append(word.text)
-    missing_figures = unsupported_numbers(answer, [*sources, *also_read])
+    missing_figures = unsupported_numbers(answer, [*sources, *also_read, *asked])
     repeated = set(figures_in(" ".join(asked)))
     figures = {n for n in figures_in(answer) if telling(n) and n not in repeated}
     weighed += FIGURE_WEIGHT * len(figures)

@@ -424,10 +424,13 @@ def test_a_name_missing_from_the_cited_source_flags_the_answer(tmp_path, animal_
 
 def test_a_name_in_an_uncited_source_does_not_support_the_answer(tmp_path, animal_pdfs) -> None:
     # "Antarctic" is on the penguin page, which is a source of this answer but not cited.
-    llm = FakeLlm("1], octopus blood is blue because of hemocyanin, even in the Antarctic.")
+    llm = FakeLlm(
+        "1], octopus blood is blue because it uses hemocyanin, a copper-rich protein, to carry "
+        "oxygen, even in the Antarctic."
+    )
     app = make_app(tmp_path, llm)
     app.ingest.index([str(animal_pdfs)])
-    events = list(app.answer.ask("Why is octopus blood blue in the Antarctic winter?"))
+    events = list(app.answer.ask("Why is octopus blood blue in winter?"))
     sources, done = events[0], events[-1]
     assert isinstance(sources, SourcesEvent) and isinstance(done, DoneEvent)
     assert any("Antarctic" in s.text for s in sources.sources if s.n != 1)

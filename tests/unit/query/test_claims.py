@@ -107,8 +107,26 @@ def test_the_question_words_an_answer_repeats_claim_nothing() -> None:
     result = check(answer, [BEIJING], library_rarity, asked=["What is the capital of France?"])
     assert result.support == 0.0 and result.refuse
     assert "Paris" in result.unsupported
-    # The question's subject missing from the sources is still named.
-    assert "France" in result.unsupported
+    # The question's own words are the user's, not the answer's claims: never named.
+    assert "France" not in result.unsupported
+
+
+def test_words_and_figures_the_user_asked_with_are_never_named() -> None:
+    # Issue 43: written answers were replaced, their notes naming the question's own words
+    # ("box", "switch", "timestamps", "records") as claims their sources lacked.
+    question = "How do I switch the box so it records timestamps every 30 seconds?"
+    source = "Hold the mode button for three seconds; the display shows LOG when logging is on."
+    answer = (
+        "To switch the box so it records timestamps every 30 seconds, hold the mode button "
+        "for three seconds until the display shows LOG [1]."
+    )
+    result = check(answer, [source], library_rarity, asked=[question])
+    assert result.unsupported == ()
+    assert result.support == 1.0 and not result.refuse
+    # What the answer adds and its source lacks is still named, word or figure.
+    added = answer.replace("LOG [1]", "LOG, then press Reset twice within 45 seconds [1]")
+    found = check(added, [source], library_rarity, asked=[question])
+    assert set(found.unsupported) == {"45", "Reset"}
 
 
 def test_an_answer_repeating_the_question_and_quoting_its_source_is_supported() -> None:
