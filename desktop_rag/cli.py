@@ -599,9 +599,17 @@ def _choose_mode(app: App, args: argparse.Namespace, err: TextIO) -> None:
             file=err,
             flush=True,
         )
-        service.decide()
+
+        def progress(done: int, total: int) -> None:
+            print(f"desktop-rag: question {done} of {total}", file=err, flush=True)
+
+        service.decide(on_progress=progress)
     if not args.json:
-        print(f"desktop-rag: {service.describe_mode()}.", file=err, flush=True)
+        from desktop_rag.query.ability import figures
+
+        found = service.verdict()
+        tried = f" (tried: {figures(found)})" if found is not None else ""
+        print(f"desktop-rag: {service.describe_mode()}{tried}.", file=err, flush=True)
 
 
 def ask_json(

@@ -1,33 +1,39 @@
 """Whether a model writes answers or they are composed from the sources: a measured rule.
 
-Each model is given the same eight questions over fixed sources (a fact in one of them, the
-others near it), and answers them as it would answer the user. It writes the answers from then
-on only when its own answers state the fact at least as often as the composed ones do and none
-of them says anything its cited source lacks (the claims check). The verdict is kept per model
-file (its size and modification time) in the cache dir, so a model is measured once. The
-bundled 270M model fails the rule (tests/integration check it), so its answers are composed.
+Each model is given the same twenty questions over fixed sources (a fact in one of them, the
+others near it), of the kinds users ask: steps, figures, reasons, names, yes or no. It answers
+them as it would answer the user. It writes the answers from then on only when its own answers
+state the fact more often than the composed ones do, and at most one in twenty
+(INVENTS_AT_MOST) says something its cited source lacks (the claims check, which would replace
+such an answer with the composed one). The verdict is kept per model file (its size and
+modification time) in the cache dir, so a model is measured once. The bundled 270M model fails
+the rule (tests/integration check it), so its answers are composed.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from desktop_rag.engines.embed import Embedder
 from desktop_rag.engines.llm import Llm
 from desktop_rag.infra.keyed import KeyedJson
 from desktop_rag.query import claims
-from desktop_rag.query.compose import compose
+from desktop_rag.query.compose import Composed
 from desktop_rag.query.prompt import Fitted, build_prompt, parse_citations
 from desktop_rag.query.runaway import Runaway
-from desktop_rag.types import Hit
+from desktop_rag.types import Hit, Source
+
+# The composed answer to a question from these sources, as the answer service makes it.
+Composer = Callable[[str, Sequence[Source]], Composed]
 
 log = logging.getLogger(__name__)
 
 ANSWER_TOKENS = 160
+# The share of its probe answers a model that writes may have the claims check catch.
+INVENTS_AT_MOST = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +122,123 @@ PROBES = (
         ),
         ("not refundable",),
     ),
+    Probe(
+        "How do I get the printer to use both sides of the paper?",
+        (
+            "Paper jams are cleared from the rear door; never pull a sheet out from the front.",
+            "In the print dialog, open Layout and set Two-sided to Long edge; the printer then "
+            "turns each sheet over by itself.",
+            "Recycled paper of 80 g/m2 works in both trays.",
+        ),
+        ("Layout", "Two-sided"),
+    ),
+    Probe(
+        "How much will renewing my passport cost me?",
+        (
+            "Renewals take three weeks; allow longer before the summer holidays.",
+            "Your old passport is returned to you with its corner cut off.",
+            "An adult renewal is 88.50 pounds when you apply online and 100 pounds on a paper "
+            "form.",
+        ),
+        ("88.50",),
+    ),
+    Probe(
+        "Why is the fan of my laptop so loud all the time?",
+        (
+            "Dust in the air vents makes the fan spin faster to keep the processor cool; blow "
+            "the vents clean with compressed air.",
+            "The battery charges to 80% only when Battery Care is on.",
+            "The keyboard backlight turns off after 30 seconds without a key press.",
+        ),
+        ("dust", "vents"),
+    ),
+    Probe(
+        "Who do I ring when the heating breaks down in the middle of the night?",
+        (
+            "Radiators should be bled once a year, before the winter.",
+            "Outside office hours, faults are handled by Northside Heating on 0800 555 0199, "
+            "every day of the year.",
+            "The boiler is serviced each September by the landlord's engineer.",
+        ),
+        ("Northside", "0800 555 0199"),
+    ),
+    Probe(
+        "How can I stop the program from opening every time I log in?",
+        (
+            "Untick Launch at startup under Preferences, General, and it waits until you open "
+            "it yourself.",
+            "Updates are checked once a day and installed when you quit.",
+            "Your settings are kept in a file in your home folder.",
+        ),
+        ("Launch at startup",),
+    ),
+    Probe(
+        "How many days off do I get in my first year?",
+        (
+            "Sick leave must be reported to your manager before 10 a.m.",
+            "Staff start with 23 days of paid annual leave, rising by one day for each year of "
+            "service up to 28.",
+            "Unused leave cannot be carried into the next year.",
+        ),
+        ("23 days",),
+    ),
+    Probe(
+        "Why did my parcel go back to the sender?",
+        (
+            "Parcels that nobody collects from the depot within 14 days are returned to the "
+            "sender.",
+            "Tracking numbers start with two letters and end with GB.",
+            "Deliveries are made between 8 a.m. and 6 p.m. on weekdays.",
+        ),
+        ("collect", "14 days"),
+    ),
+    Probe(
+        "Which file do I need to edit to change the port the server listens on?",
+        (
+            "Log files rotate weekly and are kept for a month.",
+            "Restart the service after any change with systemctl restart webapp.",
+            "The listening port is the value of listen_port in /etc/webapp/server.toml.",
+        ),
+        ("server.toml",),
+    ),
+    Probe(
+        "My project stopped building after the upgrade. What should I try first?",
+        (
+            "After an upgrade, delete the build folder and run make distclean before building "
+            "again: old objects do not link with the new compiler.",
+            "The test suite takes about ten minutes on a laptop.",
+            "Contributions are sent as pull requests against the main branch.",
+        ),
+        ("distclean",),
+    ),
+    Probe(
+        "Can I take my dog with me on the train?",
+        (
+            "Bicycles travel free outside rush hours, in the marked coaches only.",
+            "Dogs travel free on a lead or in a carrier, as long as they do not take up a seat.",
+            "Food and drink are sold in the buffet car on long-distance trains.",
+        ),
+        ("lead", "carrier"),
+    ),
+    Probe(
+        "At what temperature should I wash my wool jumper?",
+        (
+            "Dry knitwear flat on a towel, away from the radiator.",
+            "Wool is washed by hand or on the wool cycle at no more than 30 degrees.",
+            "Cotton shirts can go in at 40 degrees with like colours.",
+        ),
+        ("30 degrees",),
+    ),
+    Probe(
+        "Where do I go if I lose my staff badge?",
+        (
+            "Badges open the doors of your own floor and the car park.",
+            "A lost badge is reported at the security desk in the main reception, which gives "
+            "you a day pass.",
+            "Visitors sign in and are met at reception by their host.",
+        ),
+        ("security desk",),
+    ),
 )
 
 
@@ -156,9 +279,14 @@ def write(llm: Llm, fitted: Fitted, cancel: threading.Event) -> str:
     return guard.answer()
 
 
+def rule(states: int, composed_states: int, invents: int, probes: int) -> bool:
+    """Whether a model with these probe answers writes."""
+    return bool(probes) and states > composed_states and invents <= INVENTS_AT_MOST * probes
+
+
 def measure(
     llm: Llm,
-    embedder: Embedder,
+    composer: Composer,
     cancel: threading.Event | None = None,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> Verdict:
@@ -180,7 +308,7 @@ def measure(
         )
         answer = write(llm, fitted, cancel)
         sources = fitted.sources
-        made = compose(probe.question, sources, embedder)
+        made = composer(probe.question, sources)
         composed += states(made.text, probe.must)
         stated = states(answer, probe.must)
         wrote += stated
@@ -192,8 +320,7 @@ def measure(
         if on_progress is not None:
             on_progress(i + 1, len(PROBES))
     done = len(PROBES) if not cancel.is_set() else 0
-    writes = bool(done) and wrote >= composed and invented == 0
-    return Verdict(writes, wrote, composed, invented, done, llm.name)
+    return Verdict(rule(wrote, composed, invented, done), wrote, composed, invented, done, llm.name)
 
 
 class Abilities:
@@ -211,11 +338,14 @@ class Abilities:
         return f"{model.resolve()}|{st.st_size}|{st.st_mtime_ns}"
 
     def get(self, model: Path) -> Verdict | None:
+        """The model's verdict; None when it was not measured, or on another set of probes
+        (an older release's), so that it is measured again."""
         raw = self.cache.get(self.key(model))
         try:
-            return Verdict(**raw)
+            found = Verdict(**raw)
         except TypeError:
             return None
+        return found if found.probes == len(PROBES) else None
 
     def put(self, model: Path, verdict: Verdict) -> None:
         self.cache.put(self.key(model), asdict(verdict))
@@ -249,13 +379,19 @@ def settings_line(model_file: str, abilities: Abilities) -> str:
     found = abilities.get(path)
     if found is None:
         return (
-            f"Answers: {path.name} is tried on eight questions the first time it answers. If "
-            "its answers state the facts and claim nothing their sources lack, it writes them; "
-            "if not, they come from your documents' own sentences."
+            f"Answers: {path.name} is tried on {len(PROBES)} questions the first time it "
+            "answers. If its answers state the facts more often than your documents' own "
+            "sentences do, and rarely claim what their sources lack, it writes them; if not, they "
+            "come from your documents' own sentences."
         )
-    tried = f"{found.states} of {found.probes} facts stated, {found.invents} answers " + (
-        "with claims their sources lack"
-    )
     if found.writes:
-        return f"Answers: written by {path.name} from the sources (tried: {tried})."
-    return f"Answers: from your documents' own sentences; {path.name} was tried ({tried})."
+        return f"Answers: written by {path.name} from the sources ({figures(found)})."
+    return f"Answers: from your documents' own sentences; {path.name} was tried ({figures(found)})."
+
+
+def figures(found: Verdict) -> str:
+    """The verdict's figures, as Settings and the command line show them."""
+    return (
+        f"states the fact {found.states} of {found.probes}, composed {found.composed_states} "
+        f"of {found.probes}; invents {found.invents}"
+    )

@@ -177,7 +177,7 @@ class AnswerService:
             return COMPOSED
         found = self.abilities.get(model)
         if found is None:
-            found = ability.measure(self.llm, self.retriever.recent, cancel, on_progress)
+            found = ability.measure(self.llm, self.compose, cancel, on_progress)
             if found.probes:
                 self.abilities.put(model, found)
             log.info("answer mode of %s measured: %s", model.name, found)

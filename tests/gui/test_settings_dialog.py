@@ -111,18 +111,20 @@ def _assert_room(dialog: SettingsDialog) -> None:
 
 def test_settings_says_who_writes_the_answers_with_each_model(qtbot, home, tmp_path):
     from desktop_rag.config import cache_dir
-    from desktop_rag.query.ability import Abilities, Verdict
+    from desktop_rag.query.ability import PROBES, Abilities, Verdict
 
     big = write_gguf(tmp_path / "big.gguf", name="Big")
     small = write_gguf(tmp_path / "small.gguf", name="Small")
     kept = Abilities(cache_dir() / "abilities.json")
-    kept.put(big, Verdict(True, 8, 6, 0, 8, "big.gguf"))
-    kept.put(small, Verdict(False, 2, 6, 3, 8, "small.gguf"))
+    n = len(PROBES)
+    kept.put(big, Verdict(True, 18, 15, 0, n, "big.gguf"))
+    kept.put(small, Verdict(False, 2, 15, 3, n, "small.gguf"))
     dialog = _dialog(qtbot)
     line = dialog.answers_line
     assert "own sentences" in line.text() and "built-in" in line.text()
     dialog.model.setText(str(big))
-    assert "written by big.gguf" in line.text() and "8 of 8 facts" in line.text()
+    assert "written by big.gguf" in line.text()
+    assert f"states the fact 18 of {n}, composed 15 of {n}; invents 0" in line.text()
     dialog.model.setText(str(small))
     assert "own sentences" in line.text() and "small.gguf was tried" in line.text()
     dialog.model.setText(str(tmp_path / "new.gguf"))

@@ -129,7 +129,7 @@ def test_a_written_answer_its_sources_do_not_back_is_never_shown_as_the_answer(a
 
 
 def test_the_bundled_model_fails_the_rule_for_writing(app: App) -> None:
-    verdict = ability.measure(app.answer.llm, app.retriever.recent)
+    verdict = ability.measure(app.answer.llm, app.answer.compose)
     assert verdict.probes == len(ability.PROBES)
     assert not verdict.writes, verdict
     # The bar it is measured against is met by the composed answers.

@@ -6,9 +6,14 @@ from pathlib import Path
 
 from desktop_rag.query import ability
 from desktop_rag.query.ability import PROBES, Abilities, Verdict
+from desktop_rag.query.compose import compose
 from desktop_rag.types import DoneEvent, QuotesEvent, SourcesEvent, TokenEvent
 from tests.fakes import FakeLlm, HashEmbedder
 from tests.helpers.apps import make_app
+
+
+def composer(question, sources):  # type: ignore[no-untyped-def]
+    return compose(question, sources, HashEmbedder())
 
 
 class ProbeReader(FakeLlm):
@@ -30,14 +35,14 @@ class ProbeReader(FakeLlm):
 
 
 def test_a_model_whose_answers_state_the_facts_from_their_source_writes(tmp_path: Path) -> None:
-    verdict = ability.measure(ProbeReader(None), HashEmbedder())
+    verdict = ability.measure(ProbeReader(None), composer)
     assert verdict.probes == len(PROBES) and verdict.invents == 0
     assert verdict.states == len(PROBES) >= verdict.composed_states
     assert verdict.writes
 
 
 def test_a_model_that_invents_does_not_write(tmp_path: Path) -> None:
-    verdict = ability.measure(ProbeReader(None, faithful=False), HashEmbedder())
+    verdict = ability.measure(ProbeReader(None, faithful=False), composer)
     assert verdict.invents == len(PROBES) and verdict.states == 0
     assert not verdict.writes
 
@@ -45,7 +50,7 @@ def test_a_model_that_invents_does_not_write(tmp_path: Path) -> None:
 def test_the_composed_answers_of_the_probes_state_their_facts() -> None:
     # The bar a model must reach: the composed answers' share (a fixed set, so it cannot be
     # zero by accident and let any model write).
-    verdict = ability.measure(ProbeReader(None, faithful=False), HashEmbedder())
+    verdict = ability.measure(ProbeReader(None, faithful=False), composer)
     assert verdict.composed_states >= len(PROBES) // 2
 
 
@@ -53,7 +58,7 @@ def test_verdicts_are_kept_per_model_file_and_forgotten_when_it_changes(tmp_path
     model = tmp_path / "m.gguf"
     model.write_bytes(b"GGUF one")
     kept = Abilities(tmp_path / "abilities.json")
-    verdict = Verdict(True, 8, 6, 0, 8, "m.gguf")
+    verdict = Verdict(True, 18, 16, 0, len(PROBES), "m.gguf")
     kept.put(model, verdict)
     assert Abilities(tmp_path / "abilities.json").get(model) == verdict
     model.write_bytes(b"GGUF another model")
@@ -97,3 +102,42 @@ def test_the_label_says_who_wrote_the_answer() -> None:
     assert ability.describe("composed", "big.gguf") == "From your documents' own sentences"
     assert ability.describe("written", "big.gguf") == "Written by big.gguf from the sources"
     assert ability.describe("written", "") == "Written by the model from the sources"
+
+
+def test_a_model_writes_only_when_it_states_more_facts_than_the_composed_answers() -> None:
+    n = len(PROBES)
+    assert n >= 20, "enough probes that one does not decide"
+    assert ability.rule(15, 14, 0, n)
+    assert not ability.rule(14, 14, 0, n), "as often is not better"
+    assert ability.rule(18, 14, 1, n), "one answer in twenty caught by the claims check"
+    assert not ability.rule(18, 14, 2, n)
+    assert not ability.rule(0, 0, 0, 0), "a cancelled measurement decides nothing"
+
+
+def test_the_probes_are_of_the_kinds_users_ask() -> None:
+    starts = [p.question.split()[0].lower() for p in PROBES]
+    for kind in ("how", "why", "who", "which", "can", "what"):
+        assert kind in starts, kind
+    # Each fact is in one source only, phrased apart from the question.
+    for probe in PROBES:
+        holding = [t for t in probe.sources if all(m.lower() in t.lower() for m in probe.must)]
+        assert len(holding) == 1, probe.question
+
+
+def test_a_verdict_on_another_set_of_probes_is_measured_again(tmp_path: Path) -> None:
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    kept = Abilities(tmp_path / "abilities.json")
+    kept.put(model, Verdict(True, 8, 6, 0, 8, "m.gguf"))  # an older release's eight probes
+    assert kept.get(model) is None
+
+
+def test_settings_shows_the_verdicts_figures(tmp_path: Path) -> None:
+    model = tmp_path / "big.gguf"
+    model.write_bytes(b"GGUF")
+    kept = Abilities(tmp_path / "abilities.json")
+    n = len(PROBES)
+    kept.put(model, Verdict(True, 17, 14, 1, n, "big.gguf"))
+    line = ability.settings_line(str(model), kept)
+    assert line.startswith("Answers: written by big.gguf")
+    assert f"states the fact 17 of {n}, composed 14 of {n}; invents 1" in line
