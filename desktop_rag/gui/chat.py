@@ -109,6 +109,18 @@ def settled(text: str) -> int:
     return len(text)
 
 
+def opaque(color: QColor, under: QColor) -> QColor:
+    """A translucent colour as it shows over another: the HTML the chat draws takes #rrggbb,
+    and Fusion's placeholder colour is the text's at half alpha, so a label set in it as is
+    ("Written by… from the sources") looked as dark as the answer under it."""
+    a = color.alphaF()
+    return QColor.fromRgbF(
+        a * color.redF() + (1 - a) * under.redF(),
+        a * color.greenF() + (1 - a) * under.greenF(),
+        a * color.blueF() + (1 - a) * under.blueF(),
+    )
+
+
 def _own(match: re.Match[str], sources: Collection[int] | None) -> bool:
     """A citation of the answer's own sources, not a number in brackets it quotes (a paper's
     "[16]")."""
@@ -568,7 +580,9 @@ class ChatPane(QWidget):
         pal = self.palette()
         return {
             "text": pal.color(QPalette.ColorRole.Text).name(),
-            "muted": pal.color(QPalette.ColorRole.PlaceholderText).name(),
+            "muted": opaque(
+                pal.color(QPalette.ColorRole.PlaceholderText), pal.color(QPalette.ColorRole.Base)
+            ).name(),
             "bubble": pal.color(QPalette.ColorRole.AlternateBase).name(),
             "link": pal.color(QPalette.ColorRole.Link).name(),
             "warn": "#c0392b"
