@@ -192,7 +192,9 @@ class MainWindow(QMainWindow):
         self.copy_action = self._action("&Copy last answer", "copy", "Ctrl+Shift+C")
         # The last answer's other one: the documents' own sentences beside a written answer
         # (D for documents; Ctrl+Shift+O adds documents). Its text says which way it goes.
-        self.other_answer_action = self._action(SHOW_COMPOSED, "", "Ctrl+Shift+D")
+        self.other_answer_action = self._action(
+            SHOW_COMPOSED.replace("Show", "Sho&w", 1), "", "Ctrl+Shift+D"
+        )
         self.other_answer_action.setEnabled(False)
         self.guide_action = self._action("User &guide", "", QKeySequence.StandardKey.HelpContents)
         self.about_action = self._action("&About Desktop RAG", "", None)
@@ -737,7 +739,9 @@ class MainWindow(QMainWindow):
         last = conv.exchanges[-1] if conv is not None and conv.exchanges else None
         offer = other_answer(last) if last is not None else ""
         composing = last is not None and any(e is last for e in self.chat.composing)
-        self.other_answer_action.setText((offer or SHOW_COMPOSED).replace("&", "&&"))
+        # W for both ways: Alt+C, A (Answer as), N and S are taken in the Chat menu.
+        text = (offer or SHOW_COMPOSED).replace("&", "&&").replace("Show", "Sho&w", 1)
+        self.other_answer_action.setText(text)
         self.other_answer_action.setEnabled(
             bool(offer) and self.state.in_progress is None and not composing
         )

@@ -87,6 +87,21 @@ def test_a_reopened_conversation_shows_the_answer_it_stored(qtbot, tmp_path: Pat
     assert loaded.exchanges[0].other == Version("It is blue [1].", "written", (1,))
 
 
+def test_the_label_is_set_apart_from_the_answer(qtbot) -> None:
+    """Fusion's placeholder colour is the text's at half alpha: the label drawn in it as
+    #rrggbb was as dark as the answer under it ("From your documents' own sentences")."""
+    from PySide6.QtGui import QColor, QPalette
+
+    chat = ChatPane()
+    qtbot.addWidget(chat)
+    palette = chat.palette()
+    palette.setColor(QPalette.ColorRole.Text, QColor("#000000"))
+    palette.setColor(QPalette.ColorRole.Base, QColor("#ffffff"))
+    palette.setColor(QPalette.ColorRole.PlaceholderText, QColor(0, 0, 0, 128))
+    chat.setPalette(palette)
+    assert chat._colors()["muted"] == "#7f7f7f"
+
+
 class ComposingAnswers(FakeAnswerService):
     """The fake answer service, its answers written by a model it names, with a composed
     answer that is always the same (or always empty): compose's logic is not the test's."""
