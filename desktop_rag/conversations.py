@@ -29,6 +29,21 @@ log = logging.getLogger(__name__)
 TITLE_CHARS = 60
 
 
+@dataclass(frozen=True, slots=True)
+class Version:
+    """One answer to an exchange, with what is shown beside it: the model's written answer or
+    the one composed from the sources' own sentences (query/compose.py). An exchange keeps
+    the one not shown, so that the reader can switch between them without computing again."""
+
+    answer: str
+    mode: str  # "written" or "composed"
+    cited: tuple[int, ...] = ()
+    quotes: tuple[Quote, ...] = ()
+    note: str = ""
+    unsupported: tuple[str, ...] = ()
+    recited_from: tuple[int, ...] = ()
+
+
 @dataclass(slots=True)
 class Exchange:
     """One question, the sources shown for it and the answer (partial if it was stopped)."""
@@ -55,10 +70,44 @@ class Exchange:
     # before kinds) and what the window says of it ("Listing documents (asks which documents)").
     kind: str = ""
     routed: str = ""
+    # The answer not shown, when the reader asked for it: the composed one beside a written
+    # one (empty when none of the sources' sentences answers), or the written one while the
+    # composed one is shown. None until asked for.
+    other: Version | None = None
 
     @property
     def complete(self) -> bool:
         return bool(self.answer) and not self.stopped and not self.error
+
+    @property
+    def version(self) -> Version:
+        """The answer shown, with what goes with it."""
+        return Version(
+            self.answer,
+            self.mode,
+            tuple(self.cited),
+            tuple(self.quotes),
+            self.note,
+            tuple(self.unsupported),
+            tuple(self.recited_from),
+        )
+
+    def take_other(self, other: Version) -> bool:
+        """Keep the other answer and show it, this one kept in its place; an empty one (no
+        sentence answers) is only kept, so that it is not looked for again. True if shown."""
+        self.other = other
+        return self.swap()
+
+    def swap(self) -> bool:
+        """Show the other answer, if there is one with words, keeping this one in its place."""
+        other = self.other
+        if other is None or not other.answer:
+            return False
+        self.other = self.version
+        self.answer, self.mode, self.note = other.answer, other.mode, other.note
+        self.cited, self.quotes = list(other.cited), list(other.quotes)
+        self.unsupported, self.recited_from = list(other.unsupported), list(other.recited_from)
+        return True
 
     def apply(self, event: AnswerEvent) -> None:
         """Take in the next event of the answer being written: its sources, their quotes, a
@@ -250,6 +299,7 @@ def _from_json(raw: dict[str, Any]) -> Conversation:
                 model=str(e.get("model", "")),
                 kind=str(e.get("kind", "")),
                 routed=str(e.get("routed", "")),
+                other=_version(e.get("other")),
             )
         )
     return Conversation(
@@ -259,6 +309,21 @@ def _from_json(raw: dict[str, Any]) -> Conversation:
         updated=float(raw.get("updated", 0.0)),
         exchanges=exchanges,
         scope=Scope.from_json(raw.get("scope")),
+    )
+
+
+def _version(raw: object) -> Version | None:
+    """The other answer kept with an exchange (None in files saved before it was kept)."""
+    if not isinstance(raw, dict):
+        return None
+    return Version(
+        answer=str(raw.get("answer", "")),
+        mode=str(raw.get("mode", "")),
+        cited=tuple(int(n) for n in raw.get("cited", [])),
+        quotes=tuple(Quote(**q) for q in raw.get("quotes", [])),
+        note=str(raw.get("note", "")),
+        unsupported=tuple(str(w) for w in raw.get("unsupported", [])),
+        recited_from=tuple(int(n) for n in raw.get("recited_from", [])),
     )
 
 

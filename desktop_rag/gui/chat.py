@@ -54,6 +54,9 @@ from desktop_rag.types import Explanation
 
 _CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 FOLLOW_MARGIN_PX = 8  # room above the last question when a long answer stops the scrolling
+SHOW_COMPOSED = "Show the documents' own sentences"
+COMPOSING = "Finding the documents' own sentences…"
+NOTHING_CLOSE = "None of the sources' sentences answers it closely enough."
 
 
 class QuestionEdit(QPlainTextEdit):
@@ -106,10 +109,35 @@ def settled(text: str) -> int:
     return len(text)
 
 
+def opaque(color: QColor, under: QColor) -> QColor:
+    """A translucent colour as it shows over another: the HTML the chat draws takes #rrggbb,
+    and Fusion's placeholder colour is the text's at half alpha, so a label set in it as is
+    ("Written by… from the sources") looked as dark as the answer under it."""
+    a = color.alphaF()
+    return QColor.fromRgbF(
+        a * color.redF() + (1 - a) * under.redF(),
+        a * color.greenF() + (1 - a) * under.greenF(),
+        a * color.blueF() + (1 - a) * under.blueF(),
+    )
+
+
 def _own(match: re.Match[str], sources: Collection[int] | None) -> bool:
     """A citation of the answer's own sources, not a number in brackets it quotes (a paper's
     "[16]")."""
     return sources is None or all(int(n) in sources for n in match.group(1).split(","))
+
+
+def other_answer(e: Exchange) -> str:
+    """What the link under a finished answer offers instead of it ("" for nothing): the
+    documents' own sentences under one the model wrote (unless they were found not to
+    answer), and the model's answer back under them."""
+    if not e.complete:
+        return ""
+    if e.other is not None and e.other.mode == "written" and e.other.answer:
+        return f"Show {e.model or 'the model'}'s answer"
+    if e.mode == "written" and (e.other is None or e.other.answer):
+        return SHOW_COMPOSED
+    return ""
 
 
 def answer_html(exchange_index: int, text: str, sources: Collection[int] | None = None) -> str:
@@ -159,6 +187,7 @@ class ChatPane(QWidget):
     copied = Signal(str)
     scope_cleared = Signal()  # the chip's clear button: ask the whole library again
     scope_chosen = Signal(object)  # a Scope picked from the chip's menu (a saved collection)
+    other_requested = Signal(int)  # exchange index: show its other answer (other_answer)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -172,6 +201,9 @@ class ChatPane(QWidget):
         # retrieval ranked each one (BM25, vectors, demotion).
         self.explained: set[int] = set()
         self.figures: set[int] = set()  # ... with the search's own figures (BM25, cosine)
+        # The exchanges whose documents' own sentences are being looked for (by identity:
+        # the window may show another conversation before they arrive).
+        self.composing: list[Exchange] = []
 
         self.view = ConversationView()
         self.view.at_end_resized.connect(self._follow)
@@ -375,6 +407,8 @@ class ChatPane(QWidget):
             self.source_clicked.emit(int(i), int(n))
         elif scheme == "copy":
             self.copy_answer(int(rest))
+        elif scheme == "other":
+            self.other_requested.emit(int(rest))
         elif scheme == "explain":
             self.set_explain(int(rest), int(rest) not in self.explained)
         elif scheme == "figures":
@@ -438,6 +472,20 @@ class ChatPane(QWidget):
             at_bottom = self._following = True
         if at_bottom:
             self._follow()
+
+    def redraw_exchange(self, index: int) -> None:
+        """Draw one exchange of the conversation shown again (its other answer is shown, or
+        is being looked for): the last one alone; an earlier one with the whole
+        conversation, the view kept where the reader had it."""
+        if self.conversation is not self._shown or self._tail < 0:
+            self.redraw()
+        elif index == self._tail:
+            self._redraw_tail()
+        else:
+            bar = self.view.verticalScrollBar()
+            value = bar.value()
+            self.redraw()
+            bar.setValue(value)
 
     def _on_bar_action_triggered(self, _action: int) -> None:
         self._following = False  # the reader scrolls: leave the view where they take it
@@ -532,7 +580,9 @@ class ChatPane(QWidget):
         pal = self.palette()
         return {
             "text": pal.color(QPalette.ColorRole.Text).name(),
-            "muted": pal.color(QPalette.ColorRole.PlaceholderText).name(),
+            "muted": opaque(
+                pal.color(QPalette.ColorRole.PlaceholderText), pal.color(QPalette.ColorRole.Base)
+            ).name(),
             "bubble": pal.color(QPalette.ColorRole.AlternateBase).name(),
             "link": pal.color(QPalette.ColorRole.Link).name(),
             "warn": "#c0392b"
@@ -600,9 +650,21 @@ class ChatPane(QWidget):
             notes.append(f"<span class='warn'>{html.escape(note)}</span>")
         if e.answer and not (last and self._busy):
             notes.append(f"<a href='copy:{i}'>Copy answer</a>")
+            notes.extend(self._other_notes(i, e))
         if notes:
             parts.append(f"<p style='margin: 4px 8px 0 8px'>{' &nbsp;·&nbsp; '.join(notes)}</p>")
         return "".join(parts)
+
+    def _other_notes(self, i: int, e: Exchange) -> list[str]:
+        """The link to the exchange's other answer, or why there is none to show."""
+        if any(x is e for x in self.composing):
+            return [f"<span class='muted'>{html.escape(COMPOSING)}</span>"]
+        offer = other_answer(e)
+        if offer:
+            return [f"<a href='other:{i}'>{html.escape(offer)}</a>"]
+        if e.complete and e.mode == "written" and e.other is not None:
+            return [f"<span class='muted'>{html.escape(NOTHING_CLOSE)}</span>"]
+        return []
 
     def _sources_html(self, i: int, e: Exchange) -> str:
         """One line per file: its name, then each numbered passage's page, all clickable;

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -35,11 +35,12 @@ from desktop_rag.library_service import (
 )
 from desktop_rag.query.kind import PASSAGE
 from desktop_rag.query.scope import Scope
-from desktop_rag.types import AnswerEvent, FileEvent, IndexReport, Progress, Turn
+from desktop_rag.types import AnswerEvent, FileEvent, IndexReport, Progress, Source, Turn
 
 if TYPE_CHECKING:
     from desktop_rag.app import App
     from desktop_rag.ingest.watch import Change, Watcher
+    from desktop_rag.query.compose import Composed
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +54,14 @@ class ModelState(StrEnum):
     READY = "ready"
     FAILED = "failed"
     MISSING = "missing"
+
+
+@runtime_checkable
+class Composer(Protocol):
+    """An answer service that also answers from the sources' own sentences on demand (the
+    real one, query/answer.py, does), for a reader who wants them beside a written answer."""
+
+    def compose(self, query: str, sources: Sequence[Source]) -> Composed: ...
 
 
 class FileEvents:
@@ -115,6 +124,8 @@ class Session(QObject):
     routed = Signal(object)  # routing.Routed: the kind a question is answered as, before it
     answer_failed = Signal(str)
     answer_finished = Signal()
+    composed = Signal(object, object)  # the caller's key, Composed
+    compose_failed = Signal(object, str)  # the caller's key, why
     outline_progress = Signal(object)  # Progress of an outline being built (then answer_*)
     conversations_loaded = Signal(object)  # list[Conversation], newest first
     notice = Signal(str)  # a short message for the status bar
@@ -619,6 +630,26 @@ class Session(QObject):
         self._answer_job = None
         self._hold_indexing()
         self.answer_finished.emit()
+
+    def compose(self, key: object, question: str, sources: Sequence[Source]) -> str:
+        """Compose the answer from the sources' own sentences off the GUI thread: `composed`
+        (key, Composed) follows, or `compose_failed` (key, why). On the answer lane, as it
+        uses the answer's models: after an answer being written, before the next question.
+        Returns why it cannot start now ("" when it starts)."""
+        answer = self.answer
+        if self.app is None:
+            return "The library is still opening."
+        if not isinstance(answer, Composer):
+            return self.model_status[1] or "Answers cannot be composed from the sources here."
+        sources = tuple(sources)
+        self.lanes.run(
+            ANSWER,
+            lambda job: answer.compose(question, sources),
+            on_returned=lambda composed: self.composed.emit(key, composed),
+            on_errored=lambda e: self.compose_failed.emit(key, user_message(e)),
+            name="compose",
+        )
+        return ""
 
     # -- conversations (small files, but still off the GUI thread, in order) ------------------
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt, QTimer
 from PySide6.QtGui import (
@@ -31,8 +32,8 @@ from PySide6.QtWidgets import (
 
 from desktop_rag import __version__
 from desktop_rag.config import config_dir
-from desktop_rag.conversations import ChatState, Conversation
-from desktop_rag.gui.chat import ChatPane, ConversationsPane
+from desktop_rag.conversations import ChatState, Conversation, Exchange, Version
+from desktop_rag.gui.chat import SHOW_COMPOSED, ChatPane, ConversationsPane, other_answer
 from desktop_rag.gui.doclist import DocumentListPanel
 from desktop_rag.gui.documents import DocumentsPane
 from desktop_rag.gui.icons import icon, refresh, set_icon
@@ -58,6 +59,9 @@ from desktop_rag.types import (
     Status,
     TokenEvent,
 )
+
+if TYPE_CHECKING:
+    from desktop_rag.query.compose import Composed
 
 log = logging.getLogger(__name__)
 
@@ -186,6 +190,12 @@ class MainWindow(QMainWindow):
         self.stop_action = self._action("&Stop answering", "stop", "Esc")
         self.stop_action.setEnabled(False)
         self.copy_action = self._action("&Copy last answer", "copy", "Ctrl+Shift+C")
+        # The last answer's other one: the documents' own sentences beside a written answer
+        # (D for documents; Ctrl+Shift+O adds documents). Its text says which way it goes.
+        self.other_answer_action = self._action(
+            SHOW_COMPOSED.replace("Show", "Sho&w", 1), "", "Ctrl+Shift+D"
+        )
+        self.other_answer_action.setEnabled(False)
         self.guide_action = self._action("User &guide", "", QKeySequence.StandardKey.HelpContents)
         self.about_action = self._action("&About Desktop RAG", "", None)
         # In a narrow window an open page takes the library's place; this brings it back.
@@ -203,7 +213,9 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
         chat_menu = menu.addMenu("&Chat")
-        chat_menu.addActions([self.new_action, self.stop_action, self.copy_action])
+        chat_menu.addActions(
+            [self.new_action, self.stop_action, self.copy_action, self.other_answer_action]
+        )
         chat_menu.addSeparator()
         answer_as = chat_menu.addMenu("&Answer as")
         answer_as.addActions(self.kind_bar.actions_for_menu())
@@ -258,6 +270,8 @@ class MainWindow(QMainWindow):
         s.answer_failed.connect(self._on_session_answer_failed)
         s.answer_finished.connect(self._on_session_answer_finished)
         s.outline_progress.connect(self._on_session_outline_progress)
+        s.composed.connect(self._on_session_composed)
+        s.compose_failed.connect(self._on_session_compose_failed)
         s.conversations_loaded.connect(self._on_session_conversations_loaded)
         s.notice.connect(self._on_session_notice)
         s.suggestions.connect(self.chat.set_suggestions)
@@ -271,6 +285,7 @@ class MainWindow(QMainWindow):
         self.rebuild_action.triggered.connect(self._on_rebuild_action_triggered)
         self.stop_action.triggered.connect(s.stop_answer)
         self.copy_action.triggered.connect(self._on_copy_action_triggered)
+        self.other_answer_action.triggered.connect(self._on_other_answer_action_triggered)
         self.guide_action.triggered.connect(self._on_guide_action_triggered)
         self.about_action.triggered.connect(self._on_about_action_triggered)
 
@@ -295,6 +310,7 @@ class MainWindow(QMainWindow):
         self.chat.stop_requested.connect(s.stop_answer)
         self.chat.source_clicked.connect(self._on_chat_source_clicked)
         self.chat.copied.connect(self._on_chat_copied)
+        self.chat.other_requested.connect(self._on_chat_other_requested)
         self.chat.scope_cleared.connect(self._on_chat_scope_cleared)
         self.chat.scope_chosen.connect(self.set_scope)
         self.kind_bar.kind_chosen.connect(self._on_kind_bar_kind_chosen)
@@ -715,6 +731,20 @@ class MainWindow(QMainWindow):
             self.doc_list.show_list(last.answer.split("\n", 1)[0].rstrip(":"), last.sources)
         else:
             self.doc_list.clear()
+        self._update_other_action()
+
+    def _update_other_action(self) -> None:
+        """Chat > the last answer's other one: enabled, and saying which, when it has one."""
+        conv = self.current
+        last = conv.exchanges[-1] if conv is not None and conv.exchanges else None
+        offer = other_answer(last) if last is not None else ""
+        composing = last is not None and any(e is last for e in self.chat.composing)
+        # W for both ways: Alt+C, A (Answer as), N and S are taken in the Chat menu.
+        text = (offer or SHOW_COMPOSED).replace("&", "&&").replace("Show", "Sho&w", 1)
+        self.other_answer_action.setText(text)
+        self.other_answer_action.setEnabled(
+            bool(offer) and self.state.in_progress is None and not composing
+        )
 
     def _on_doc_list_document_chosen(self, source: Source) -> None:
         """Open a listed document at its best passage (its first page if listed by fields)."""
@@ -786,6 +816,73 @@ class MainWindow(QMainWindow):
             return
         self.sources_model.set_sources(exchange.sources, exchange.cited)
         self.sources.show_source(source, [q.text for q in exchange.quotes if q.n == n])
+
+    # -- the other answer: the documents' own sentences beside a written one ------------------
+
+    def _on_chat_other_requested(self, index: int) -> None:
+        self.show_other_answer(index)
+
+    def _on_other_answer_action_triggered(self) -> None:
+        if self.current is not None and self.current.exchanges:
+            self.show_other_answer(len(self.current.exchanges) - 1)
+
+    def show_other_answer(self, index: int) -> None:
+        """Show an exchange's other answer in place of the one shown: kept from before, or
+        the documents' own sentences, composed off the GUI thread the first time."""
+        conv = self.current
+        if conv is None or not 0 <= index < len(conv.exchanges):
+            return
+        exchange = conv.exchanges[index]
+        if exchange is self.state.exchange or not other_answer(exchange):
+            return  # being written, or nothing to offer
+        if exchange.other is not None:
+            exchange.swap()
+            self._other_shown(conv, exchange)
+            return
+        if any(e is exchange for e in self.chat.composing):
+            return
+        why = self.session.compose((conv, exchange), exchange.question, exchange.sources)
+        if why:
+            self.statusBar().showMessage(why, 8000)
+            return
+        self.chat.composing.append(exchange)
+        self.chat.redraw_exchange(index)
+        self._update_other_action()
+
+    def _on_session_composed(self, key: tuple[Conversation, Exchange], composed: Composed) -> None:
+        conv, exchange = key
+        self._stop_composing(exchange)
+        exchange.take_other(
+            Version(composed.text, "composed", tuple(composed.cited), tuple(composed.quotes))
+        )
+        self._other_shown(conv, exchange)
+
+    def _on_session_compose_failed(self, key: tuple[Conversation, Exchange], why: str) -> None:
+        conv, exchange = key
+        self._stop_composing(exchange)
+        self._redraw_exchange(conv, exchange)
+        self.statusBar().showMessage(f"The documents' own sentences were not found: {why}", 10000)
+
+    def _stop_composing(self, exchange: Exchange) -> None:
+        self.chat.composing = [e for e in self.chat.composing if e is not exchange]
+
+    def _other_shown(self, conv: Conversation, exchange: Exchange) -> None:
+        """An exchange's answer changed for its other one: drawn again, its sources' cited
+        marks too if they are listed, and saved (the answer shown is the one kept)."""
+        if self.state.keep(conv) is not None and (
+            self.state.in_progress is None or self.state.in_progress.conversation is not conv
+        ):
+            self.session.save_conversation(conv)  # else the answer being written's end saves it
+        self._redraw_exchange(conv, exchange)
+        if conv is self.current and exchange is conv.exchanges[-1]:
+            self.sources_model.set_sources(exchange.sources, exchange.cited)
+
+    def _redraw_exchange(self, conv: Conversation, exchange: Exchange) -> None:
+        if conv is self.current:
+            index = next((i for i, e in enumerate(conv.exchanges) if e is exchange), -1)
+            if index >= 0:
+                self.chat.redraw_exchange(index)
+        self._update_other_action()
 
     def _page_boxes(self, path: str, page: int) -> list[str]:
         """An OCR'd page's word boxes, from the index (called on the viewer's worker)."""

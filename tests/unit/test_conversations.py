@@ -174,3 +174,67 @@ def test_a_listed_answer_keeps_its_kind_and_its_documents_counts(tmp_path) -> No
     loaded = again.exchanges[0]
     assert loaded.sources[0].matches == 4 and loaded.mode == "listing"
     assert (loaded.kind, loaded.routed) == ("library", "Listing documents (asks which documents)")
+
+
+def test_a_written_answer_saved_before_the_other_answer_was_kept_still_loads(
+    tmp_path: Path,
+) -> None:
+    """Saved before an exchange kept its other answer (the composed one beside a written one):
+    no `other` key. It loads, shows the answer it stored and has no other yet."""
+    quote = {"n": 1, "path": "/lib/octopus.pdf", "page": 2, "text": "Blue.", "score": 0.8}
+    source = {"n": 1, "path": "/lib/octopus.pdf", "page": 2, "score": 0.9, "text": "Blue."}
+    old = {
+        "id": "old",
+        "title": "Old",
+        "created": 1.0,
+        "updated": 2.0,
+        "exchanges": [
+            {
+                "question": "Why blue?",
+                "answer": "Hemocyanin makes it blue [1].",
+                "sources": [source],
+                "cited": [1],
+                "quotes": [quote],
+                "mode": "written",
+                "model": "tiny.gguf",
+                "kind": "passage",
+            }
+        ],
+    }
+    (tmp_path / "conv").mkdir(parents=True)
+    (tmp_path / "conv" / "old.json").write_text(json.dumps(old))
+    (loaded,) = ConversationStore(tmp_path / "conv").load_all()
+    (exchange,) = loaded.exchanges
+    assert exchange.answer == "Hemocyanin makes it blue [1]." and exchange.mode == "written"
+    assert exchange.other is None and exchange.quotes[0].text == "Blue."
+
+
+def test_the_other_answer_is_kept_beside_the_one_shown_and_saved(tmp_path: Path) -> None:
+    from desktop_rag.conversations import Version
+    from desktop_rag.types import Quote
+
+    conv = Conversation()
+    e = conv.add("Why is octopus blood blue?")
+    e.apply(SourcesEvent(SOURCES))
+    e.apply(DoneEvent("Blue, from copper [1].", (1,), Timings(), unsupported=("copper",)))
+    written = e.version
+    assert written == Version("Blue, from copper [1].", "written", (1,), (), "", ("copper",))
+
+    quote = Quote(1, "/lib/octopus.pdf", 2, "Octopus blood is blue.", 0.9)
+    composed = Version("Octopus blood is blue. [1]", "composed", (1,), (quote,))
+    assert e.take_other(composed), "a composed answer with words is shown"
+    assert e.answer == composed.answer and e.mode == "composed" and e.quotes == [quote]
+    assert e.unsupported == [], "the written answer's warnings go with it"
+    assert e.other == written
+
+    store = ConversationStore(tmp_path)
+    store.save(conv.snapshot())
+    (loaded,) = store.load_all()
+    assert loaded.exchanges[0].version == composed and loaded.exchanges[0].other == written
+    assert loaded.exchanges[0].swap() and loaded.exchanges[0].version == written
+    assert loaded.exchanges[0].other == composed
+
+    nothing = Exchange("Why?", answer="Because [1].", mode="written")
+    assert not nothing.take_other(Version("", "composed")), "an empty one is kept, not shown"
+    assert nothing.answer == "Because [1]." and not nothing.swap()
+    assert nothing.other == Version("", "composed")
