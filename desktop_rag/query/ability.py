@@ -22,7 +22,7 @@ from desktop_rag.engines.llm import Llm
 from desktop_rag.infra.keyed import KeyedJson
 from desktop_rag.query import claims
 from desktop_rag.query.compose import Composed
-from desktop_rag.query.prompt import Fitted, build_prompt, parse_citations
+from desktop_rag.query.prompt import Fitted, build_prompt, number_sources, parse_citations
 from desktop_rag.query.runaway import Runaway
 from desktop_rag.types import Hit, Source
 
@@ -297,7 +297,10 @@ def measure(
     for i, probe in enumerate(PROBES):
         if cancel.is_set():
             break
-        # Prompted as the answer service prompts the model.
+        # Prompted as the answer service prompts the model: the composed answer's sentences
+        # marked in its sources.
+        made = composer(probe.question, number_sources(_hits(probe)))
+        composed += states(made.text, probe.must)
         fitted = build_prompt(
             probe.question,
             _hits(probe),
@@ -305,11 +308,10 @@ def measure(
             context_size=llm.context_size,
             answer_tokens=ANSWER_TOKENS,
             chat=llm.has_chat_template,
+            marked=made.quotes,
         )
         answer = write(llm, fitted, cancel)
         sources = fitted.sources
-        made = composer(probe.question, sources)
-        composed += states(made.text, probe.must)
         stated = states(answer, probe.must)
         wrote += stated
         cited = parse_citations(answer, len(sources))

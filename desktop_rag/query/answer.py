@@ -25,7 +25,7 @@ from desktop_rag.query.prompt import (
     number_sources,
     parse_citations,
 )
-from desktop_rag.query.quote import pick_quotes, widen
+from desktop_rag.query.quote import widen
 from desktop_rag.query.retrieve import Retriever
 from desktop_rag.query.runaway import Runaway, at_limit, shown_pieces
 from desktop_rag.query.scope import Scope
@@ -90,6 +90,15 @@ _STOP_WORDS = frozenset(_STOP_TEXT.split())
 COMPOSED = "composed"
 WRITTEN = "written"
 MODES = (COMPOSED, WRITTEN)
+
+
+def not_found_note(model: str) -> str:
+    """What the reader is told when the model found no answer in sources whose sentences do
+    answer, by the cross-encoder's judgement."""
+    return (
+        f"{model or 'The model'} found no answer in the sources, so the sentences of them that "
+        "seem to answer are shown instead."
+    )
 
 
 def unbacked_note(words: Sequence[str]) -> str:
@@ -269,18 +278,28 @@ class AnswerService:
             yield from self._composed(question, answered, hits, notice, t0, retrieval_ms)
             return
 
+        # The sentences that answer come first: when none does, the documents do not seem to
+        # say, and the model is not asked; when some do, the model is shown them, marked.
+        answered = follow_up.answer_query(question, history)
+        widened = self.whole_sentences(hits)
+        numbered = number_sources(widened)
+        composed = self._sentences(question, answered, numbered)
+        if not composed.text:
+            yield from self._composed_events(composed, numbered, notice, t0, retrieval_ms)
+            return
         llm = self.llm
         llm.load()
         context = llm.context_size
         answer_tokens = min(self.answer_tokens, context // 4)
         fitted = build_prompt(
             question,
-            hits,
+            widened,
             llm,
             context_size=context,
             answer_tokens=answer_tokens,
             history=history,
             chat=llm.has_chat_template,
+            marked=composed.quotes,
         )
         if fitted.dropped or fitted.truncated:
             log.info(
@@ -291,8 +310,8 @@ class AnswerService:
                 context,
             )
         yield SourcesEvent(fitted.sources, notice)
-        # The page's own words need no model: they are shown while the model reads the prompt.
-        yield QuotesEvent(pick_quotes(query, fitted.sources, self.retriever.recent))
+        # The sentences that answer need no model: they are shown while the model reads.
+        yield QuotesEvent(composed.quotes)
 
         guard = Runaway()
         first: float | None = None
@@ -351,8 +370,24 @@ class AnswerService:
         )
         said_not_found = bool(_NOT_FOUND.match(_normalise(answer)))
         cited = () if said_not_found else parse_citations(answer, len(fitted.sources))
-        if said_not_found or cancelled or not answer:
-            yield DoneEvent(answer, cited, timings, refused=said_not_found, cancelled=cancelled)
+        if cancelled or not answer:
+            yield DoneEvent(answer, cited, timings, cancelled=cancelled)
+            return
+        if said_not_found and composed.answerable is None:
+            yield DoneEvent(answer, (), timings, refused=True)
+            return
+        if said_not_found:
+            # The cross-encoder found sentences that answer: they are shown, and why.
+            log.info("the model found no answer where the cross-encoder did: composed")
+            yield DoneEvent(
+                composed.text,
+                composed.cited,
+                timings,
+                withheld=answer,
+                mode=COMPOSED,
+                note=not_found_note(llm.name),
+                answerable=composed.answerable,
+            )
             return
         # The answer's claims must be in the sources it cites (all of them, if it cites none).
         # Figures may also come from what the model read besides: the question, earlier turns.
@@ -406,22 +441,19 @@ class AnswerService:
             unsupported, support = by.unsupported, by.support
         if unsupported and self.replace_unbacked:
             # Never the opposite of the page: the sources' own sentences stand in for it.
-            composed = self.compose(query, fitted.sources)
-            if composed.text:
-                log.info("written answer not backed by its sources (%s): composed", unsupported)
-                yield QuotesEvent(composed.quotes)  # what the viewer marks: the shown sentences
-                yield DoneEvent(
-                    composed.text,
-                    composed.cited,
-                    timings,
-                    unsupported=unsupported,
-                    support=support,
-                    withheld=answer,
-                    mode=COMPOSED,
-                    note=unbacked_note(unsupported),
-                    answerable=composed.answerable,
-                )
-                return
+            log.info("written answer not backed by its sources (%s): composed", unsupported)
+            yield DoneEvent(
+                composed.text,
+                composed.cited,
+                timings,
+                unsupported=unsupported,
+                support=support,
+                withheld=answer,
+                mode=COMPOSED,
+                note=unbacked_note(unsupported),
+                answerable=composed.answerable,
+            )
+            return
         yield DoneEvent(
             answer,
             cited,
@@ -455,17 +487,33 @@ class AnswerService:
     ) -> Iterator[AnswerEvent]:
         """The answer from the sources' own sentences: no model, so it is on screen at once."""
         sources = number_sources(self.whole_sentences(hits))
-        yield SourcesEvent(sources, notice)
+        composed = self._sentences(question, query, sources)
+        yield from self._composed_events(composed, sources, notice, t0, retrieval_ms)
+
+    def _sentences(self, question: str, query: str, sources: Sequence[Source]) -> Composed:
+        """The sources' sentences that answer `query` (the question as answered), or none with
+        the reason: none answers, or not surely enough a question about a name no passage
+        mentions."""
         composed = self.compose(query, sources)
         if composed.answerable is not None and composed.answerable < self.named_answerable:
-            # Refused, or not sure enough: a name of the question no passage mentions is the
-            # reason, and the answer says so.
             missing = unmentioned.unmentioned(self.store, question)
             if missing:
                 log.info(
                     "no passage mentions %s (best sentence %.2f)", missing, composed.answerable
                 )
-                composed = Composed("", (), (), composed.answerable, missing=tuple(missing))
+                return Composed("", (), (), composed.answerable, missing=tuple(missing))
+        return composed
+
+    def _composed_events(
+        self,
+        composed: Composed,
+        sources: Sequence[Source],
+        notice: str,
+        t0: float,
+        retrieval_ms: float,
+    ) -> Iterator[AnswerEvent]:
+        """The events of a composed answer, or of the refusal that says why there is none."""
+        yield SourcesEvent(tuple(sources), notice)
         yield QuotesEvent(composed.quotes)
         if composed.text:
             answer = composed.text

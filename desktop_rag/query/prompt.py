@@ -10,7 +10,7 @@ from typing import Protocol
 
 from desktop_rag.engines.llm import Prompt
 from desktop_rag.locations import SEPARATOR, paginated, section_mark
-from desktop_rag.types import Hit, Source, Turn
+from desktop_rag.types import Hit, Quote, Source, Turn
 
 # What the model is asked to say when the sources do not answer, and what the service says when
 # retrieval finds nothing relevant (the model is not even asked then).
@@ -62,10 +62,13 @@ Answer: {MODEL_NOT_FOUND}
 
 """
 
+MARK_OPEN, MARK_CLOSE = "<<", ">>"
 CHAT_SYSTEM = (
-    "You answer questions about the user's documents using only the numbered sources given "
-    "with each question. Cite every claim with the number of its source in brackets, like [1] "
-    f"or [2][3]. Be brief. If the sources do not contain the answer, say: {MODEL_NOT_FOUND}"
+    "You answer questions about the user's documents from the numbered sources given with "
+    "each question. Answer in one to three short sentences, using only what the sources say, "
+    "and end each sentence with the number of its source in brackets, like [1]. The sentences "
+    f"marked {MARK_OPEN}like this{MARK_CLOSE} were found to answer the question best; use them "
+    "unless another sentence of the sources answers it better."
 )
 
 # A base model runs on into the prompt's next parts: a new question, or source lines ("[2]
@@ -205,6 +208,16 @@ def _turn_text(turn: Turn) -> str:
     return f"Question: {clean(turn.question)}\nAnswer: {turn.answer}\n"
 
 
+def mark(text: str, sentences: Sequence[str]) -> str:
+    """A source's text (one line, as clean_source makes it) with these sentences of it marked
+    <<like this>>; a sentence not in it word for word is left unmarked."""
+    for sentence in sentences:
+        plain = clean(sentence)
+        if plain and plain in text:
+            text = text.replace(plain, f"{MARK_OPEN}{plain}{MARK_CLOSE}", 1)
+    return text
+
+
 def build_prompt(
     question: str,
     hits: Sequence[Hit],
@@ -214,10 +227,13 @@ def build_prompt(
     answer_tokens: int,
     history: Sequence[Turn] = (),
     chat: bool = False,
+    marked: Sequence[Quote] = (),
 ) -> Fitted:
     """Fixed instructions first (the cached prefix), then numbered sources, then recent turns
     and the question. Sources are fitted in rank order; the last one that does not fit whole is
-    cut, and the ones after it are dropped, so prompt and answer always fit the context."""
+    cut, and the ones after it are dropped, so prompt and answer always fit the context. The
+    `marked` sentences (the cross-encoder's choice, numbered as these sources will be) are
+    marked in the sources shown to a chat model; the sources kept are unmarked."""
     question = clean(question)
     fixed = CHAT_SYSTEM if chat else f"{INSTRUCTIONS}\n\n{EXAMPLES}"
     prefix = "" if chat else COMPLETION_ANSWER_PREFIX
@@ -251,14 +267,15 @@ def build_prompt(
     for hit in merged:
         n = len(sources) + 1
         text = clean_source(hit.text)
-        line = source_line(n, hit.path, hit.page, text, hit.section)
+        shown = mark(text, [q.text for q in marked if q.n == n]) if chat else text
+        line = source_line(n, hit.path, hit.page, shown, hit.section)
         cost = tokenizer.count_tokens(line + "\n")
         if cost > budget:
             room = budget - (cost - tokenizer.count_tokens(text))
             if room < MIN_SOURCE_TOKENS:
                 break
             text = tokenizer.truncate(text, room - 2).rstrip() + " …"
-            line = source_line(n, hit.path, hit.page, text, hit.section)
+            line = source_line(n, hit.path, hit.page, text, hit.section)  # unmarked, cut
             cost = tokenizer.count_tokens(line + "\n")
             if cost > budget:
                 break

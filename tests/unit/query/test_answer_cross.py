@@ -124,3 +124,45 @@ def test_a_follow_up_about_it_is_answered_about_it_not_the_question_before(
     assert isinstance(done, DoneEvent) and not done.refused
     assert "hearts" in done.answer.split(".")[0], done.answer
     assert "hemocyanin" not in done.answer, done.answer
+
+
+def test_a_model_that_writes_is_not_asked_what_no_sentence_answers(
+    tmp_path: Path, animal_pdfs: Path
+) -> None:
+    """Issue 43: the cross-encoder's judgement refuses before the model reads a prompt, so a
+    written answer is refused as often as a composed one, and as fast."""
+    llm = FakeLlm("1], zebras have 12 hearts.", chat=True)
+    app = make_app(tmp_path, llm, mode="written", reranker=FakeReranker(default=0.03))
+    app.ingest.index([str(animal_pdfs)])
+    sources, quotes, shown, done = _ask(app, "How many hearts does a zebra have?")
+    assert shown == done.answer == DOCUMENTS_DO_NOT_SAY and done.refused
+    assert sources and quotes == ()
+    assert llm.prompts == [], "the model was not asked"
+
+
+def test_the_model_is_shown_the_answering_sentences_marked(
+    tmp_path: Path, animal_pdfs: Path
+) -> None:
+    llm = FakeLlm("An octopus has three hearts [1].", chat=True)
+    reranker = FakeReranker({"three hearts": 0.9})
+    app = make_app(tmp_path, llm, mode="written", reranker=reranker)
+    app.ingest.index([str(animal_pdfs)])
+    sources, quotes, shown, done = _ask(app, "How many hearts does an octopus have?")
+    assert done.mode == "written" and not done.refused and "three hearts" in done.answer
+    read = "\n".join(text for _, text in llm.prompts[-1].messages)
+    assert "<<An octopus has eight arms and three hearts.>>" in read
+    # The quotes shown while it reads are those sentences.
+    assert quotes[0].text == "An octopus has eight arms and three hearts."
+
+
+def test_a_model_finding_no_answer_where_sentences_answer_shows_them_and_says_why(
+    tmp_path: Path, animal_pdfs: Path
+) -> None:
+    llm = FakeLlm("The sources do not say.", chat=True)
+    app = make_app(tmp_path, llm, mode="written", reranker=FakeReranker({"three hearts": 0.9}))
+    app.ingest.index([str(animal_pdfs)])
+    _, _, _, done = _ask(app, "How many hearts does an octopus have?")
+    assert not done.refused and done.mode == "composed"
+    assert done.answer.startswith("An octopus has eight arms and three hearts.")
+    assert done.withheld == "The sources do not say."
+    assert "found no answer in the sources" in done.note
