@@ -206,7 +206,12 @@ def invents(app: Any, row: dict[str, Any], question: str) -> bool:
         s["text"] for s in row["sources"]
     ]
     found = claims.check(
-        row["answer"], cited, app.answer.rarity, also_read=[question], asked=[question]
+        row["answer"],
+        cited,
+        app.answer.rarity,
+        also_read=[question],
+        asked=[question],
+        common=app.answer.common_words,
     )
     return bool(found.unsupported)
 

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 
+from desktop_rag.engines.embed import common_words
 from desktop_rag.engines.llm import Llm
 from desktop_rag.errors import EmptyLibraryError
 from desktop_rag.query import ability, claims, follow_up, unmentioned
@@ -151,6 +152,8 @@ class AnswerService:
         self.named_answerable = NAMED_ANSWERABLE
         self._idf: dict[str, float] = {}
         self._idf_rows = -1
+        # Everyday words the claims check never names as terms a source lacks.
+        self.common_words = common_words()
         # Who writes the answer: None decides per model (`writes`, the measured rule of
         # query/ability.py), or COMPOSED / WRITTEN whatever the model.
         self.mode: str | None = None
@@ -399,7 +402,13 @@ class AnswerService:
         asked = asked_words(question, history)
         refuse_below = self.refuse_below_words_only if text_only else self.refuse_below
         found = claims.check(
-            answer, cited_texts, self.rarity, also_read=read, asked=asked, refuse_below=refuse_below
+            answer,
+            cited_texts,
+            self.rarity,
+            also_read=read,
+            asked=asked,
+            refuse_below=refuse_below,
+            common=self.common_words,
         )
         # Sources this near the question are about it: an answer they do not back is flagged
         # (a wrong figure, a word of the source next to the one cited), not withheld; from
@@ -409,7 +418,9 @@ class AnswerService:
         withhold = found.refuse and (best < self.weak_match or text_only)
         if found.refuse and not withhold:
             every = [s.text for s in fitted.sources]
-            own = claims.check(answer, every, self.rarity, also_read=read, asked=asked)
+            own = claims.check(
+                answer, every, self.rarity, also_read=read, asked=asked, common=self.common_words
+            )
             withhold = own.words_lacking >= self.own_words
         if withhold:
             log.info("answer withheld: %.2f of its words are in its sources", found.support)
@@ -433,6 +444,7 @@ class AnswerService:
             self.rarity,
             also_read=read,
             asked=asked,
+            common=self.common_words,
         )
         if backed is not None:
             n, by = backed

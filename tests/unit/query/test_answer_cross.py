@@ -147,7 +147,7 @@ def test_the_model_is_shown_the_answering_sentences_marked(
     reranker = FakeReranker({"three hearts": 0.9})
     app = make_app(tmp_path, llm, mode="written", reranker=reranker)
     app.ingest.index([str(animal_pdfs)])
-    sources, quotes, shown, done = _ask(app, "How many hearts does an octopus have?")
+    _, quotes, _, done = _ask(app, "How many hearts does an octopus have?")
     assert done.mode == "written" and not done.refused and "three hearts" in done.answer
     read = "\n".join(text for _, text in llm.prompts[-1].messages)
     assert "<<An octopus has eight arms and three hearts.>>" in read

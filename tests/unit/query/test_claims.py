@@ -262,3 +262,35 @@ def test_recite_makes_every_mark_the_new_one_and_merges_a_run() -> None:
         == "According to [4], it is blue [4]."
     )
     assert recite("See [1][2].", 3) == "See [3]."
+
+
+def test_an_everyday_word_in_an_answer_its_sources_back_is_not_named() -> None:
+    # A model that writes says "ensure" and "fresh" where its manual does not: words rare in
+    # a library of manuals (IDF over 3), but its own wording. "distclean" is a term.
+    source = (
+        "Delete the build folder and run make before building again: old objects do not link "
+        "with the new compiler."
+    )
+    answer = (
+        "Delete the build folder and run make distclean before building again, so that old "
+        "objects do not link with the new compiler, to ensure a fresh build [1]."
+    )
+    rare = lambda w: 6.0  # noqa: E731 - every word in few passages
+    common = frozenset({"ensure", "fresh", "cat", "wild"})
+    found = check(answer, [source], rare, asked=["How do I rebuild?"], common=common)
+    assert found.support >= 0.75 and found.unsupported == ("distclean",)
+    # Without the everyday words, each is named.
+    plain = check(answer, [source], rare, asked=["How do I rebuild?"])
+    assert plain.unsupported == ("distclean", "ensure", "fresh")
+    # An answer its sources back less says nothing of them in its own words: all named.
+    own = check("Wild cat hair clogs the build [1].", [source], rare, asked=[], common=common)
+    assert {"Wild", "cat", "hair", "clogs"} <= set(own.unsupported)
+
+
+def test_the_everyday_words_are_the_embedders_whole_words() -> None:
+    from desktop_rag.engines.embed import common_words
+
+    words = common_words()
+    assert len(words) > 15000
+    assert {"ensure", "completely", "goes", "everywhere"} <= words
+    assert not {"argmax", "distclean", "hemocyanin", "xparse"} & words
