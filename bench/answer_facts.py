@@ -610,6 +610,13 @@ def main() -> int:
     parser.add_argument(
         "--only", choices=("tune", "report"), default=None, help="ask one half's questions only"
     )
+    parser.add_argument(
+        "--service",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set an answer service setting for the run (a number), e.g. written_sources=3",
+    )
     parser.add_argument("--rescore", nargs="*")
     parser.add_argument("--replay", nargs="*", help="answers files of a composed run")
     parser.add_argument("--variants", default=",".join(VARIANTS))
@@ -652,6 +659,11 @@ def main() -> int:
             app.answer.answerable = args.answerable
         if args.named_answerable is not None:
             app.answer.named_answerable = args.named_answerable
+        for setting in args.service:
+            name_, _, value = setting.partition("=")
+            if not hasattr(app.answer, name_):
+                raise SystemExit(f"the answer service has no setting {name_}")
+            setattr(app.answer, name_, float(value) if "." in value else int(value))
         for mode in args.modes.split(","):
             set_mode(app, mode)
             data = run(name, mode, app, qs, DATA / f"answers-{name}-{mode}{tag}.json")

@@ -22,7 +22,13 @@ from desktop_rag.engines.llm import Llm
 from desktop_rag.infra.keyed import KeyedJson
 from desktop_rag.query import claims
 from desktop_rag.query.compose import Composed
-from desktop_rag.query.prompt import Fitted, build_prompt, number_sources, parse_citations
+from desktop_rag.query.prompt import (
+    Fitted,
+    build_prompt,
+    number_sources,
+    parse_citations,
+    unmarked,
+)
 from desktop_rag.query.runaway import Runaway
 from desktop_rag.types import Hit, Source
 
@@ -270,7 +276,7 @@ def write(llm: Llm, fitted: Fitted, cancel: threading.Event) -> str:
     """The model's answer to a probe's prompt, read as the answer service reads it."""
     guard = Runaway()
     lead = fitted.prompt.answer_prefix
-    for piece in llm.stream(fitted.prompt, ANSWER_TOKENS, cancel):
+    for piece in unmarked(llm.stream(fitted.prompt, ANSWER_TOKENS, cancel)):
         if lead:
             piece, lead = lead + piece, ""
         guard.feed(piece)

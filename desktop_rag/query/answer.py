@@ -25,6 +25,7 @@ from desktop_rag.query.prompt import (
     documents_do_not_mention,
     number_sources,
     parse_citations,
+    unmarked,
 )
 from desktop_rag.query.quote import widen
 from desktop_rag.query.retrieve import Retriever
@@ -158,6 +159,8 @@ class AnswerService:
         # query/ability.py), or COMPOSED / WRITTEN whatever the model.
         self.mode: str | None = None
         self.abilities = abilities
+        # The sources (pages) a model that writes reads, the first ones; None: all that fit.
+        self.written_sources: int | None = None
         # A written answer that its cited sources do not back is replaced by the composed one
         # (off: flagged or withheld as before, for the benchmark's "before").
         self.replace_unbacked = True
@@ -303,6 +306,7 @@ class AnswerService:
             history=history,
             chat=llm.has_chat_template,
             marked=composed.quotes,
+            max_sources=self.written_sources,
         )
         if fitted.dropped or fitted.truncated:
             log.info(
@@ -332,7 +336,7 @@ class AnswerService:
         budget = answer_tokens
         while not cancel.is_set() and budget > 0:
             with contextlib.closing(
-                shown_pieces(llm.stream(prompt, budget, cancel), guard, lead, heard)
+                shown_pieces(unmarked(llm.stream(prompt, budget, cancel)), guard, lead, heard)
             ) as pieces:
                 for shown in pieces:
                     yield TokenEvent(shown)

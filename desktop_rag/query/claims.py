@@ -59,7 +59,8 @@ PARAPHRASED = 0.75
 FIGURE_WEIGHT = 1.0 + RARE_IDF
 # What every answer says about its sources, not about the subject.
 _FRAMING_TEXT = """according source sources document documents page pages passage passages answer
-    question text say says said state states stated mention mentions mentioned"""
+    question text say says said state states stated mention mentions mentioned based
+    information provided"""
 # A verdict on the question's own words ("the answer is yes"): no name or term of its own.
 _VERDICTS = frozenset({"yes", "no"})
 _FRAMING = frozenset(_FRAMING_TEXT.split()) | _VERDICTS

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -65,10 +65,10 @@ Answer: {MODEL_NOT_FOUND}
 MARK_OPEN, MARK_CLOSE = "<<", ">>"
 CHAT_SYSTEM = (
     "You answer questions about the user's documents from the numbered sources given with "
-    "each question. Answer in one to three short sentences, using only what the sources say, "
-    "and end each sentence with the number of its source in brackets, like [1]. The sentences "
-    f"marked {MARK_OPEN}like this{MARK_CLOSE} were found to answer the question best; use them "
-    "unless another sentence of the sources answers it better."
+    "each question. Answer in one or two short sentences, in the sources' own words where you "
+    "can, and end each sentence with the number of its source in brackets, like [1]. The "
+    f"sentences marked {MARK_OPEN}like this{MARK_CLOSE} were found to answer the question "
+    "best; use them unless another sentence of the sources answers it better."
 )
 
 # A base model runs on into the prompt's next parts: a new question, or source lines ("[2]
@@ -218,6 +218,26 @@ def mark(text: str, sentences: Sequence[str]) -> str:
     return text
 
 
+def unmarked(pieces: Iterable[str]) -> Iterator[str]:
+    """A model's stream without the marks its prompt showed it (a model copies "<<" with the
+    sentence it quotes); the stream is closed when this one is."""
+    held = ""
+    try:
+        for piece in pieces:
+            text = (held + piece).replace(MARK_OPEN, "").replace(MARK_CLOSE, "")
+            held = ""
+            if text.endswith((MARK_OPEN[0], MARK_CLOSE[0])):
+                held, text = text[-1], text[:-1]  # maybe the start of a mark
+            if text:
+                yield text
+        if held:
+            yield held
+    finally:
+        close = getattr(pieces, "close", None)
+        if close is not None:
+            close()
+
+
 def build_prompt(
     question: str,
     hits: Sequence[Hit],
@@ -228,12 +248,14 @@ def build_prompt(
     history: Sequence[Turn] = (),
     chat: bool = False,
     marked: Sequence[Quote] = (),
+    max_sources: int | None = None,
 ) -> Fitted:
     """Fixed instructions first (the cached prefix), then numbered sources, then recent turns
     and the question. Sources are fitted in rank order; the last one that does not fit whole is
     cut, and the ones after it are dropped, so prompt and answer always fit the context. The
     `marked` sentences (the cross-encoder's choice, numbered as these sources will be) are
-    marked in the sources shown to a chat model; the sources kept are unmarked."""
+    marked in the sources shown to a chat model; the sources kept are unmarked. At most
+    `max_sources` sources (pages) are given, the first ones."""
     question = clean(question)
     fixed = CHAT_SYSTEM if chat else f"{INSTRUCTIONS}\n\n{EXAMPLES}"
     prefix = "" if chat else COMPLETION_ANSWER_PREFIX
@@ -263,7 +285,7 @@ def build_prompt(
     sources: list[Source] = []
     lines: list[str] = []
     truncated = 0
-    merged = merge_hits(hits)
+    merged = merge_hits(hits)[:max_sources]
     for hit in merged:
         n = len(sources) + 1
         text = clean_source(hit.text)

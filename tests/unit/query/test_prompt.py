@@ -191,3 +191,25 @@ def test_parse_citations_keeps_existing_sources_in_order() -> None:
     assert parse_citations("See [1, 3] and [2-3].", 3) == (1, 3, 2)
     assert parse_citations("No citation here.", 3) == ()
     assert parse_citations("[0] and [4]", 3) == ()
+
+
+def test_the_marks_a_model_copies_are_not_shown() -> None:
+    from desktop_rag.query.prompt import unmarked
+
+    pieces = ["<", "<Hold the", " button>", ">", " for 15 s [1]. If x <", " 3, stop."]
+    assert "".join(unmarked(iter(pieces))) == "Hold the button for 15 s [1]. If x < 3, stop."
+
+    class Stream:
+        closed = False
+
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            yield "<<One"
+            yield " more>>"
+
+        def close(self) -> None:
+            Stream.closed = True
+
+    stream = unmarked(Stream())
+    assert next(stream) == "One"
+    stream.close()
+    assert Stream.closed, "closing the shown stream ends the model's"
