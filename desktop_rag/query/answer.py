@@ -25,6 +25,7 @@ from desktop_rag.query.prompt import (
     documents_do_not_mention,
     number_sources,
     parse_citations,
+    unechoed,
     unmarked,
 )
 from desktop_rag.query.quote import widen
@@ -92,6 +93,14 @@ _STOP_WORDS = frozenset(_STOP_TEXT.split())
 COMPOSED = "composed"
 WRITTEN = "written"
 MODES = (COMPOSED, WRITTEN)
+
+
+def withheld_note(model: str) -> str:
+    """What the reader is told when the model's answer is not from its sources at all."""
+    return (
+        f"{model or 'The model'} answered in words its sources do not hold, from what it knows "
+        "rather than from your documents, so its answer is not shown."
+    )
 
 
 def not_found_note(model: str) -> str:
@@ -365,7 +374,7 @@ class AnswerService:
             )
             lead = LIST_START
         end = time.perf_counter()
-        answer = guard.answer(hit_limit)
+        answer = unechoed(guard.answer(hit_limit))
         cancelled = cancel.is_set()
         n_tokens = llm.count_tokens(answer) if answer else 0
         rate = (n_tokens - 1) / (last - first) if first and n_tokens > 1 and last > first else 0.0
@@ -435,6 +444,7 @@ class AnswerService:
                 refused=True,
                 support=found.support,
                 withheld=answer,
+                note=withheld_note(llm.name),
             )
             return
         unsupported, support = found.unsupported, found.support
@@ -597,10 +607,12 @@ def _normalise(text: str) -> str:
     return re.sub(r"\W+", " ", text.lower()).strip()
 
 
-# The model's refusal, also in the words a small model bends it to after the answer prefix:
-# "According to [1], the source does not say." cites nothing.
+# The model's refusal, also in the words a small model bends it to after the answer prefix
+# ("According to [1], the source does not say." cites nothing) and a larger one words its own
+# ("The sources do not provide information on whether …").
 _NOT_FOUND = re.compile(
-    rf"^(?:according to \d+ )?(?:{re.escape(_normalise(MODEL_NOT_FOUND))}|the source does not say)"
+    rf"^(?:according to \d+ )?(?:{re.escape(_normalise(MODEL_NOT_FOUND))}|"
+    r"the sources? (?:do|does) not (?:say|provide|mention|contain|state|give))"
 )
 
 

@@ -7,8 +7,9 @@ figures by value, as query/figures.py reads them). The words that carry the clai
 (capitalised), figures and terms rare in the library (by IDF), are named when missing, so the
 reader is told to check them; when the answer's words, each weighted by its rarity, are mostly
 missing, nothing in the answer comes from its sources and the service refuses instead. An
-everyday word in lower case ("ensure", "completely"), however rare in a library of manuals, is
-a model's own wording in an answer its sources otherwise back (PARAPHRASED): weighed, not named.
+everyday word in lower case ("ensure", "completely"), or opening a sentence ("However"), however
+rare in a library of manuals, is a model's own wording in an answer its sources otherwise back
+(PARAPHRASED): weighed, not named.
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ class ClaimWord:
     text: str  # as the answer writes it
     stem: str
     named: bool  # capitalised: a name or a term, checked whatever its rarity
+    opens: bool = False  # a sentence's first word ("However", capitalised as any would be)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +128,9 @@ def claim_words(answer: str) -> list[ClaimWord]:
         if s in seen:
             continue
         seen.add(s)
-        out.append(ClaimWord(raw, s, raw[0].isupper()))
+        before = text[: match.start()].rstrip(" \t\"'“‘(*`")
+        opens = not before or before.endswith((".", "!", "?", ":", ";", "\n", "•", "-"))
+        out.append(ClaimWord(raw, s, raw[0].isupper(), opens))
     return out
 
 
@@ -172,7 +176,7 @@ def check(
         lacking += weight
         if word.named or idf >= RARE_IDF:
             missing_words.append(word.text)
-            if not word.named and word.text.lower() in common:
+            if (word.opens or not word.named) and word.text.lower() in common:
                 everyday.add(word.text)
     missing_figures = unsupported_numbers(answer, [*sources, *also_read, *asked])
     repeated = set(figures_in(" ".join(asked)))

@@ -218,6 +218,16 @@ def mark(text: str, sentences: Sequence[str]) -> str:
     return text
 
 
+# A paginated source line's head ("report.pdf, page 4: "), which a model copies before a quote.
+_SOURCE_HEAD = re.compile(r"(?:(?<=\s)|^)[^\s\[\]]+\.[A-Za-z0-9]{2,5}, page \d+: ")
+
+
+def unechoed(answer: str) -> str:
+    """The answer without the heads of source lines it copied: "R-admin.pdf, page 30: Some
+    possible reasons …" claims no "30" or "pdf" of its own."""
+    return _SOURCE_HEAD.sub("", answer)
+
+
 def unmarked(pieces: Iterable[str]) -> Iterator[str]:
     """A model's stream without the marks its prompt showed it (a model copies "<<" with the
     sentence it quotes); the stream is closed when this one is."""

@@ -249,6 +249,8 @@ def test_an_answer_from_none_of_its_sources_is_refused(tmp_path, animal_pdfs) ->
     assert done.refused and done.cited == ()
     assert done.answer == NOTHING_RELEVANT
     assert done.withheld == "According to [1], the capital of France is Paris."
+    # Why, in plain words.
+    assert "not shown" in done.note and "rather than from your documents" in done.note
 
 
 WILDLIFE_PAGE = (

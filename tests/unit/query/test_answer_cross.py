@@ -166,3 +166,13 @@ def test_a_model_finding_no_answer_where_sentences_answer_shows_them_and_says_wh
     assert done.answer.startswith("An octopus has eight arms and three hearts.")
     assert done.withheld == "The sources do not say."
     assert "found no answer in the sources" in done.note
+
+
+def test_a_model_saying_so_in_its_own_words_found_no_answer(
+    tmp_path: Path, animal_pdfs: Path
+) -> None:
+    llm = FakeLlm("The sources do not provide information on octopus hearts.", chat=True)
+    app = make_app(tmp_path, llm, mode="written", reranker=FakeReranker({"three hearts": 0.9}))
+    app.ingest.index([str(animal_pdfs)])
+    _, _, _, done = _ask(app, "How many hearts does an octopus have?")
+    assert done.mode == "composed" and "found no answer in the sources" in done.note

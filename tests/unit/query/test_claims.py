@@ -294,3 +294,21 @@ def test_the_everyday_words_are_the_embedders_whole_words() -> None:
     assert len(words) > 15000
     assert {"ensure", "completely", "goes", "everywhere"} <= words
     assert not {"argmax", "distclean", "hemocyanin", "xparse"} & words
+
+
+def test_an_everyday_word_opening_a_sentence_is_no_name() -> None:
+    # "However" is capitalised as every sentence's first word is: the 1.5B model's answer that
+    # stated the fact was replaced for it alone.
+    source = (
+        "Use DeclareMathOperator* in the preamble to put the subscript of the operator "
+        "underneath it in displays."
+    )
+    answer = (
+        "Use DeclareMathOperator* in the preamble to put the subscript of the operator "
+        "underneath it in displays [1]. However, Knuth did so too."
+    )
+    rare = lambda w: 6.0  # noqa: E731
+    common = frozenset({"however", "knuth", "too"})
+    found = check(answer, [source], rare, asked=[], common=common)
+    assert "However" not in found.unsupported
+    assert "Knuth" in found.unsupported, "a name inside a sentence is still a name"

@@ -213,3 +213,13 @@ def test_the_marks_a_model_copies_are_not_shown() -> None:
     assert next(stream) == "One"
     stream.close()
     assert Stream.closed, "closing the shown stream ends the model's"
+
+
+def test_a_source_lines_head_a_model_copies_is_not_its_claim() -> None:
+    from desktop_rag.query.prompt import unechoed
+
+    assert unechoed("R-admin.pdf, page 30: Some possible reasons [1].") == (
+        "Some possible reasons [1]."
+    )
+    assert unechoed("It is 2504.pdf, page 2: IL-25 [1]") == "It is IL-25 [1]"
+    assert unechoed("See page 2: the table.") == "See page 2: the table."
