@@ -15,7 +15,7 @@ from desktop_rag.engines.embed import common_words
 from desktop_rag.engines.llm import Llm
 from desktop_rag.errors import EmptyLibraryError
 from desktop_rag.query import ability, claims, follow_up, unmentioned
-from desktop_rag.query.compose import ANSWERABLE, Composed, compose
+from desktop_rag.query.compose import ANSWERABLE, TOP_SOURCES, Composed, compose
 from desktop_rag.query.prompt import (
     DOCUMENTS_DO_NOT_SAY,
     MODEL_NOT_FOUND,
@@ -168,8 +168,11 @@ class AnswerService:
         # query/ability.py), or COMPOSED / WRITTEN whatever the model.
         self.mode: str | None = None
         self.abilities = abilities
-        # The sources (pages) a model that writes reads, the first ones; None: all that fit.
-        self.written_sources: int | None = None
+        # The sources (pages) a model that writes reads, the first ones (None: all that fit),
+        # as many as the composed answer's sentences come from: on the 1.5B model's answers to
+        # the manuals' tune half, three states the fact as often as six (0.667 and 0.641) in
+        # half the time to the first words (5.8 s against 10.7 on two cores).
+        self.written_sources: int | None = TOP_SOURCES
         # A written answer that its cited sources do not back is replaced by the composed one
         # (off: flagged or withheld as before, for the benchmark's "before").
         self.replace_unbacked = True
@@ -325,7 +328,9 @@ class AnswerService:
                 fitted.dropped,
                 context,
             )
-        yield SourcesEvent(fitted.sources, notice)
+        # Every source found is shown, numbered as the model read the first of them: the
+        # sentences shown instead of its answer may be another's.
+        yield SourcesEvent(numbered, notice)
         # The sentences that answer need no model: they are shown while the model reads.
         yield QuotesEvent(composed.quotes)
 

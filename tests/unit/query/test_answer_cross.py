@@ -176,3 +176,17 @@ def test_a_model_saying_so_in_its_own_words_found_no_answer(
     app.ingest.index([str(animal_pdfs)])
     _, _, _, done = _ask(app, "How many hearts does an octopus have?")
     assert done.mode == "composed" and "found no answer in the sources" in done.note
+
+
+def test_a_model_reads_the_first_pages_and_every_page_found_is_shown(
+    tmp_path: Path, animal_pdfs: Path
+) -> None:
+    llm = FakeLlm("An octopus has three hearts [1].", chat=True)
+    app = make_app(tmp_path, llm, mode="written", reranker=FakeReranker({"three hearts": 0.9}))
+    app.ingest.index([str(animal_pdfs)])
+    app.answer.written_sources = 2
+    sources, _, _, done = _ask(app, "How many hearts does an octopus have?")
+    read = "\n".join(text for _, text in llm.prompts[-1].messages)
+    assert "[2]" in read and "[3]" not in read
+    assert len(sources) > 2, "the sources shown are all those found"
+    assert done.mode == "written"
