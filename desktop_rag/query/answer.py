@@ -168,10 +168,11 @@ class AnswerService:
         # query/ability.py), or COMPOSED / WRITTEN whatever the model.
         self.mode: str | None = None
         self.abilities = abilities
-        # The sources (pages) a model that writes reads, the first ones (None: all that fit),
-        # as many as the composed answer's sentences come from: on the 1.5B model's answers to
-        # the manuals' tune half, three states the fact as often as six (0.667 and 0.641) in
-        # half the time to the first words (5.8 s against 10.7 on two cores).
+        # The sources (pages) a model that writes reads, the first ones (None: all that fit):
+        # as many as the composed answer's sentences come from. On the 1.5B model's answers to
+        # the manuals' tune half, three pages stated the fact as often as six (0.667 and 0.641)
+        # with the first words at 5.8 s instead of 10.7 on two cores; four, 0.692 at 6.9 s
+        # (docs/performance.md, "A model the user brings writes the answer").
         self.written_sources: int | None = TOP_SOURCES
         # A written answer that its cited sources do not back is replaced by the composed one
         # (off: flagged or withheld as before, for the benchmark's "before").
