@@ -95,11 +95,13 @@ WRITTEN = "written"
 MODES = (COMPOSED, WRITTEN)
 
 
-def withheld_note(model: str) -> str:
-    """What the reader is told when the model's answer is not from its sources at all."""
+def withheld_note(model: str, composed: bool = False) -> str:
+    """What the reader is told when the model's answer is not from its sources at all (and
+    whether the sources' own sentences are shown instead)."""
+    instead = "their own sentences are shown instead" if composed else "its answer is not shown"
     return (
         f"{model or 'The model'} answered in words its sources do not hold, from what it knows "
-        "rather than from your documents, so its answer is not shown."
+        f"rather than from your documents, so {instead}."
     )
 
 
@@ -441,6 +443,20 @@ class AnswerService:
                 answer, every, self.rarity, also_read=read, asked=asked, common=self.common_words
             )
             withhold = own.words_lacking >= self.own_words
+        if withhold and composed.answerable is not None:
+            # The cross-encoder found sentences that answer: they are shown, not a refusal.
+            log.info("answer withheld: %.2f of its words are in its sources", found.support)
+            yield DoneEvent(
+                composed.text,
+                composed.cited,
+                timings,
+                support=found.support,
+                withheld=answer,
+                mode=COMPOSED,
+                note=withheld_note(llm.name, composed=True),
+                answerable=composed.answerable,
+            )
+            return
         if withhold:
             log.info("answer withheld: %.2f of its words are in its sources", found.support)
             yield DoneEvent(

@@ -190,3 +190,17 @@ def test_a_model_reads_the_first_pages_and_every_page_found_is_shown(
     assert "[2]" in read and "[3]" not in read
     assert len(sources) > 2, "the sources shown are all those found"
     assert done.mode == "written"
+
+
+def test_an_answer_from_what_the_model_knows_gives_way_to_the_answering_sentences(
+    tmp_path: Path, animal_pdfs: Path
+) -> None:
+    """Sources the cross-encoder found answering are not refused because the model wrote from
+    what it knows: their sentences are shown, and why."""
+    llm = FakeLlm("1], the capital of France is Paris.", chat=True)
+    app = make_app(tmp_path, llm, mode="written", reranker=FakeReranker({"three hearts": 0.9}))
+    app.ingest.index([str(animal_pdfs)])
+    app.answer.weak_match = 1.01  # every source counts as a weak match here
+    _, _, _, done = _ask(app, "How many hearts does an octopus have?")
+    assert not done.refused and done.mode == "composed" and "three hearts" in done.answer
+    assert "Paris" in done.withheld and "their own sentences are shown instead" in done.note
