@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from desktop_rag.cli import ask_json
 from desktop_rag.query.prompt import DOCUMENTS_DO_NOT_SAY
 from desktop_rag.types import DoneEvent, QuotesEvent, SourcesEvent, TokenEvent
@@ -155,27 +157,21 @@ def test_the_model_is_shown_the_answering_sentences_marked(
     assert quotes[0].text == "An octopus has eight arms and three hearts."
 
 
+@pytest.mark.parametrize(
+    "refusal",
+    ["The sources do not say.", "The sources do not provide information on octopus hearts."],
+)
 def test_a_model_finding_no_answer_where_sentences_answer_shows_them_and_says_why(
-    tmp_path: Path, animal_pdfs: Path
+    tmp_path: Path, animal_pdfs: Path, refusal: str
 ) -> None:
-    llm = FakeLlm("The sources do not say.", chat=True)
+    llm = FakeLlm(refusal, chat=True)
     app = make_app(tmp_path, llm, mode="written", reranker=FakeReranker({"three hearts": 0.9}))
     app.ingest.index([str(animal_pdfs)])
     _, _, _, done = _ask(app, "How many hearts does an octopus have?")
     assert not done.refused and done.mode == "composed"
     assert done.answer.startswith("An octopus has eight arms and three hearts.")
-    assert done.withheld == "The sources do not say."
+    assert done.withheld == refusal
     assert "found no answer in the sources" in done.note
-
-
-def test_a_model_saying_so_in_its_own_words_found_no_answer(
-    tmp_path: Path, animal_pdfs: Path
-) -> None:
-    llm = FakeLlm("The sources do not provide information on octopus hearts.", chat=True)
-    app = make_app(tmp_path, llm, mode="written", reranker=FakeReranker({"three hearts": 0.9}))
-    app.ingest.index([str(animal_pdfs)])
-    _, _, _, done = _ask(app, "How many hearts does an octopus have?")
-    assert done.mode == "composed" and "found no answer in the sources" in done.note
 
 
 def test_a_model_reads_the_first_pages_and_every_page_found_is_shown(
