@@ -305,11 +305,12 @@ def measure(
             break
         # Prompted as the answer service prompts the model: the composed answer's sentences
         # marked in its sources.
-        made = composer(probe.question, number_sources(_hits(probe)))
+        hits = _hits(probe)
+        made = composer(probe.question, number_sources(hits))
         composed += states(made.text, probe.must)
         fitted = build_prompt(
             probe.question,
-            _hits(probe),
+            hits,
             llm,
             context_size=llm.context_size,
             answer_tokens=ANSWER_TOKENS,

@@ -95,6 +95,30 @@ WRITTEN = "written"
 MODES = (COMPOSED, WRITTEN)
 
 
+def instead(
+    composed: Composed,
+    timings: Timings,
+    withheld: str,
+    note: str,
+    *,
+    unsupported: tuple[str, ...] = (),
+    support: float = 1.0,
+) -> DoneEvent:
+    """The end of an answer whose sentences, the sources' own, stand in for what the model
+    wrote (`withheld`), with the note that says why."""
+    return DoneEvent(
+        composed.text,
+        composed.cited,
+        timings,
+        unsupported=unsupported,
+        support=support,
+        withheld=withheld,
+        mode=COMPOSED,
+        note=note,
+        answerable=composed.answerable,
+    )
+
+
 def withheld_note(model: str, composed: bool = False) -> str:
     """What the reader is told when the model's answer is not from its sources at all (and
     whether the sources' own sentences are shown instead)."""
@@ -403,15 +427,7 @@ class AnswerService:
         if said_not_found:
             # The cross-encoder found sentences that answer: they are shown, and why.
             log.info("the model found no answer where the cross-encoder did: composed")
-            yield DoneEvent(
-                composed.text,
-                composed.cited,
-                timings,
-                withheld=answer,
-                mode=COMPOSED,
-                note=not_found_note(llm.name),
-                answerable=composed.answerable,
-            )
+            yield instead(composed, timings, answer, not_found_note(llm.name))
             return
         # The answer's claims must be in the sources it cites (all of them, if it cites none).
         # Figures may also come from what the model read besides: the question, earlier turns.
@@ -443,31 +459,22 @@ class AnswerService:
                 answer, every, self.rarity, also_read=read, asked=asked, common=self.common_words
             )
             withhold = own.words_lacking >= self.own_words
-        if withhold and composed.answerable is not None:
-            # The cross-encoder found sentences that answer: they are shown, not a refusal.
-            log.info("answer withheld: %.2f of its words are in its sources", found.support)
-            yield DoneEvent(
-                composed.text,
-                composed.cited,
-                timings,
-                support=found.support,
-                withheld=answer,
-                mode=COMPOSED,
-                note=withheld_note(llm.name, composed=True),
-                answerable=composed.answerable,
-            )
-            return
         if withhold:
             log.info("answer withheld: %.2f of its words are in its sources", found.support)
-            yield DoneEvent(
-                NOTHING_RELEVANT,
-                (),
-                timings,
-                refused=True,
-                support=found.support,
-                withheld=answer,
-                note=withheld_note(llm.name),
-            )
+            if composed.answerable is not None:
+                # The cross-encoder found sentences that answer: they are shown, not a refusal.
+                note = withheld_note(llm.name, composed=True)
+                yield instead(composed, timings, answer, note, support=found.support)
+            else:
+                yield DoneEvent(
+                    NOTHING_RELEVANT,
+                    (),
+                    timings,
+                    refused=True,
+                    support=found.support,
+                    withheld=answer,
+                    note=withheld_note(llm.name),
+                )
             return
         unsupported, support = found.unsupported, found.support
         recited_from: tuple[int, ...] = ()
@@ -490,17 +497,8 @@ class AnswerService:
         if unsupported and self.replace_unbacked:
             # Never the opposite of the page: the sources' own sentences stand in for it.
             log.info("written answer not backed by its sources (%s): composed", unsupported)
-            yield DoneEvent(
-                composed.text,
-                composed.cited,
-                timings,
-                unsupported=unsupported,
-                support=support,
-                withheld=answer,
-                mode=COMPOSED,
-                note=unbacked_note(unsupported),
-                answerable=composed.answerable,
-            )
+            note = unbacked_note(unsupported)
+            yield instead(composed, timings, answer, note, unsupported=unsupported, support=support)
             return
         yield DoneEvent(
             answer,
