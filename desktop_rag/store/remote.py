@@ -12,6 +12,7 @@ to LanceDB in memory only: never to the settings file, never to a log.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import threading
@@ -32,6 +33,7 @@ from desktop_rag.errors import (
     StoreError,
     UnreachableError,
 )
+from desktop_rag.store.base import READS
 from desktop_rag.store.lance import ANN_EF, METADATA_CACHE_BYTES, LanceStore, _sql_list
 from desktop_rag.store.schema import (
     CHUNKS,
@@ -613,17 +615,7 @@ class RemoteStore(LanceStore):
     def _read(self, what: Callable[[], T]) -> T:
         return self._guard(self.query_deadline_s, what)
 
-    # Each read passes its arguments through as they are: a parameter the base class gains
-    # (a search's scope, say) reaches it unchanged.
-
-    def documents(self, *args: Any, **kwargs: Any) -> list[DocumentRecord]:
-        return self._read(lambda: LanceStore.documents(self, *args, **kwargs))
-
-    def count_chunks(self, *args: Any, **kwargs: Any) -> int:
-        return self._read(lambda: LanceStore.count_chunks(self, *args, **kwargs))
-
-    def chunk_rows(self, *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
-        return self._read(lambda: LanceStore.chunk_rows(self, *args, **kwargs))
+    # Every other read of the Store Protocol is bounded below, by _bounded.
 
     def vector_search(
         self,
@@ -662,40 +654,23 @@ class RemoteStore(LanceStore):
             for row in query.to_arrow().to_pylist()
         ]
 
-    def text_search(self, *args: Any, **kwargs: Any) -> list[Hit]:
-        return self._read(lambda: LanceStore.text_search(self, *args, **kwargs))
 
-    def text_search_vectors(
-        self, *args: Any, **kwargs: Any
-    ) -> tuple[list[Hit], NDArray[np.float32]]:
-        return self._read(lambda: LanceStore.text_search_vectors(self, *args, **kwargs))
+def _bounded(name: str) -> Callable[..., Any]:
+    """LanceStore's read `name`, within the team library's read deadline."""
+    read = getattr(LanceStore, name)
 
-    def term_frequency(self, *args: Any, **kwargs: Any) -> int:
-        return self._read(lambda: LanceStore.term_frequency(self, *args, **kwargs))
+    @functools.wraps(read)
+    def bounded_read(self: RemoteStore, *args: Any, **kwargs: Any) -> Any:
+        return self._read(lambda: read(self, *args, **kwargs))
 
-    def mentions(self, *args: Any, **kwargs: Any) -> bool:
-        return self._read(lambda: LanceStore.mentions(self, *args, **kwargs))
+    return bounded_read
 
-    def chunks_holding(self, *args: Any, **kwargs: Any) -> set[str]:
-        return self._read(lambda: LanceStore.chunks_holding(self, *args, **kwargs))
 
-    def page_text(self, *args: Any, **kwargs: Any) -> str:
-        return self._read(lambda: LanceStore.page_text(self, *args, **kwargs))
-
-    def page_boxes(self, *args: Any, **kwargs: Any) -> list[str]:
-        return self._read(lambda: LanceStore.page_boxes(self, *args, **kwargs))
-
-    def count_pending(self, *args: Any, **kwargs: Any) -> int:
-        return self._read(lambda: LanceStore.count_pending(self, *args, **kwargs))
-
-    def pending_chunks(self, *args: Any, **kwargs: Any) -> list[Chunk]:
-        return self._read(lambda: LanceStore.pending_chunks(self, *args, **kwargs))
-
-    def chunk_counts(self, *args: Any, **kwargs: Any) -> dict[str, int]:
-        return self._read(lambda: LanceStore.chunk_counts(self, *args, **kwargs))
-
-    def has_fts_index(self, *args: Any, **kwargs: Any) -> bool:
-        return self._read(lambda: LanceStore.has_fts_index(self, *args, **kwargs))
+# Each read of the Store Protocol (store/base.py) waits at most the read deadline: a read added
+# there is bounded here with no more code. vector_search has a body of its own, bounded inside.
+for _name in READS:
+    if _name not in RemoteStore.__dict__:
+        setattr(RemoteStore, _name, _bounded(_name))
 
 
 def open_team(
