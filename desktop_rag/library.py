@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop_rag.config import Settings, default_library_dir
+from desktop_rag.infra.paths import is_under, normalize
 from desktop_rag.ingest.extract import sha256_file
-from desktop_rag.ingest.scan import is_candidate, is_under, normalize
+from desktop_rag.ingest.scan import is_candidate
 
 if TYPE_CHECKING:
     from desktop_rag.store.lance import LanceStore

@@ -78,3 +78,15 @@ def disk_case(
         if len(same) == 1:
             tail = same[0]
     return os.path.join(parent, tail)
+
+
+def normalize(path: str) -> str:
+    """A path as the index stores it: absolute, with `..` folded, but symlinks kept (the path
+    the user sees is the one shown), spelled as its folders list it, so a case-insensitive
+    file system's other spellings of the same file are one path (`disk_case`)."""
+    return disk_case(os.path.abspath(os.path.expanduser(path)))
+
+
+def is_under(path: str, root: str) -> bool:
+    """Whether `path` is `root` or inside it (both normalized)."""
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from desktop_rag.infra import faults
-from desktop_rag.ingest.scan import is_under, normalize
+from desktop_rag.infra.paths import is_under, normalize
 
 log = logging.getLogger(__name__)
 

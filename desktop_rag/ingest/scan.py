@@ -11,6 +11,7 @@ from enum import StrEnum
 
 from desktop_rag.infra import cloud
 from desktop_rag.infra import paths as syspaths
+from desktop_rag.infra.paths import is_under, normalize
 from desktop_rag.ingest.readers import SUFFIXES, reader_for
 from desktop_rag.types import DocumentRecord, FailKind, FileInfo, Status
 
@@ -31,13 +32,6 @@ def doc_id_for(path: str) -> str:
     return hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:24]
 
 
-def normalize(path: str) -> str:
-    """Absolute, with `..` folded, but symlinks kept: the path the user sees is the one shown;
-    spelled as its folders list it, so a case-insensitive file system's other spellings of
-    the same file are one path (infra/paths.disk_case)."""
-    return syspaths.disk_case(os.path.abspath(os.path.expanduser(path)))
-
-
 def format_for(path: str) -> str:
     """The format a file is read as, from its name ("pdf", "docx", ...)."""
     reader = reader_for(path)
@@ -49,10 +43,6 @@ def is_candidate(name: str) -> bool:
     office lock file."""
     suffix = os.path.splitext(name)[1].lower()
     return (suffix == PDF_SUFFIX or suffix in SUFFIXES) and not name.startswith((".", "~$"))
-
-
-def is_under(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 @dataclass(slots=True)

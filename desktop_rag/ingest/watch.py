@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
-from desktop_rag.ingest.scan import file_info, is_candidate, is_under, normalize
+from desktop_rag.infra.paths import is_under, normalize
+from desktop_rag.ingest.scan import file_info, is_candidate
 from desktop_rag.types import FileInfo
 
 if TYPE_CHECKING:

@@ -8,15 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from desktop_rag.errors import UsageError
+from desktop_rag.infra.paths import normalize
 
 
 def _sql(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
-
-
-def _normal(path: str) -> str:
-    """As the index stores paths (ingest/scan.normalize): absolute, `..` folded."""
-    return os.path.abspath(os.path.expanduser(path))
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +36,7 @@ class Scope:
         for raw in paths:
             if not raw:
                 continue
-            path = _normal(raw)
+            path = normalize(raw)
             if os.path.isdir(path) or raw.endswith(("/", os.sep)):
                 folders.append(path)
             else:

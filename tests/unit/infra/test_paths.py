@@ -103,7 +103,7 @@ def test_the_scan_maps_a_root_given_in_another_case_onto_the_indexed_files(
     monkeypatch.setattr(paths.os.path, "exists", fs.exists)
     monkeypatch.setattr(paths.os, "listdir", fs.listdir)
     try:
-        root = scan.normalize("/users/me/papers")
+        root = paths.normalize("/users/me/papers")
     finally:
         monkeypatch.undo()
     assert root == "/Users/Me/Papers"

@@ -116,3 +116,28 @@ def test_a_scope_filters_the_approximate_index_too(store, monkeypatch) -> None:
     )
     approx = store.vector_search(-vectors[-1], 3, where=Scope(folders=("/lib/big",)).where())
     assert len(approx) == 3 and [h.chunk_id for h in approx] == [h.chunk_id for h in exact]
+
+
+def test_a_scope_typed_in_another_case_is_spelled_as_the_index_spells_it(monkeypatch) -> None:
+    """On a case-insensitive file system (Windows, macOS) `--in ~/papers` names the folder the
+    index holds as ~/Papers: the scope is spelled as the folder lists it, as the index's paths
+    are (infra/paths.normalize), so its filter finds the documents."""
+    from desktop_rag.infra import paths
+
+    listed = {"/": ["Users"], "/Users": ["Me"], "/Users/Me": ["Papers"]}
+    known = {"/Users", "/Users/Me", "/Users/Me/Papers"}
+
+    def exists(path: str) -> bool:
+        return path == "/" or path.casefold() in {k.casefold() for k in known}
+
+    def listdir(path: str) -> list[str]:
+        return listed[next(k for k in listed if k.casefold() == path.casefold())]
+
+    monkeypatch.setattr(paths.os.path, "exists", exists)
+    monkeypatch.setattr(paths.os, "listdir", listdir)
+    try:
+        scope = Scope.of(["/users/me/papers/"])  # a folder, by its trailing separator
+    finally:
+        monkeypatch.undo()
+    assert scope.contains("/Users/Me/Papers/report.pdf")
+    assert scope.where() == "starts_with(path, '/Users/Me/Papers/')"
