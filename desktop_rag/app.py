@@ -15,7 +15,7 @@ from desktop_rag.engines.llm import LlamaCppLlm, Llm
 from desktop_rag.engines.onnx_embed import AutoEmbedder
 from desktop_rag.engines.onnx_export import ExportCache
 from desktop_rag.engines.rerank import Reranker
-from desktop_rag.errors import IndexDamagedError, IndexMismatchError
+from desktop_rag.errors import DesktopRagError, IndexDamagedError, IndexMismatchError
 from desktop_rag.infra import frozen
 from desktop_rag.ingest import rebuild
 from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, bundled_tokenizer
@@ -23,11 +23,11 @@ from desktop_rag.ingest.pipeline import IngestService
 from desktop_rag.ingest.progress import ProgressFn
 from desktop_rag.query.ability import Abilities
 from desktop_rag.query.answer import AnswerService
-from desktop_rag.query.retrieve import Retriever
 from desktop_rag.store import lock
 from desktop_rag.store.lance import LanceStore
 from desktop_rag.store.remote import open_team
 from desktop_rag.store.schema import SCHEMA_VERSION, IndexMeta
+from desktop_rag.team import BothRetriever, BothStores, attach
 from desktop_rag.types import IndexReport, Status
 
 log = logging.getLogger(__name__)
@@ -43,14 +43,16 @@ class App:
 
     `stale` is set when the index on disk was built differently: it still answers (by text
     alone if its vectors came from another embedder) until `rebuild` replaces it. `notices`
-    are things the user must be told, such as a damaged index having been reset.
+    are things the user must be told, such as a damaged index having been reset. The team
+    library, when the settings name one, is searched through `retriever` (desktop_rag/team.py);
+    every question of the window and the CLI is asked through routing.Questions over this app.
     """
 
     settings: Settings
     embedder: Embedder
     store: LanceStore
     ingest: IngestService
-    retriever: Retriever
+    retriever: BothRetriever
     answer: AnswerService
     meta: IndexMeta
     stale: IndexMismatchError | None = None
@@ -136,8 +138,7 @@ class App:
         self.store = store
         self.ingest.store = store
         self.retriever.store = store
-        self.retriever.text_only = False
-        self.answer.store = store
+        self.retriever.text_only = False  # the answer service reads it through the retriever
 
 
 def _merged(first: IndexReport, then: IndexReport) -> IndexReport:
@@ -288,7 +289,9 @@ def build_app(
     )
     if reranker is None and settings.rerank:
         reranker = default_reranker()
-    retriever = Retriever(store, embedder, reranker=reranker)
+    # The team library, when one is attached, is searched through this retriever, and the
+    # answer service reads both libraries' sizes and words through BothStores.
+    retriever = BothRetriever(store, embedder, reranker=reranker)
     if stale is not None and (store.meta.embedder_id, store.meta.dim) != (
         meta.embedder_id,
         meta.dim,
@@ -296,11 +299,16 @@ def build_app(
         retriever.text_only = True  # its vectors mean nothing to this embedder
     answer = AnswerService(
         retriever,
-        store,
+        BothStores(retriever),
         llm or default_llm(settings, verbose),
         k=settings.top_k,
         abilities=Abilities(cache_dir() / "abilities.json"),
     )
-    return App(
+    app = App(
         settings, embedder, store, ingest, retriever, answer, meta, stale, needs_reindex, notices
     )
+    try:
+        attach(app, settings)  # nothing is opened until a question searches it
+    except DesktopRagError as exc:  # a hand-edited address that is none
+        log.warning("team library not searched: %s", exc)
+    return app

@@ -15,6 +15,7 @@ from desktop_rag import __version__
 from desktop_rag.errors import DesktopRagError, UsageError, user_message
 from desktop_rag.locations import place
 from desktop_rag.types import (
+    AnswerMode,
     DoneEvent,
     Hit,
     IndexReport,
@@ -426,7 +427,7 @@ def _cmd_watch(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> 
     import threading
 
     from desktop_rag.infra import processes
-    from desktop_rag.ingest.scan import normalize
+    from desktop_rag.infra.paths import normalize
     from desktop_rag.library_service import LibraryService
 
     roots = [normalize(p) for p in args.paths]
@@ -554,7 +555,7 @@ def _cmd_ask(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> in
     _attach_team(app, args)
     _choose_mode(app, args, err)
     if args.question != "-":
-        _ask_one(app, args.question, (), args, out)
+        _ask_one(app, args.question, (), args, out, err)
         return EXIT_OK
     history: list[Turn] = []
     for line in sys.stdin:
@@ -563,7 +564,7 @@ def _cmd_ask(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> in
             continue
         if not args.json:
             print(f"» {question}", file=out, flush=True)
-        done = _ask_one(app, question, history, args, out)
+        done = _ask_one(app, question, history, args, out, err)
         if done.answer and not done.cancelled:
             history.append(Turn(question, done.answer))
         if not args.json:
@@ -667,7 +668,12 @@ def ask_json(
 
 
 def _ask_one(
-    app: App, question: str, history: Sequence[Turn], args: argparse.Namespace, out: TextIO
+    app: App,
+    question: str,
+    history: Sequence[Turn],
+    args: argparse.Namespace,
+    out: TextIO,
+    err: TextIO,
 ) -> DoneEvent:
     """Sources and quotes first, then the answer as it streams; or one JSON line at the end."""
     from desktop_rag.query.claims import recited_note
@@ -680,22 +686,19 @@ def _ask_one(
     answering = False
     from desktop_rag import routing
 
+    questions = routing.Questions(app)
     scope = getattr(args, "scope", None)
-    routed = routing.decide(app, question, scope, getattr(args, "kind", routing.AUTO))
+    routed = questions.decide(question, scope, getattr(args, "kind", routing.AUTO))
     if routed.notice and not args.json:
-        print(f"desktop-rag: {routed.notice}", file=sys.stderr, flush=True)
+        print(f"desktop-rag: {routed.notice}", file=err, flush=True)
     if routed.label and not args.json:
-        print(f"desktop-rag: {routed.label} ({routed.route.rule}).", file=sys.stderr, flush=True)
-    from desktop_rag.team import asking
-
-    events = asking(
-        app.retriever, lambda: routing.ask(app, question, history, routed, k=args.k, scope=scope)
-    )
+        print(f"desktop-rag: {routed.label} ({routed.route.rule}).", file=err, flush=True)
+    events = questions.ask(question, history, scope, routed=routed, k=args.k)
     for event in events:
         if isinstance(event, SourcesEvent):
             sources, notice = event.sources, event.notice
             if notice and not args.json:
-                print(f"desktop-rag: {notice}", file=sys.stderr, flush=True)
+                print(f"desktop-rag: {notice}", file=err, flush=True)
             if sources and not args.json:
                 print("Sources:", file=out)
                 for s in sources:
@@ -709,7 +712,7 @@ def _ask_one(
             quotes = event.quotes
             # A composed answer, an outline or a list is made of these sentences: they are
             # shown apart only above an answer the model writes.
-            if quotes and not args.json and routing.mode_of(app, routed) == "written":
+            if quotes and not args.json and questions.mode_of(routed) == AnswerMode.WRITTEN:
                 print("\nIn the sources' own words:", file=out)
                 by_n = {s.n: s for s in sources}
                 for q in quotes:
@@ -831,7 +834,7 @@ def _cmd_documents(app: App, args: argparse.Namespace, out: TextIO, err: TextIO)
 def _cmd_collection(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Collections live in the settings file: no index or model is opened to change them."""
     from desktop_rag.config import Settings
-    from desktop_rag.ingest.scan import normalize
+    from desktop_rag.infra.paths import normalize
 
     settings = Settings.load()
     collections = settings.collections

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from desktop_rag.config import Settings, default_library_dir
 from desktop_rag.errors import DesktopRagError, user_message
-from desktop_rag.ingest.scan import is_under, normalize
-from desktop_rag.query.scope import Scope
-from desktop_rag.types import AnswerEvent, DocumentRecord, IndexReport, Page, Turn
+from desktop_rag.infra.paths import is_under, normalize
+from desktop_rag.routing import Answerer, Questions
+from desktop_rag.types import DocumentRecord, IndexReport, Page
 
 if TYPE_CHECKING:
     from desktop_rag.app import App
@@ -37,21 +37,6 @@ log = logging.getLogger(__name__)
 MISSING = "is missing (moved, deleted or on a drive not connected)"
 NO_MODEL = "No answer model is available in this build."
 BUILT_IN_MODEL = "Gemma 3 270M (built in)"
-
-
-class Answerer(Protocol):
-    """What a front end needs from an answer service (desktop_rag.types has the events)."""
-
-    def ask(
-        self,
-        question: str,
-        history: Sequence[Turn] = (),
-        k: int | None = None,
-        cancel: threading.Event | None = None,
-        scope: Scope | None = None,
-    ) -> Iterator[AnswerEvent]: ...
-
-    def warm_up(self) -> None: ...
 
 
 @runtime_checkable
@@ -131,6 +116,7 @@ class LibraryService:
         self.library_dir = library_dir or default_library_dir()
         self.app: App | None = None
         self.answer: Answerer | None = None
+        self.questions: Questions | None = None  # every question of the window (routing.py)
         self.passwords: dict[str, str] = {}
         self._app_factory = app_factory or build_default_app
         self._answer_factory = answer_factory or default_answerer
@@ -191,18 +177,19 @@ class LibraryService:
 
     def _use(self, app: App) -> None:
         self.app = app
-        self.answer = self._attach_team(app)
+        self._attach_team(app)
+        self.answer = self._answer_factory(app)
+        self.questions = Questions(app, self.answer)
 
-    def _attach_team(self, app: App) -> Answerer | None:
-        """The answer service, searching the settings' team library too (desktop_rag/team.py;
-        nothing is opened here)."""
+    def _attach_team(self, app: App) -> None:
+        """Search the settings' team library beside this one (desktop_rag/team.py; nothing is
+        opened here)."""
         from desktop_rag import team
 
         try:
             team.attach(app, self.settings)
         except DesktopRagError as exc:  # a hand-edited address that is none
             log.warning("team library not searched: %s", exc)
-        return team.answers(self._answer_factory(app), app)
 
     def notices(self) -> list[str]:
         """What opening found that the user must be told (a stale index is asked about)."""
@@ -281,7 +268,7 @@ class LibraryService:
         if self.app is not None:
             self.app.ingest.ocr = self.settings.ocr
             if team_settings(self.settings) != team_before:
-                self.answer = self._attach_team(self.app)
+                self._attach_team(self.app)
         notices = self._saved()
         removed = sorted(old_folders - set(self.settings.folders))
         self._pending.difference_update(removed)
@@ -359,10 +346,7 @@ class LibraryService:
     ) -> IndexReport:
         """Build a new index beside the old one (which keeps answering), then swap it in."""
         app = self._opened()
-        report = app.rebuild(folders, on_progress, cancel)
-        if self.settings.team_library:  # the new index under the team search too
-            self._attach_team(app)
-        return report
+        return app.rebuild(folders, on_progress, cancel)
 
     def remove_file(self, path: str) -> list[DocumentRecord]:
         """One file leaves the index (not the disk) and stays out of its folder's reconciles

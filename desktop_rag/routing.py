@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from desktop_rag.query.kind import DOCUMENT, KINDS, LIBRARY, PASSAGE, Route, route
 from desktop_rag.query.listing import Fields, by_fields, find_documents
@@ -21,6 +22,7 @@ from desktop_rag.query.quote import content_words
 from desktop_rag.query.scope import Scope
 from desktop_rag.types import (
     AnswerEvent,
+    AnswerMode,
     DoneEvent,
     QuotesEvent,
     Source,
@@ -107,10 +109,10 @@ def mode_of(app: App, routed: Routed) -> str:
     """The mode the answer to a routed question will say it has (its DoneEvent's): known
     before it streams, so a front end knows whether its quotes are the answer itself."""
     if routed.route.kind == LIBRARY:
-        return "listing"
+        return AnswerMode.LISTING
     written = app.answer.answer_mode()
     if routed.route.kind == DOCUMENT and routed.document:
-        return "summary" if written == "written" else "outline"
+        return AnswerMode.SUMMARY if written == AnswerMode.WRITTEN else AnswerMode.OUTLINE
     return written
 
 
@@ -208,7 +210,7 @@ def listing_events(app: App, question: str, scope: Scope | None) -> list[AnswerE
             answer=answer,
             cited=tuple(s.n for s in sources),
             timings=Timings(),
-            mode="listing",
+            mode=AnswerMode.LISTING,
             refused=total == 0,
         ),
     ]
@@ -222,21 +224,87 @@ def _year(year: int | None) -> str:
     return f"from {year}" if year is not None else ""
 
 
-def ask(
-    app: App,
-    question: str,
-    history: Sequence[Turn],
-    routed: Routed,
-    k: int | None = None,
-    scope: Scope | None = None,
-) -> Iterator[AnswerEvent]:
-    """The answer's events for a question routed by `decide`."""
-    if routed.route.kind == LIBRARY:
-        yield from listing_events(app, question, scope)
-        return
-    if routed.route.kind == DOCUMENT and routed.document:
-        from desktop_rag.outlines import document_events, outline_service
+class Answerer(Protocol):
+    """What answers a passage question (query/answer.py's AnswerService; the events are in
+    desktop_rag.types)."""
 
-        yield from document_events(app, outline_service(app).outline(routed.document))
-        return
-    yield from app.answer.ask(question, history, k=k, scope=scope)
+    def ask(
+        self,
+        question: str,
+        history: Sequence[Turn] = (),
+        k: int | None = None,
+        cancel: threading.Event | None = None,
+        scope: Scope | None = None,
+    ) -> Iterator[AnswerEvent]: ...
+
+    def warm_up(self) -> None: ...
+
+
+class Questions:
+    """Every question a front end asks, asked one way: `decide` its kind, then `ask` sends it
+    where that kind is answered (a list of documents, a document's outline, or the answer
+    service), with the team library searched beside this desktop's when one is attached
+    (desktop_rag/team.py), and `cancel` stopping any of the three.
+
+    The window (LibraryService.questions) and the CLI each make one over build_app's app; the
+    window's passage questions go to another answer service only when a test gives one.
+    """
+
+    def __init__(self, app: App, answers: Answerer | None = None) -> None:
+        self.app = app
+        self.answers: Answerer = app.answer if answers is None else answers
+
+    def decide(self, question: str, scope: Scope | None = None, kind: str = AUTO) -> Routed:
+        """Where the question goes: its kind (`kind` if the user chose one, else the rules'),
+        and a document question's file."""
+        return decide(self.app, question, scope, kind)
+
+    def mode_of(self, routed: Routed) -> str:
+        """The mode its answer will say it has (mode_of)."""
+        return mode_of(self.app, routed)
+
+    def ask(
+        self,
+        question: str,
+        history: Sequence[Turn] = (),
+        scope: Scope | None = None,
+        kind: str = AUTO,
+        cancel: threading.Event | None = None,
+        *,
+        routed: Routed | None = None,
+        k: int | None = None,
+    ) -> Iterator[AnswerEvent]:
+        """The answer's events (`routed`: as `decide` already said; else decided now)."""
+        from desktop_rag.team import asking
+
+        where = self.decide(question, scope, kind) if routed is None else routed
+        return asking(
+            self.app.retriever,
+            lambda: self._events(question, tuple(history), where, scope, cancel, k),
+        )
+
+    def _events(
+        self,
+        question: str,
+        history: tuple[Turn, ...],
+        routed: Routed,
+        scope: Scope | None,
+        cancel: threading.Event | None,
+        k: int | None,
+    ) -> Iterator[AnswerEvent]:
+        app = self.app
+        if routed.route.kind == LIBRARY:
+            yield from listing_events(app, question, scope)
+            return
+        if routed.route.kind == DOCUMENT and routed.document:
+            from desktop_rag.errors import Cancelled
+            from desktop_rag.outlines import document_events, outline_service
+
+            try:
+                built = outline_service(app).outline(routed.document, cancel=cancel)
+            except Cancelled:  # Esc while the outline was being built
+                yield DoneEvent("", (), Timings(), cancelled=True)
+                return
+            yield from document_events(app, built, cancel)
+            return
+        yield from self.answers.ask(question, history, k=k, cancel=cancel, scope=scope)

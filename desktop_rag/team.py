@@ -2,9 +2,10 @@
 are merged and each says which library it came from; the team's is read-only here, every wait
 on it bounded, and when it cannot be reached the personal library answers with one notice.
 
-The window (through LibraryService) and `ask`/`search --team` use the same `attach`; nothing
-here imports Qt. The team library opens on first use, from whichever thread searches (the
-window's answer lane), never from the front end's thread.
+build_app attaches the settings' team library; `ask`/`search --team` attach another, the
+window's settings re-attach when they change: one `attach` for all; nothing here imports Qt.
+The team library opens on first use, from whichever thread searches (the window's answer
+lane), never from the front end's thread.
 """
 
 from __future__ import annotations
@@ -35,10 +36,14 @@ from desktop_rag.store.remote import (
     RemoteStore,
     unreachable_message,
 )
-from desktop_rag.types import AnswerEvent, Hit, SourcesEvent, Turn
+from desktop_rag.types import AnswerEvent, Chunk, DocumentRecord, Hit, SourcesEvent
 
 if TYPE_CHECKING:
-    from desktop_rag.app import App
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from desktop_rag.engines.embed import Embedder
+    from desktop_rag.engines.rerank import Reranker
     from desktop_rag.store.lance import LanceStore
     from desktop_rag.store.schema import IndexMeta
 
@@ -48,21 +53,6 @@ TEAM = "Team"  # Hit.library / Source.library of the team's passages, shown befo
 # A search waits this much longer for the team's passages than its slowest read may take:
 # the reads are bounded themselves; this only covers the threads handing the answer back.
 SLACK_S = 1.0
-
-
-class Answerer(Protocol):
-    """An answer service as a front end asks it (library_service.Answerer's shape)."""
-
-    def ask(
-        self,
-        question: str,
-        history: Sequence[Turn] = (),
-        k: int | None = None,
-        cancel: threading.Event | None = None,
-        scope: Scope | None = None,
-    ) -> Iterator[AnswerEvent]: ...
-
-    def warm_up(self) -> None: ...
 
 
 def source_name(path: str, library: str = "") -> str:
@@ -214,16 +204,16 @@ def merge(mine: Sequence[Hit], theirs: Sequence[Hit], k: int) -> list[Hit]:
 
 
 class BothRetriever(Retriever):
-    """The personal library's Retriever, searching the team's beside it (in a worker thread,
-    bounded by the team's read deadline) and merging their passages."""
+    """This desktop's Retriever, searching the team library beside it when one is attached
+    (`team`; in a worker thread, bounded by the team's read deadline) and merging their
+    passages. build_app makes the app's retriever one of these; `attach` sets its team."""
 
-    def __init__(self, personal: Retriever, team: TeamSearch | None) -> None:
-        super().__init__(personal.store, *personal.settings())
-        self.personal = personal
-        self.recent = personal.recent
-        self.text_only = personal.text_only
-        self.team = team
-        # Set by TeamAnswers while a question is answered: its searches are part of it.
+    def __init__(
+        self, store: LanceStore, embedder: Embedder, reranker: Reranker | None = None
+    ) -> None:
+        super().__init__(store, embedder, reranker=reranker)
+        self.team: TeamSearch | None = None
+        # Set by `asking` while a question is answered: its searches are part of it.
         self.in_question = False
         self._team_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="team-search")
 
@@ -251,62 +241,93 @@ class BothRetriever(Retriever):
 
 
 class BothStores:
-    """What the answer service reads of "the library" (its size, how often a word occurs,
-    whether a passage holds a word), summed over both libraries; anything else is the
-    personal store's. A question whose words only the team's documents hold is answered."""
+    """The Store (store/base.py) of the libraries a BothRetriever searches: what the answer
+    service reads of "the library" (its size, how often a word occurs, whether a passage
+    holds a word) is summed over this desktop's and the team's, when one is attached, so a
+    question whose words only the team's documents hold is answered; the other reads are of
+    this desktop's store. It follows the retriever: a rebuilt index or another team library
+    is read at once, with nothing to re-attach."""
 
-    def __init__(self, personal: LanceStore, team: TeamSearch) -> None:
-        self.personal = personal
-        self.team = team
+    def __init__(self, retriever: BothRetriever) -> None:
+        self.retriever = retriever
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.personal, name)
+    @property
+    def personal(self) -> LanceStore:
+        return self.retriever.store
 
-    def count_chunks(self, *args: Any) -> int:
-        theirs = self.team.call("count_chunks", *args)
-        return int(self.personal.count_chunks(*args)) + int(theirs or 0)
+    def _team(self, name: str, *args: Any) -> Any:
+        team = self.retriever.team
+        return None if team is None else team.call(name, *args)
+
+    def count_chunks(self, where: str | None = None) -> int:
+        theirs = self._team("count_chunks", where)
+        return int(self.personal.count_chunks(where)) + int(theirs or 0)
 
     def term_frequency(self, term: str, cap: int) -> int:
-        theirs = self.team.call("term_frequency", term, cap)
+        theirs = self._team("term_frequency", term, cap)
         return min(cap, int(self.personal.term_frequency(term, cap)) + int(theirs or 0))
 
     def mentions(self, words: str, fuzziness: int = 0) -> bool:
         return bool(self.personal.mentions(words, fuzziness)) or bool(
-            self.team.call("mentions", words, fuzziness)
+            self._team("mentions", words, fuzziness)
         )
 
-    def chunks_holding(self, term: str, ids: Any) -> set[str]:
-        theirs = self.team.call("chunks_holding", term, ids)
-        return set(self.personal.chunks_holding(term, ids)) | set(theirs or ())
+    def chunks_holding(self, term: str, chunk_ids: Sequence[str]) -> set[str]:
+        theirs = self._team("chunks_holding", term, chunk_ids)
+        return set(self.personal.chunks_holding(term, chunk_ids)) | set(theirs or ())
 
+    # This desktop's alone: its documents, pages and searches (the retriever searches both).
 
-class TeamAnswers:
-    """An answer service whose questions search the team library too: each question tries it
-    afresh, and an answer given without it says so in its sources' notice."""
+    def documents(self) -> list[DocumentRecord]:
+        return self.personal.documents()
 
-    def __init__(self, inner: Answerer, retriever: BothRetriever) -> None:
-        self.inner = inner
-        self.retriever = retriever
+    def chunk_rows(self, doc_id: str) -> list[dict[str, Any]]:
+        return self.personal.chunk_rows(doc_id)
 
-    def __getattr__(self, name: str) -> Any:  # llm, use_llm, describe_mode...
-        return getattr(self.inner, name)
-
-    @property
-    def llm(self) -> Any:
-        return getattr(self.inner, "llm", None)
-
-    def warm_up(self) -> None:
-        self.inner.warm_up()
-
-    def ask(
+    def vector_search(
         self,
-        question: str,
-        history: Sequence[Turn] = (),
-        k: int | None = None,
-        cancel: threading.Event | None = None,
-        scope: Scope | None = None,
-    ) -> Iterator[AnswerEvent]:
-        return asking(self.retriever, lambda: self.inner.ask(question, history, k, cancel, scope))
+        vector: NDArray[np.float32],
+        k: int,
+        *,
+        exact: bool = False,
+        where: str | None = None,
+    ) -> list[Hit]:
+        return self.personal.vector_search(vector, k, exact=exact, where=where)
+
+    def text_search(self, query: str, k: int, where: str | None = None) -> list[Hit]:
+        return self.personal.text_search(query, k, where)
+
+    def text_search_vectors(
+        self, query: str, k: int, where: str | None = None
+    ) -> tuple[list[Hit], NDArray[np.float32]]:
+        return self.personal.text_search_vectors(query, k, where)
+
+    def page_text(self, path: str, page: int) -> str:
+        return self.personal.page_text(path, page)
+
+    def page_boxes(self, path: str, page: int) -> list[str]:
+        return self.personal.page_boxes(path, page)
+
+    def sections(self) -> list[tuple[str, str]]:
+        return self.personal.sections()
+
+    def count_pending(self) -> int:
+        return self.personal.count_pending()
+
+    def pending_chunks(self, limit: int) -> list[Chunk]:
+        return self.personal.pending_chunks(limit)
+
+    def chunk_counts(self) -> dict[str, int]:
+        return self.personal.chunk_counts()
+
+    def has_fts_index(self) -> bool:
+        return self.personal.has_fts_index()
+
+    def has_section_index(self) -> bool:
+        return self.personal.has_section_index()
+
+    def stats(self) -> dict[str, Any]:
+        return self.personal.stats()
 
 
 def asking(
@@ -349,33 +370,23 @@ def team_settings(settings: Settings) -> tuple[object, ...]:
     )
 
 
-def attach(app: App, settings: Settings, uri: str | None = None) -> TeamSearch | None:
-    """Search the team library of the settings (or `uri`) beside the app's own from now on:
-    the app's retriever and answer service read both. Without one, the app searches its own
-    library alone again. Cheap: nothing is opened until a question needs it."""
+class Searching(Protocol):
+    """What `attach` works on: an app's retriever, and its index's metadata, which a team
+    library must match (desktop_rag.app.App has both)."""
+
+    @property
+    def retriever(self) -> BothRetriever: ...
+
+    @property
+    def meta(self) -> IndexMeta: ...
+
+
+def attach(app: Searching, settings: Settings, uri: str | None = None) -> TeamSearch | None:
+    """Search the team library of the settings (or `uri`) beside the app's own from now on,
+    or, without one, the app's own library alone again: the app's retriever (a BothRetriever,
+    which the answer service reads through) gets the team. Cheap: nothing is opened until a
+    question needs it. Raises StoreError for an address that is no team library's."""
     config = TeamConfig.of(settings, uri)
-    current = getattr(app, "retriever", None)
-    if config is None:
-        if isinstance(current, BothRetriever):
-            current.team = None
-            app.answer.store = app.store
-        return None
-    assert current is not None
-    personal = current.personal if isinstance(current, BothRetriever) else current
-    team = TeamSearch(config, app.meta, personal)
-    if isinstance(current, BothRetriever):
-        current.team = team
-    else:
-        both = BothRetriever(current, team)
-        app.retriever = both
-        app.answer.retriever = both
-    app.answer.store = BothStores(app.store, team)  # type: ignore[assignment]
-    return team
-
-
-def answers(inner: Answerer | None, app: App) -> Answerer | None:
-    """The answer service a front end asks: `inner`, searching the team library too when one
-    is attached to the app."""
-    if inner is None or not isinstance(app.retriever, BothRetriever):
-        return inner
-    return TeamAnswers(inner, app.retriever)
+    retriever = app.retriever
+    retriever.team = None if config is None else TeamSearch(config, app.meta, retriever)
+    return retriever.team

@@ -341,6 +341,17 @@ class TokenEvent:
     text: str
 
 
+class AnswerMode(StrEnum):
+    """Who made an answer, or what it is (DoneEvent.mode; a str, as JSON and the saved
+    conversations write it)."""
+
+    COMPOSED = "composed"  # from the sources' own sentences (query/compose.py)
+    WRITTEN = "written"  # by the model (query/answer.py)
+    LISTING = "listing"  # a library question's list of documents (desktop_rag/routing.py)
+    OUTLINE = "outline"  # a document question's outline (query/outline.py)
+    SUMMARY = "summary"  # a model's summary over the outline (query/summary.py)
+
+
 @dataclass(frozen=True, slots=True)
 class DoneEvent:
     """Last event: the whole answer, the [n] it actually cites, and how long it took.
@@ -354,13 +365,13 @@ class DoneEvent:
     back the answer and another does (claims.backing_source), `cited` is that one, the
     answer's marks say so, and `recited_from` is what the model had cited.
 
-    `mode` says who wrote the answer: "composed" from the sources' own sentences (query/
-    compose.py), or "written" by `model`. A written answer whose claims its cited sources
-    do not back is replaced by the composed one: `mode` is then "composed", `withheld` what
-    the model wrote, `unsupported` what of it the sources lack and `note` says so, in plain
-    words (front ends show the note, not a check of the composed answer). An answer that
-    is no passage's (desktop_rag/routing.py) says what it is instead: "listing" (documents)
-    or "outline" (one document's, query/outline.py).
+    `mode` (an AnswerMode) says who wrote the answer: "composed" from the sources' own
+    sentences (query/compose.py), or "written" by `model`. A written answer whose claims its
+    cited sources do not back is replaced by the composed one: `mode` is then "composed",
+    `withheld` what the model wrote, `unsupported` what of it the sources lack and `note`
+    says so, in plain words (front ends show the note, not a check of the composed answer).
+    An answer that is no passage's (desktop_rag/routing.py) says what it is instead:
+    "listing" (documents) or "outline" (one document's, query/outline.py).
     """
 
     answer: str
@@ -373,7 +384,7 @@ class DoneEvent:
     withheld: str = ""
     # What the model cited when the answer's words are in another source, cited instead.
     recited_from: tuple[int, ...] = ()
-    mode: str = "written"
+    mode: str = AnswerMode.WRITTEN
     note: str = ""
     model: str = ""  # the model that wrote a written answer
     # How likely the best sentence of the sources answers the question (the cross-encoder's

@@ -50,7 +50,7 @@ from desktop_rag.query.claims import recited_note
 from desktop_rag.query.figures import unsupported_note
 from desktop_rag.query.scope import Scope
 from desktop_rag.team import source_name
-from desktop_rag.types import Explanation
+from desktop_rag.types import AnswerMode, Explanation
 
 _CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 FOLLOW_MARGIN_PX = 8  # room above the last question when a long answer stops the scrolling
@@ -133,9 +133,9 @@ def other_answer(e: Exchange) -> str:
     answer), and the model's answer back under them."""
     if not e.complete:
         return ""
-    if e.other is not None and e.other.mode == "written" and e.other.answer:
+    if e.other is not None and e.other.mode == AnswerMode.WRITTEN and e.other.answer:
         return f"Show {e.model or 'the model'}'s answer"
-    if e.mode == "written" and (e.other is None or e.other.answer):
+    if e.mode == AnswerMode.WRITTEN and (e.other is None or e.other.answer):
         return SHOW_COMPOSED
     return ""
 
@@ -618,7 +618,7 @@ class ChatPane(QWidget):
         ]
         if e.sources:
             parts.append(self._sources_html(i, e))
-        if e.quotes and e.mode not in ("composed", "outline", "summary"):
+        if e.quotes and e.mode not in (AnswerMode.COMPOSED, AnswerMode.OUTLINE, AnswerMode.SUMMARY):
             # A composed answer is made of these sentences: shown once, as the answer.
             parts.append(self._quotes_html(i, e))
         numbers = {s.n for s in e.sources}
@@ -662,7 +662,7 @@ class ChatPane(QWidget):
         offer = other_answer(e)
         if offer:
             return [f"<a href='other:{i}'>{html.escape(offer)}</a>"]
-        if e.complete and e.mode == "written" and e.other is not None:
+        if e.complete and e.mode == AnswerMode.WRITTEN and e.other is not None:
             return [f"<span class='muted'>{html.escape(NOTHING_CLOSE)}</span>"]
         return []
 

@@ -25,7 +25,6 @@ from desktop_rag.errors import user_message
 from desktop_rag.gui.workers import Job, Lanes
 from desktop_rag.library_service import (
     NO_MODEL,
-    Answerer,
     AnswerFactory,
     AppFactory,
     Edit,
@@ -33,8 +32,8 @@ from desktop_rag.library_service import (
     ModelSwap,
     Opened,
 )
-from desktop_rag.query.kind import PASSAGE
 from desktop_rag.query.scope import Scope
+from desktop_rag.routing import Answerer
 from desktop_rag.types import AnswerEvent, FileEvent, IndexReport, Progress, Source, Turn
 
 if TYPE_CHECKING:
@@ -558,26 +557,24 @@ class Session(QObject):
         """Stream an answer as answer_event signals (from the scope's documents only, if
         one is given), after a `routed` signal saying which kind it is answered as (`kind`,
         or the rules'); False if it cannot start now."""
-        answer = self.answer
-        if answer is None or self.app is None:
+        if self.answer is None or self.app is None:
             self.answer_failed.emit(
                 "The library is still opening." if self.app is None else self.model_status[1]
             )
             return False
-        if self._answer_job is not None:
+        questions = self.library.questions
+        if self._answer_job is not None or questions is None:
             return False
         k = self.settings.top_k
-
-        app = self.app
 
         def run(job: Job) -> Iterator[AnswerEvent]:
             # A list of documents or an outline instead of passages, when the question asks
             # for one (desktop_rag/routing.py); the answer's label says which.
-            routed = routing.decide(app, question, scope, kind)
+            routed = questions.decide(question, scope, kind)
             self.routed.emit(routed)  # queued to the GUI thread, ahead of the first event
-            if routed.route.kind != PASSAGE:
-                return routing.ask(app, question, tuple(history), routed, scope=scope)
-            return answer.ask(question, tuple(history), k=k, cancel=job.cancel, scope=scope)
+            return questions.ask(
+                question, tuple(history), scope, cancel=job.cancel, routed=routed, k=k
+            )
 
         self._start_answer_job(Job(run, "answer"))
         return True
@@ -592,8 +589,8 @@ class Session(QObject):
             return False
         if self._answer_job is not None:
             return False
+        from desktop_rag.errors import Cancelled
         from desktop_rag.outlines import document_events, outline_service
-        from desktop_rag.query.outline import Cancelled
         from desktop_rag.types import DoneEvent, Timings
 
         service = outline_service(app)

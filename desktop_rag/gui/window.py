@@ -49,6 +49,7 @@ from desktop_rag.query.scope import Scope
 from desktop_rag.routing import AUTO, Routed
 from desktop_rag.types import (
     AnswerEvent,
+    AnswerMode,
     DoneEvent,
     FileEvent,
     IndexReport,
@@ -727,7 +728,7 @@ class MainWindow(QMainWindow):
         busy = self.state.in_progress is not None
         self.kind_bar.show_kind(last.kind if last else "", last.routed if last else "")
         self.kind_bar.set_enabled(last is not None and not busy)
-        if last is not None and last.mode == "listing" and last.sources:
+        if last is not None and last.mode == AnswerMode.LISTING and last.sources:
             self.doc_list.show_list(last.answer.split("\n", 1)[0].rstrip(":"), last.sources)
         else:
             self.doc_list.clear()
@@ -853,7 +854,9 @@ class MainWindow(QMainWindow):
         conv, exchange = key
         self._stop_composing(exchange)
         exchange.take_other(
-            Version(composed.text, "composed", tuple(composed.cited), tuple(composed.quotes))
+            Version(
+                composed.text, AnswerMode.COMPOSED, tuple(composed.cited), tuple(composed.quotes)
+            )
         )
         self._other_shown(conv, exchange)
 

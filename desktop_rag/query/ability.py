@@ -30,7 +30,7 @@ from desktop_rag.query.prompt import (
     unmarked,
 )
 from desktop_rag.query.runaway import Runaway
-from desktop_rag.types import Hit, Source
+from desktop_rag.types import AnswerMode, Hit, Source
 
 # The composed answer to a question from these sources, as the answer service makes it.
 Composer = Callable[[str, Sequence[Source]], Composed]
@@ -362,13 +362,13 @@ class Abilities:
 
 def describe(mode: str, model: str) -> str:
     """What the answer and Settings say of who wrote it."""
-    if mode == "written":
+    if mode == AnswerMode.WRITTEN:
         return f"Written by {model or 'the model'} from the sources"
-    if mode == "listing":  # a library question (desktop_rag/routing.py)
+    if mode == AnswerMode.LISTING:  # a library question (desktop_rag/routing.py)
         return "Listing documents"
-    if mode == "outline":
+    if mode == AnswerMode.OUTLINE:
         return "Outline of the document, in its own sentences"
-    if mode == "summary":  # query/summary.py
+    if mode == AnswerMode.SUMMARY:  # query/summary.py
         return (
             f"Summary written by {model or 'the model'}; below it, the outline in the "
             "document's own sentences"

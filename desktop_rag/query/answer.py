@@ -32,9 +32,11 @@ from desktop_rag.query.quote import widen
 from desktop_rag.query.retrieve import Retriever
 from desktop_rag.query.runaway import Runaway, at_limit, shown_pieces
 from desktop_rag.query.scope import Scope
-from desktop_rag.store.lance import LanceStore, fts_terms
+from desktop_rag.store.base import Store
+from desktop_rag.store.lance import fts_terms
 from desktop_rag.types import (
     AnswerEvent,
+    AnswerMode,
     DoneEvent,
     Hit,
     QuotesEvent,
@@ -90,8 +92,8 @@ _STOP_TEXT = """i me my myself we our ours ourselves you your yours yourself you
     weren won wouldn would could may might must shall also many much"""
 _STOP_WORDS = frozenset(_STOP_TEXT.split())
 
-COMPOSED = "composed"
-WRITTEN = "written"
+COMPOSED = AnswerMode.COMPOSED
+WRITTEN = AnswerMode.WRITTEN
 MODES = (COMPOSED, WRITTEN)
 
 
@@ -157,7 +159,7 @@ class AnswerService:
     def __init__(
         self,
         retriever: Retriever,
-        store: LanceStore,
+        store: Store,
         llm: Llm,
         *,
         k: int = 6,
@@ -636,7 +638,7 @@ _NOT_FOUND = re.compile(
 )
 
 
-def question_terms(store: LanceStore, query: str) -> dict[str, tuple[float, int]]:
+def question_terms(store: Store, query: str) -> dict[str, tuple[float, int]]:
     """The question's words as the full-text index reads them (stemmed), stop words left out,
     each with its weight, its IDF over the library's passages, and how many passages hold it
     (counted up to a cap)."""
@@ -649,7 +651,7 @@ def question_terms(store: LanceStore, query: str) -> dict[str, tuple[float, int]
     return out
 
 
-def word_relevance(store: LanceStore, query: str, hits: Sequence[Hit]) -> float:
+def word_relevance(store: Store, query: str, hits: Sequence[Hit]) -> float:
     """The share of the question's words, each weighted by its rarity in the library (IDF),
     that its best passage holds, as the full-text index reads words (stemmed). A word the
     library lacks weighs most: an off-topic question's rare words are nowhere in it."""
@@ -663,7 +665,7 @@ def word_relevance(store: LanceStore, query: str, hits: Sequence[Hit]) -> float:
     return best / total if total > 0 else 0.0
 
 
-def unknown_share(store: LanceStore, query: str) -> float:
+def unknown_share(store: Store, query: str) -> float:
     """The share of the question's words, each weighted by its IDF, that are plain words of
     the language no passage of the library holds at all: "guacamole" in a library of virology
     papers. Names, acronyms and codes ("Pfizer", "PPNE", "FY20") are left out of the absent

@@ -30,12 +30,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from desktop_rag.engines.embed import Embedder
-from desktop_rag.errors import UsageError
+from desktop_rag.errors import Cancelled, UsageError
 from desktop_rag.infra.keyed import write_json
 from desktop_rag.locations import SEPARATOR, paginated
 from desktop_rag.query.quote import split_sentences
 from desktop_rag.types import (
     AnswerEvent,
+    AnswerMode,
     DocumentRecord,
     DoneEvent,
     Progress,
@@ -155,10 +156,6 @@ class _Part:
     level: int
     page: int
     chunks: list[int] = field(default_factory=list)
-
-
-class Cancelled(Exception):
-    """The build was cancelled; nothing is cached."""
 
 
 def _unit(v: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -294,7 +291,7 @@ class _Builder:
         todo = [t for t in dict.fromkeys(texts) if t not in self._vectors]
         for i in range(0, len(todo), EMBED_BATCH):
             if self.cancel is not None and self.cancel.is_set():
-                raise Cancelled
+                raise Cancelled("The outline was stopped before it was finished; nothing is kept.")
             batch = todo[i : i + EMBED_BATCH]
             for text, v in zip(batch, self.embedder.embed(batch), strict=True):
                 self._vectors[text] = _unit(np.asarray(v, dtype=np.float32))
@@ -397,7 +394,7 @@ def build_outline(
     for done, part in enumerate(parts, start=1):
         report(done, part.title)
         if cancel is not None and cancel.is_set():
-            raise Cancelled
+            raise Cancelled("The outline was stopped before it was finished; nothing is kept.")
         sentences = builder.central(part.chunks, section_sentences, CANDIDATE_CHUNKS)
         sections.append(Section(part.title, part.path, part.level, part.page, tuple(sentences)))
     report(len(parts) + 1, "done")
@@ -586,6 +583,6 @@ def outline_events(outline: Outline, cancelled: bool = False) -> list[AnswerEven
             cited=tuple(sorted(by_n)),
             timings=timings,
             cancelled=cancelled,
-            mode="outline",
+            mode=AnswerMode.OUTLINE,
         ),
     ]

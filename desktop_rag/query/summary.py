@@ -21,11 +21,12 @@ from desktop_rag.query import claims
 from desktop_rag.query.outline import Outline, outline_events
 from desktop_rag.query.prompt import parse_citations, summary_prompt
 from desktop_rag.query.runaway import Runaway, at_limit, shown_pieces
-from desktop_rag.types import AnswerEvent, DoneEvent, SourcesEvent, Timings, TokenEvent
+from desktop_rag.types import AnswerEvent, AnswerMode, DoneEvent, SourcesEvent, Timings, TokenEvent
 
 log = logging.getLogger(__name__)
 
-SUMMARY = "summary"  # the DoneEvent's mode: a summary written over the outline, the outline after
+# The DoneEvent's mode: a summary written over the outline, the outline after it.
+SUMMARY = AnswerMode.SUMMARY
 SUMMARY_TOKENS = 200
 BELOW = "\n\n"  # between the summary and the outline
 

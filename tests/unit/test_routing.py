@@ -181,3 +181,62 @@ def test_a_withheld_summary_prints_its_note_and_the_outline_once(library, capsys
     assert code == 0, err
     assert "so only its outline is shown" in out
     assert out.count("Outline of roof.pdf") == 1, out
+
+
+def test_a_cancelled_document_question_stops_before_its_outline_is_built(tmp_path) -> None:
+    """Esc stops a routed summary as it stops a passage answer: `Questions.ask` hands the
+    cancel to the outline's build, which ends at once with a cancelled answer."""
+    import threading
+
+    from desktop_rag.routing import Questions
+    from desktop_rag.types import DoneEvent
+
+    sentences = [
+        f"The pump number {n} needs its filter changed every {n} months." for n in range(9)
+    ]
+    make_pdf(tmp_path / "lib" / "pumps.pdf", sentences)
+    app = make_app(tmp_path, FakeLlm(), mode=None)
+    app.ingest.index([str(tmp_path / "lib")])
+    cancel = threading.Event()
+    cancel.set()
+    questions = Questions(app)
+    routed = questions.decide("Summarise pumps.pdf please")
+    assert routed.document.endswith("pumps.pdf")
+    events = list(questions.ask("Summarise pumps.pdf please", cancel=cancel, routed=routed))
+    assert len(events) == 1 and isinstance(events[0], DoneEvent) and events[0].cancelled
+    done = list(questions.ask("Summarise pumps.pdf please", routed=routed))[-1]
+    assert isinstance(done, DoneEvent) and not done.cancelled and "pump" in done.answer
+
+
+def test_every_kind_of_question_is_asked_with_the_team_library_tried_afresh(library) -> None:
+    """A library question is asked like a passage question: a team library that failed in
+    the question before is tried again, and its failure is said on the sources."""
+    from desktop_rag import team
+    from desktop_rag.config import Settings
+    from desktop_rag.routing import Questions
+    from desktop_rag.types import SourcesEvent
+
+    app, _ = library
+    searched = team.attach(app, Settings(), "s3://team-bucket/library")
+    assert searched is not None
+    tried: list[str] = []
+
+    def unreachable(query, k, mode, scope):  # type: ignore[no-untyped-def]
+        tried.append(query)
+        searched.failed = "The team library at s3://team-bucket/library did not answer."
+        return []
+
+    searched.search = unreachable  # type: ignore[method-assign]
+    try:
+        for question in (
+            "Which of my documents mention the warranty?",
+            "How long is the roof warranty?",
+        ):
+            searched.failed = "failed before"
+            events = list(Questions(app).ask(question))
+            sources = next(e for e in events if isinstance(e, SourcesEvent))
+            assert sources.notice.startswith("The team library at s3://team-bucket/library")
+        assert tried
+    finally:
+        team.attach(app, Settings())
+    assert app.retriever.team is None

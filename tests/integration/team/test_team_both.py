@@ -15,6 +15,8 @@ from desktop_rag.app import App, build_app
 from desktop_rag.config import Settings
 from desktop_rag.errors import ReadOnlyError
 from desktop_rag.ingest.chunk import ChunkParams
+from desktop_rag.query.kind import PASSAGE
+from desktop_rag.routing import Questions
 from desktop_rag.types import DoneEvent, SourcesEvent
 from tests.fakes import FakeLlm, HashEmbedder, WordTokenizer
 from tests.helpers.cli import run_in_process
@@ -63,9 +65,7 @@ def team_library(moto: Moto, animal_pdfs: Path) -> Moto:
 
 
 def ask(app: App, question: str) -> tuple[SourcesEvent, DoneEvent]:
-    answers = team.answers(app.answer, app)
-    assert answers is not None
-    events = list(answers.ask(question))
+    events = list(Questions(app).ask(question, kind=PASSAGE))
     sources = next(e for e in events if isinstance(e, SourcesEvent))
     done = events[-1]
     assert isinstance(done, DoneEvent)
@@ -241,8 +241,9 @@ def test_a_rebuilt_personal_index_is_still_searched_beside_the_team(
     service.rebuild([str(tmp_path / "mine")])
     assert isinstance(app.answer.store, team.BothStores)
     assert app.answer.store.personal is app.store  # the rebuilt index, not the old one
-    assert service.answer is not None
-    sources = next(e for e in service.answer.ask(NOTICE) if isinstance(e, SourcesEvent))
+    assert service.questions is not None
+    asked = service.questions.ask(NOTICE, kind=PASSAGE)
+    sources = next(e for e in asked if isinstance(e, SourcesEvent))
     assert sources.sources[0].path.endswith("contract.pdf") and not sources.notice
 
 

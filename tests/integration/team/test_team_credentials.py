@@ -14,6 +14,8 @@ import pytest
 
 from desktop_rag import team
 from desktop_rag.config import Settings, settings_file
+from desktop_rag.query.kind import PASSAGE
+from desktop_rag.routing import Questions
 from desktop_rag.store import remote
 from tests.helpers.s3 import REGION, Moto
 from tests.integration.team.common import URI, team_app
@@ -53,9 +55,7 @@ def searched_team(tmp_path: Path, settings: Settings) -> tuple[list[str], str]:
     for field in ("team_profile", "team_endpoint", "team_region"):
         setattr(app.settings, field, getattr(settings, field))
     team.attach(app, app.settings, URI)
-    answers = team.answers(app.answer, app)
-    assert answers is not None
-    events = list(answers.ask(OCTOPUS))
+    events = list(Questions(app).ask(OCTOPUS, kind=PASSAGE))
     sources = events[0]
     return [s.library for s in sources.sources], sources.notice  # type: ignore[attr-defined]
 

@@ -10,11 +10,10 @@ from typing import Any
 
 import pytest
 
-from desktop_rag.errors import UsageError
+from desktop_rag.errors import Cancelled, UsageError
 from desktop_rag.locations import SEPARATOR
 from desktop_rag.query import outline as outline_mod
 from desktop_rag.query.outline import (
-    Cancelled,
     Outline,
     OutlineService,
     build_outline,
