@@ -26,6 +26,7 @@ from desktop_rag.ingest.chunk import (
     embedded_text,
     rechunk_ids,
 )
+from desktop_rag.ingest.control import RunControl
 from desktop_rag.ingest.extract import Extracted, ExtractError, sha256_file
 from desktop_rag.ingest.ocr import page_problems, reader_name, with_boxes
 from desktop_rag.ingest.outline import layout_pages
@@ -207,19 +208,13 @@ class IngestService:
 
     # -- public ------------------------------------------------------------------------------
 
-    def index(
-        self,
-        paths: Sequence[str],
-        on_progress: ProgressFn | None = None,
-        cancel: threading.Event | None = None,
-        *,
-        pause: threading.Event | None = None,
-        on_file: FileFn | None = None,
-    ) -> IndexReport:
+    def index(self, paths: Sequence[str], control: RunControl | None = None) -> IndexReport:
         """Bring the index in line with the files and folders given; never raises per file."""
         t0 = time.monotonic()
         report = IndexReport()
-        cancel = cancel or threading.Event()
+        control = control or RunControl()
+        on_progress, on_file = control.on_progress, control.on_file
+        cancel, pause = control.cancel, control.pause
         if self.low_priority:
             # This thread's CPU priority stays: it holds the GIL for the run's Python, and
             # lowered it would keep the GUI thread waiting whenever a busy machine pre-empts

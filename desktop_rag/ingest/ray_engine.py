@@ -33,6 +33,7 @@ from desktop_rag.engines.embed import Embedder, Preparable
 from desktop_rag.errors import StoreError
 from desktop_rag.ingest import sandbox
 from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, embedded_text
+from desktop_rag.ingest.control import RunControl
 from desktop_rag.ingest.extract import Extracted, ExtractError
 from desktop_rag.ingest.pipeline import EMBED_BATCH, IngestService, _Pending, cut
 from desktop_rag.ingest.progress import FileFn, Tracker
@@ -42,7 +43,7 @@ from desktop_rag.store.schema import CHUNKS, IndexMeta, chunks_schema
 from desktop_rag.types import Chunk, DocumentRecord, FailKind, IndexReport
 
 if TYPE_CHECKING:
-    from desktop_rag.ingest.progress import ProgressFn
+    pass
 
 log = logging.getLogger(__name__)
 
@@ -249,17 +250,9 @@ class RayIngestService(IngestService):
         self.embedders = embedders
         self.waves = 0  # lance-ray commits made by the last run
 
-    def index(
-        self,
-        paths: Sequence[str],
-        on_progress: ProgressFn | None = None,
-        cancel: threading.Event | None = None,
-        *,
-        pause: threading.Event | None = None,
-        on_file: FileFn | None = None,
-    ) -> IndexReport:
+    def index(self, paths: Sequence[str], control: RunControl | None = None) -> IndexReport:
         self.waves = 0
-        return super().index(paths, on_progress, cancel, pause=pause, on_file=on_file)
+        return super().index(paths, control)
 
     def _pools(self) -> tuple[int, int, float]:
         """Reader and embedder actors at most, and the CPUs each holds: the cluster's CPUs

@@ -12,6 +12,7 @@ from desktop_rag.config import Settings
 from desktop_rag.errors import IndexMismatchError, UsageError
 from desktop_rag.ingest import pipeline
 from desktop_rag.ingest.chunk import ChunkParams
+from desktop_rag.ingest.control import RunControl
 from desktop_rag.query.retrieve import Mode
 from tests.fakes import HashEmbedder, WordTokenizer
 from tests.helpers import processes
@@ -129,7 +130,7 @@ def test_cancel_keeps_finished_documents(tmp_path, animal_pdfs, monkeypatch):
         if [e.status for e in seen].count("indexing") == 2:  # the first file is embedded
             cancel.set()
 
-    report = app.ingest.index([str(animal_pdfs)], cancel=cancel, on_file=on_file)
+    report = app.ingest.index([str(animal_pdfs)], RunControl(cancel=cancel, on_file=on_file))
     assert report.cancelled
     assert report.indexed == 1
     assert app.store.stats()["documents"] == 1
@@ -193,7 +194,7 @@ def test_a_file_is_said_indexed_only_once_its_chunks_are_committed(tmp_path, ani
             assert event.path in committed, f"{event.path} said indexed before its commit"
             said.append(event.path)
 
-    app.ingest.index([str(animal_pdfs)], on_file=on_file)
+    app.ingest.index([str(animal_pdfs)], RunControl(on_file=on_file))
     assert said and sorted(said) == sorted(str(p) for p in animal_pdfs.glob("*.pdf"))
 
 

@@ -18,6 +18,7 @@ from desktop_rag.config import Settings
 from desktop_rag.infra import priority
 from desktop_rag.ingest import pipeline
 from desktop_rag.ingest.chunk import ChunkParams
+from desktop_rag.ingest.control import RunControl
 from tests.fakes import HashEmbedder, WordTokenizer
 from tests.helpers import processes
 from tests.pdfgen import make_pdf
@@ -95,7 +96,7 @@ def test_hashing_shows_progress_with_an_eta_and_can_be_cancelled(tmp_path, monke
         if p.stage == "hashing" and p.files_done >= 30:
             cancel.set()
 
-    report = app.index([str(tmp_path / "lib")], on_progress, cancel)
+    report = app.index([str(tmp_path / "lib")], RunControl(on_progress=on_progress, cancel=cancel))
     assert report.cancelled
     hashing = [p for p in seen if p.stage == "hashing"]
     assert hashing and all(p.files_total == 40 for p in hashing)
@@ -159,9 +160,9 @@ def test_indexing_computes_at_low_priority_and_keeps_its_own_thread_at_the_calle
 
     def run():
         before.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
-        app.index([str(tmp_path / "lib")], on_progress)
+        app.index([str(tmp_path / "lib")], RunControl(on_progress=on_progress))
         _touch_all(paths)  # the second run hashes them
-        app.index([str(tmp_path / "lib")], on_progress)
+        app.index([str(tmp_path / "lib")], RunControl(on_progress=on_progress))
 
     before = []
     worker = threading.Thread(target=run)
