@@ -215,7 +215,7 @@ def _case(out: Path) -> None:  # pragma: no cover - runs in the child process
         target = app(data_dir)
         service = on_ray(target)
         reports[name] = service.index(paths).to_json()
-        commits[name] = service.waves
+        commits[name] = service.engine.waves
         result[name] = _compare(target, reference, ref_vectors)
         if name == "ray_s3":
             reports["ray_again"] = on_ray(app(data_dir)).index(paths).to_json()

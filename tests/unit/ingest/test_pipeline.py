@@ -10,7 +10,7 @@ import pytest
 from desktop_rag.app import build_app
 from desktop_rag.config import Settings
 from desktop_rag.errors import IndexMismatchError, UsageError
-from desktop_rag.ingest import pipeline
+from desktop_rag.ingest import local_engine
 from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.ingest.control import RunControl
 from desktop_rag.query.retrieve import Mode
@@ -120,7 +120,7 @@ def test_missing_path_is_a_usage_error(tmp_path):
 
 
 def test_cancel_keeps_finished_documents(tmp_path, animal_pdfs, monkeypatch):
-    monkeypatch.setattr(pipeline, "GROUP_CHUNKS", 1)  # each file embedded on its own
+    monkeypatch.setattr(local_engine, "GROUP_CHUNKS", 1)  # each file embedded on its own
     app = _app(tmp_path)
     cancel = threading.Event()
     seen = []

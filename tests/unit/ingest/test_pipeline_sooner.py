@@ -11,7 +11,7 @@ import pytest
 
 from desktop_rag.app import build_app
 from desktop_rag.config import Settings
-from desktop_rag.ingest import pipeline
+from desktop_rag.ingest import local_engine
 from desktop_rag.ingest.chunk import ChunkParams, embedded_text
 from desktop_rag.ingest.control import RunControl
 from desktop_rag.query.retrieve import Mode
@@ -78,7 +78,7 @@ def _app(tmp_path, embedder):
 @pytest.fixture
 def text_first(monkeypatch):
     # Small enough that the test's manual is "long"; the fake embedder makes it slow.
-    monkeypatch.setattr(pipeline, "TEXT_FIRST_CHUNKS", 8, raising=False)
+    monkeypatch.setattr(local_engine, "TEXT_FIRST_CHUNKS", 8)
 
 
 def _found_pages(app, path) -> set[int]:

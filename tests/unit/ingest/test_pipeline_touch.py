@@ -16,7 +16,7 @@ import pytest
 from desktop_rag.app import build_app
 from desktop_rag.config import Settings
 from desktop_rag.infra import priority
-from desktop_rag.ingest import pipeline
+from desktop_rag.ingest import plan, reuse
 from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.ingest.control import RunControl
 from tests.fakes import HashEmbedder, WordTokenizer
@@ -56,7 +56,7 @@ def test_touching_every_file_embeds_nothing_and_commits_in_batches(tmp_path, mon
     assert app.index([str(tmp_path / "lib")]).indexed == 23
     embedded = emb.texts_embedded
     _touch_all(paths)
-    monkeypatch.setattr(pipeline, "TOUCH_BATCH", 5)
+    monkeypatch.setattr(reuse, "TOUCH_BATCH", 5)
     commits = []
     real_commit = app.store.commit
     monkeypatch.setattr(
@@ -81,13 +81,13 @@ def test_hashing_shows_progress_with_an_eta_and_can_be_cancelled(tmp_path, monke
     app.index([str(tmp_path / "lib")])
     embedded = emb.texts_embedded
     _touch_all(paths)
-    real_hash = pipeline.sha256_file
+    real_hash = plan.sha256_file
 
     def slow_hash(path):  # a large library on a slow disk
         time.sleep(0.06)
         return real_hash(path)
 
-    monkeypatch.setattr(pipeline, "sha256_file", slow_hash)
+    monkeypatch.setattr(plan, "sha256_file", slow_hash)
     cancel = threading.Event()
     seen = []
 
@@ -146,13 +146,13 @@ def test_indexing_computes_at_low_priority_and_keeps_its_own_thread_at_the_calle
     emb = _PriorityEmbedder()
     app = _app(tmp_path, emb)
     hashed = []
-    real_hash = pipeline.sha256_file
+    real_hash = plan.sha256_file
 
     def recording_hash(path):
         hashed.append(_cpu_and_io())
         return real_hash(path)
 
-    monkeypatch.setattr(pipeline, "sha256_file", recording_hash)
+    monkeypatch.setattr(plan, "sha256_file", recording_hash)
     indexing = []
 
     def on_progress(p):
