@@ -14,6 +14,7 @@ from desktop_rag.ingest import local_engine
 from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.ingest.control import RunControl
 from desktop_rag.query.retrieve import Mode
+from desktop_rag.types import Status
 from tests.fakes import HashEmbedder, WordTokenizer
 from tests.helpers import processes
 from tests.pdfgen import make_pdf
@@ -233,3 +234,35 @@ def test_the_next_file_is_cut_into_chunks_while_one_embeds(tmp_path, animal_pdfs
     for name in ("octopus", "penguin", "zebra"):
         hits = app.retriever.search(name, k=1, mode=Mode.TEXT)
         assert hits[0].path.endswith(f"{name}.pdf")
+
+
+class _Engine:
+    """Reads nothing: records what the pipeline hands it."""
+
+    def __init__(self):
+        self.calls = []
+
+    def read_and_embed(self, to_read, run):
+        self.calls.append(([d.info.path for d in to_read], run))
+        return False
+
+
+def test_reading_and_embedding_are_left_to_the_engine(tmp_path, animal_pdfs):
+    app = _app(tmp_path)
+    app.index([str(animal_pdfs / "zebra.pdf")])
+    app.ingest.ocr_requested.add(str(animal_pdfs / "octopus.pdf"))
+    engine = _Engine()
+    other = app.ingest.with_engine(engine)
+    assert other.ocr_requested == {str(animal_pdfs / "octopus.pdf")}
+    assert app.ingest.for_store(app.store).engine is app.ingest.engine
+    (animal_pdfs / "zebra.pdf").rename(animal_pdfs / "stripes.pdf")
+    said = []
+    report = other.index([str(animal_pdfs)], RunControl(on_file=said.append))
+    ((paths, run),) = engine.calls
+    penguin, octopus = sorted(paths, reverse=True)
+    assert penguin.endswith("penguin.pdf") and octopus.endswith("octopus.pdf")
+    assert run.forced == {octopus} and set(run.previous) == {str(animal_pdfs / "zebra.pdf")}
+    assert run.report is report and run.store is app.store
+    # Planning and reuse stay the pipeline's: the rename was written whatever the engine.
+    assert report.renamed == 1 and (report.indexed, report.failed) == (0, [])
+    assert [e.status for e in said if e.path == penguin] == [Status.QUEUED]
