@@ -197,9 +197,8 @@ class IngestService:
             )
         reuse.reuse_all(self.store, todo.reused, report, control)
         wrote = bool(todo.reused)
-        if self.engine.read_and_embed(
-            to_read, self._for_engine(todo, control, report, tracker, lowered)
-        ):
+        run = self._for_engine(todo, control, report, tracker, lowered)
+        if self.engine.read_and_embed(to_read, run):
             wrote = True
         if reuse.drop(self.store, todo.removed, report, control):
             wrote = True
