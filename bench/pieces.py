@@ -37,8 +37,8 @@ from bench.perfutil import emit, machine, pdfs, say
 
 RECUR_PAGES = 3  # a line on this many pages of one document is boilerplate
 APP_BATCH = 4  # engines/onnx_embed.PASSAGE_BATCH
-APP_CALL = 256  # ingest/pipeline.EMBED_BATCH: chunks per embed call, batches sorted within it
-SMALL_GROUP = 32  # ingest/pipeline.GROUP_CHUNKS: small files' chunks embedded together
+APP_CALL = 256  # ingest/local_engine.EMBED_BATCH: chunks per embed call, batches sorted within it
+SMALL_GROUP = 32  # ingest/local_engine.GROUP_CHUNKS: small files' chunks embedded together
 BASE_BATCH = 32
 MODEL_LIMIT = 256
 

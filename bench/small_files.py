@@ -166,11 +166,11 @@ PROFILE_BUCKETS = {
     "commits (LanceDB writes)": ("lance.py", "commit"),
     "optimize (LanceDB)": ("maintenance.py", "optimize"),
     "hashing": ("extract.py", "sha256_file"),
-    "stat calls": ("pipeline.py", "_changed_since"),
+    "stat calls": ("commit.py", "_changed_since"),
     "progress events": ("progress.py", "emit"),
     "scan": ("scan.py", "scan"),
     "decide (hash and match)": ("scan.py", "decide"),
-    "touched rows' commits": ("pipeline.py", "_commit_touched"),
+    "touched rows' commits": ("reuse.py", "_commit_touched"),
 }
 
 

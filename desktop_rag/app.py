@@ -19,6 +19,7 @@ from desktop_rag.errors import DesktopRagError, IndexDamagedError, IndexMismatch
 from desktop_rag.infra import frozen
 from desktop_rag.ingest import rebuild
 from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, bundled_tokenizer
+from desktop_rag.ingest.control import RunControl
 from desktop_rag.ingest.pipeline import IngestService
 from desktop_rag.ingest.progress import ProgressFn
 from desktop_rag.query.ability import Abilities
@@ -63,17 +64,11 @@ class App:
         """What was indexed before (files and folders that still exist)."""
         return [r for r in rebuild.load_roots(self.settings.data_path) if os.path.exists(r)]
 
-    def index(
-        self,
-        paths: Sequence[str],
-        on_progress: ProgressFn | None = None,
-        cancel: threading.Event | None = None,
-        **kwargs: object,
-    ) -> IndexReport:
+    def index(self, paths: Sequence[str], control: RunControl | None = None) -> IndexReport:
         """Index paths and remember them as roots, for rebuilding after damage."""
         if self.stale is not None:
             raise self.stale
-        report = self.ingest.index(paths, on_progress, cancel, **kwargs)  # type: ignore[arg-type]
+        report = self.ingest.index(paths, control)
         if not report.cancelled:
             rebuild.add_roots(self.settings.data_path, paths)
         rebuild.record_speed(self.settings.data_path, report.pages, report.seconds)
@@ -104,13 +99,14 @@ class App:
         store = LanceStore(rebuild.next_path(index_path), self.meta).open()
         ingest = self.ingest.for_store(store)  # the same passwords and limits
         self._carry_exclusions(store)
-        report = ingest.index(self._rebuild_sources(paths), on_progress, cancel)
+        control = RunControl(on_progress=on_progress, cancel=cancel or threading.Event())
+        report = ingest.index(self._rebuild_sources(paths), control)
         if report.cancelled:
             return report  # the old index stays; the next rebuild resumes into the same folder
         with lock.writer(self.store.path, REBUILD_SWAP_WAIT_S):
             sources = self._rebuild_sources(paths)
             self._carry_exclusions(store)
-            late = ingest.index(sources, on_progress, cancel)
+            late = ingest.index(sources, control)
             report = _merged(report, late)
             if report.cancelled:
                 return report

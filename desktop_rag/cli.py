@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from desktop_rag import __version__
 from desktop_rag.errors import DesktopRagError, UsageError, user_message
+from desktop_rag.ingest.control import RunControl
 from desktop_rag.locations import place
 from desktop_rag.types import (
     AnswerMode,
@@ -374,9 +375,9 @@ def _cmd_index(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> 
                     raise UsageError("--ocr reads PDFs only; name the PDF files to read.")
             paths = [*args.paths, *_pending_roots(app)]
             if args.engine == "ray":
-                report = _ray_service(app, args).index(paths, on_progress=printer)
+                report = _ray_service(app, args).index(paths, RunControl(on_progress=printer))
             else:
-                report = app.index(paths, on_progress=printer)
+                report = app.index(paths, RunControl(on_progress=printer))
     finally:
         printer.finish()
     _print_report(report, args, out)
@@ -484,7 +485,7 @@ def _recover(app: App, err: TextIO) -> None:
     if app.needs_reindex and app.roots():
         printer = ProgressPrinter(err)
         try:
-            app.index(app.roots(), on_progress=printer)
+            app.index(app.roots(), RunControl(on_progress=printer))
         finally:
             printer.finish()
 
@@ -902,7 +903,7 @@ def _cmd_outline(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -
     except UsageError:
         printer = ProgressPrinter(err)
         try:
-            report = app.index([path], on_progress=printer)
+            report = app.index([path], RunControl(on_progress=printer))
         finally:
             printer.finish()
         for failed in report.failed:

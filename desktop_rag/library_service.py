@@ -334,9 +334,12 @@ class LibraryService:
         on_file: FileFn | None = None,
     ) -> IndexReport:
         """Reconcile these roots with the index (ingest/watch.py says how)."""
+        from desktop_rag.ingest.control import RunControl
         from desktop_rag.ingest.watch import reindex
 
-        return reindex(self._opened(), roots, on_progress, cancel, pause=pause, on_file=on_file)
+        cancel = cancel or threading.Event()
+        control = RunControl(on_progress=on_progress, on_file=on_file, cancel=cancel, pause=pause)
+        return reindex(self._opened(), roots, control)
 
     def rebuild(
         self,

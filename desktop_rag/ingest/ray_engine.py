@@ -2,9 +2,10 @@
 readers, chunker and embedder, with reading and embedding run by Ray actors across a cluster and
 new documents' chunks written by lance-ray.
 
-Only reading and embedding move: planning (size, mtime, then content hash), renames, touched
-files, removals, the failure policy, the commits of the documents' rows and the index builds at
-the end are IngestService's own, so the tables end as the local pipeline leaves them. Files go
+Only reading and embedding move (`RayEngine`, the pipeline's engine for that run): planning
+(size, mtime, then content hash), renames, touched files, removals, the failure policy, the
+commits of the documents' rows and the index builds at the end are the pipeline's own, so the
+tables end as the local engine leaves them. Files go
 in waves of `wave_files`: each wave is read (in the same reader sandbox, with its time and memory
 limits and per-file reasons) and embedded on Ray, its new documents' chunks appended by lance-ray
 in one commit, then the documents' rows committed by this process. A job stopped mid-wave leaves
@@ -19,30 +20,27 @@ from __future__ import annotations
 import logging
 import os
 import pickle
-import threading
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from desktop_rag.engines import ocr
 from desktop_rag.engines.embed import Embedder, Preparable
 from desktop_rag.errors import StoreError
 from desktop_rag.ingest import sandbox
 from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, embedded_text
+from desktop_rag.ingest.commit import Committer
+from desktop_rag.ingest.engine import Run
 from desktop_rag.ingest.extract import Extracted, ExtractError
-from desktop_rag.ingest.pipeline import EMBED_BATCH, IngestService, _Pending, cut
-from desktop_rag.ingest.progress import FileFn, Tracker
+from desktop_rag.ingest.local_engine import EMBED_BATCH
+from desktop_rag.ingest.pipeline import IngestService
+from desktop_rag.ingest.reading import auto_ocr, cut
 from desktop_rag.ingest.scan import Decision
 from desktop_rag.store.lance import LanceStore
 from desktop_rag.store.schema import CHUNKS, IndexMeta, chunks_schema
-from desktop_rag.types import Chunk, DocumentRecord, FailKind, IndexReport
-
-if TYPE_CHECKING:
-    from desktop_rag.ingest.progress import ProgressFn
+from desktop_rag.types import Chunk, FailKind
 
 log = logging.getLogger(__name__)
 
@@ -198,10 +196,8 @@ class _ChunkRows:
         return self.store._chunk_table(chunks, stacked)
 
 
-def _done(value: list[Chunk]) -> Future[list[Chunk]]:
-    future: Future[list[Chunk]] = Future()
-    future.set_result(value)
-    return future
+def _given(chunks: list[Chunk]) -> Callable[[], list[Chunk]]:
+    return lambda: chunks
 
 
 def table_target(store: LanceStore, name: str) -> tuple[str, dict[str, str] | None]:
@@ -213,12 +209,11 @@ def table_target(store: LanceStore, name: str) -> tuple[str, dict[str, str] | No
     return str(store.path / f"{name}.lance"), None
 
 
-class RayIngestService(IngestService):
-    """IngestService whose reading and embedding run on Ray (see the module's docstring)."""
+class RayEngine:
+    """Reading and embedding on Ray (see the module's docstring)."""
 
     def __init__(
         self,
-        base: IngestService,
         embedder_factory: EmbedderFactory,
         *,
         address: str | None = None,
@@ -227,20 +222,6 @@ class RayIngestService(IngestService):
         readers: int | None = None,
         embedders: int | None = None,
     ) -> None:
-        super().__init__(
-            base.store,
-            base.embedder,
-            base.tokenizer_factory,
-            base.params,
-            isolate=True,
-            timeout_s=base.timeout_s,
-            memory_mb=base.memory_mb,
-            passwords=base.passwords,
-            lock_wait_s=base.lock_wait_s,
-            low_priority=base.low_priority,
-            ocr=base.ocr,
-        )
-        self.ocr_requested = set(base.ocr_requested)  # --ocr, as for the local run
         self.embedder_factory = embedder_factory
         self.address = address
         self.num_cpus = num_cpus
@@ -248,18 +229,6 @@ class RayIngestService(IngestService):
         self.readers = readers
         self.embedders = embedders
         self.waves = 0  # lance-ray commits made by the last run
-
-    def index(
-        self,
-        paths: Sequence[str],
-        on_progress: ProgressFn | None = None,
-        cancel: threading.Event | None = None,
-        *,
-        pause: threading.Event | None = None,
-        on_file: FileFn | None = None,
-    ) -> IndexReport:
-        self.waves = 0
-        return super().index(paths, on_progress, cancel, pause=pause, on_file=on_file)
 
     def _pools(self) -> tuple[int, int, float]:
         """Reader and embedder actors at most, and the CPUs each holds: the cluster's CPUs
@@ -273,53 +242,36 @@ class RayIngestService(IngestService):
         embedders = self.embedders or max(1, int(cpus) - readers)
         return readers, embedders, 1.0
 
-    def _read_and_embed(
-        self,
-        to_read: Sequence[Decision],
-        previous: Mapping[str, DocumentRecord],
-        forced: set[str],
-        report: IndexReport,
-        tracker: Tracker,
-        cancel: threading.Event,
-        pause: threading.Event | None,
-        on_file: FileFn | None,
-    ) -> bool:
+    def read_and_embed(self, to_read: Sequence[Decision], run: Run) -> bool:
+        self.waves = 0
         if not to_read:
             return False
         start_ray(self.address, self.num_cpus)
         wrote = False
         waves = range(0, len(to_read), self.wave_files)
         for n, start in enumerate(waves, start=1):
-            self._checkpoint(cancel, pause)
+            run.control.checkpoint()
             wave = to_read[start : start + self.wave_files]
-            tracker.emit(
+            run.tracker.emit(
                 "indexing",
                 force=True,
                 message=f"Reading and embedding {len(wave)} files on Ray, wave {n} of {len(waves)}",
             )
-            if self._wave(wave, previous, forced, report, tracker, on_file):
+            if self._wave(wave, run):
                 wrote = True
         return wrote
 
-    def _wave(
-        self,
-        wave: Sequence[Decision],
-        previous: Mapping[str, DocumentRecord],
-        forced: set[str],
-        report: IndexReport,
-        tracker: Tracker,
-        on_file: FileFn | None,
-    ) -> bool:
+    def _wave(self, wave: Sequence[Decision], run: Run) -> bool:
         """One wave: read and embed on Ray, new chunks by lance-ray, then the rows."""
         import ray.data
 
         readers, embedders, each = self._pools()
-        auto = sandbox.OcrMode.AUTO if self.ocr and ocr.available() else sandbox.OcrMode.OFF
+        auto = auto_ocr(run.ocr)
         items = [
             {
                 "path": d.info.path,
-                "password": self.passwords.get(d.info.path, ""),
-                "ocr": sandbox.OcrMode.FORCE if d.info.path in forced else auto,
+                "password": run.passwords.get(d.info.path, ""),
+                "ocr": sandbox.OcrMode.FORCE if d.info.path in run.forced else auto,
             }
             for d in wave
         ]
@@ -329,11 +281,11 @@ class RayIngestService(IngestService):
             .map_batches(
                 _Reader,
                 fn_constructor_args=(
-                    self.timeout_s,
-                    self.memory_mb,
-                    self.low_priority,
-                    self.tokenizer_factory,
-                    self.params,
+                    run.timeout_s,
+                    run.memory_mb,
+                    run.low_priority,
+                    run.tokenizer,
+                    run.params,
                 ),
                 batch_size=READ_BATCH,
                 compute=ray.data.ActorPoolStrategy(min_size=1, max_size=readers),
@@ -341,17 +293,17 @@ class RayIngestService(IngestService):
             )
             .map_batches(
                 _Embedder,
-                fn_constructor_args=(self.embedder_factory, self.params),
+                fn_constructor_args=(self.embedder_factory, run.params),
                 batch_size=EMBED_BATCH_FILES,
                 compute=ray.data.ActorPoolStrategy(min_size=1, max_size=embedders),
                 num_cpus=each,
             )
             .materialize()
         )
-        pending = _Pending()
+        out = Committer(run)
         # Files with a row before (changed, or failed before) replace what they had through
         # the store's merge, as locally: their vectors come here. New files' chunks do not.
-        known = {d.info.path for d in wave if d.info.path in previous}
+        known = {d.info.path for d in wave if d.info.path in run.previous}
         vectors: dict[str, bytes] = {}
         if known:
             for row in (
@@ -364,57 +316,51 @@ class RayIngestService(IngestService):
             row["path"]: (row["outcome"], row["chunks"])
             for row in ds.select_columns(["path", "outcome", "chunks"]).iter_rows()
         }
-        dim = self.store.meta.dim
+        dim = run.store.meta.dim
         accepted: set[str] = set()
         for decision in wave:
             info = decision.info
-            before = previous.get(info.path)
             raw, raw_chunks = outcomes[info.path]
             outcome = pickle.loads(raw)
             if outcome[0] == "err":
                 _, kind, reason = outcome
-                self._failed(info, FailKind(kind), reason, before, pending, report, on_file)
+                out.failed(info, FailKind(kind), reason)
             else:
                 chunks: list[Chunk] = pickle.loads(raw_chunks)
-                ready = self._cut_one(
-                    decision, outcome[1], _done(chunks), before, pending, report, on_file
-                )
+                ready = out.ready(decision, outcome[1], _given(chunks))
                 if ready is not None:
-                    tracker.chunks += len(chunks)
+                    run.tracker.chunks += len(chunks)
                     if info.path in known:
                         mine = np.frombuffer(vectors[info.path], dtype=np.float32)
-                        self._embedded(
-                            ready, mine.reshape(len(chunks), dim), pending, report, tracker
-                        )
+                        out.embedded(ready, mine.reshape(len(chunks), dim))
                     else:
-                        empty = np.zeros((0, dim), dtype=np.float32)
-                        self._embedded(ready, empty, pending, report, tracker)
+                        out.embedded(ready, np.zeros((0, dim), dtype=np.float32))
                         accepted.add(info.path)
-            tracker.files_done += 1
-            tracker.bytes_done += info.size
-            tracker.emit("indexing", info.path)
+            run.tracker.files_done += 1
+            run.tracker.bytes_done += info.size
+            run.tracker.emit("indexing", info.path)
         if accepted:
-            self._append(ds, accepted)
+            self._append(run.store, ds, accepted)
         # The new files' chunks are stored: what is left to commit is theirs only.
-        new = pending.new
-        pending.chunks = [c for c in pending.chunks if c.doc_id not in new]
-        if pending:
-            self._flush(pending, on_file)
-        return bool(pending) or bool(accepted)
+        out.stored_already(out.pending.new)
+        rows = bool(out.pending)
+        if rows:
+            out.flush()
+        return rows or bool(accepted)
 
-    def _append(self, ds: Any, accepted: set[str]) -> None:
+    def _append(self, store: LanceStore, ds: Any, accepted: set[str]) -> None:
         """The chunks of the wave's new files, appended to the chunks table in one commit by
         lance-ray's workers."""
         import lance_ray
         import ray.data
 
-        ensure = getattr(self.store, "ensure_writable", None)
+        ensure = getattr(store, "ensure_writable", None)
         if ensure is not None:
             ensure()
-        uri, options = table_target(self.store, CHUNKS)
+        uri, options = table_target(store, CHUNKS)
         rows = ds.filter(lambda row: row["path"] in accepted).map_batches(
             _ChunkRows,
-            fn_constructor_args=(self.store.meta,),
+            fn_constructor_args=(store.meta,),
             batch_format="pyarrow",
             compute=ray.data.ActorPoolStrategy(size=1),
         )
@@ -422,12 +368,12 @@ class RayIngestService(IngestService):
             rows,
             uri,
             mode="append",
-            schema=chunks_schema(self.store.meta.dim),
+            schema=chunks_schema(store.meta.dim),
             storage_options=options,
         )
         self.waves += 1
         # This process's handle reads the new version now, not at its next freshness check.
-        self.store.chunks_table.checkout_latest()
+        store.chunks_table.checkout_latest()
         log.info("lance-ray appended the chunks of %d new files", len(accepted))
 
 
@@ -438,8 +384,9 @@ def ray_ingest(
     address: str | None = None,
     num_cpus: int | None = None,
     wave_files: int = WAVE_FILES,
-) -> RayIngestService:
-    """The service `desktop-rag index --engine ray` runs: `base`'s store, models and limits."""
-    return RayIngestService(
-        base, embedder_factory, address=address, num_cpus=num_cpus, wave_files=wave_files
-    )
+) -> IngestService:
+    """The service `desktop-rag index --engine ray` runs: `base`'s store, models, limits and
+    files asked to be read with OCR, reading and embedding on Ray (`service.engine.waves`
+    counts its lance-ray commits)."""
+    engine = RayEngine(embedder_factory, address=address, num_cpus=num_cpus, wave_files=wave_files)
+    return base.with_engine(engine)

@@ -39,7 +39,7 @@ DEFAULT_MEMORY_MB = 3072
 # fragments its heap, and pdfium keeps caches between documents.
 MAX_TASKS = 200
 # Files handed to the readers beyond the one being embedded: enough for the readers to keep
-# reading while the pipeline embeds a group of small files (pipeline.GROUP_CHUNKS), instead
+# reading while the pipeline embeds a group of small files (local_engine.GROUP_CHUNKS), instead
 # of idling after two files while the group embeds and then keeping the embedder waiting.
 AHEAD = 8
 # OCR limits, in the reader's CPU seconds (bench/ocr.py: a dense page takes 25-40 s of one

@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
 from desktop_rag.infra.paths import is_under, normalize
+from desktop_rag.ingest.control import RunControl
 from desktop_rag.ingest.scan import file_info, is_candidate
 from desktop_rag.types import FileInfo
 
 if TYPE_CHECKING:
-    from desktop_rag.ingest.progress import FileFn, ProgressFn
     from desktop_rag.store.lance import LanceStore
     from desktop_rag.types import IndexReport
 
@@ -336,25 +336,13 @@ class Indexer(Protocol):
     @property
     def store(self) -> LanceStore: ...
 
-    def index(
-        self,
-        paths: Sequence[str],
-        on_progress: ProgressFn | None = None,
-        cancel: threading.Event | None = None,
-        **kwargs: Any,
-    ) -> IndexReport: ...
+    def index(self, paths: Sequence[str], control: RunControl | None = None) -> IndexReport: ...
 
     def remove(self, paths: Sequence[str]) -> list[str]: ...
 
 
 def reindex(
-    indexer: Indexer,
-    roots: Sequence[str],
-    on_progress: ProgressFn | None = None,
-    cancel: threading.Event | None = None,
-    *,
-    pause: threading.Event | None = None,
-    on_file: FileFn | None = None,
+    indexer: Indexer, roots: Sequence[str], control: RunControl | None = None
 ) -> IndexReport:
     """Reconcile watched roots with the index: present ones are indexed, a vanished file is
     dropped from the index; a vanished folder is left alone (it may be an unplugged drive)."""
@@ -362,19 +350,15 @@ def reindex(
 
     present = [r for r in roots if os.path.exists(r)]
     gone_files = [r for r in roots if not os.path.exists(r) and not _was_folder(indexer, r)]
-    report = (
-        indexer.index(present, on_progress, cancel, pause=pause, on_file=on_file)
-        if present
-        else IndexReport()
-    )
+    control = control or RunControl()
+    report = indexer.index(present, control) if present else IndexReport()
     if gone_files and not report.cancelled:
         removed = indexer.remove(gone_files)
         report.removed += len(removed)
-        if on_file is not None:
-            from desktop_rag.types import FileEvent
+        from desktop_rag.types import FileEvent
 
-            for path in removed:
-                on_file(FileEvent(path, "removed"))
+        for path in removed:
+            control.file(FileEvent(path, "removed"))
     return report
 
 

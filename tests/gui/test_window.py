@@ -385,7 +385,7 @@ def test_quitting_during_indexing_is_clean_and_loses_nothing(open_window, tmp_pa
         make_pdf(folder / f"doc{i:02d}.pdf", [f"Document {i} talks about subject {i}. " * 40])
 
     # Quitting waits for the embed call under way: 0.05 s a passage keeps a full group's call
-    # (pipeline.GROUP_CHUNKS and the file that overflows it, about 40 passages) near 2 s. At
+    # (local_engine.GROUP_CHUNKS and the file that overflows it, about 40 passages) near 2 s. At
     # 0.15 s it took 6 to 7 s once reader processes (--start-method spawn) had read enough
     # files ahead to fill every group, and the deadline below was missed.
     window = open_window(app_factory=slow_factory(0.05))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktop_rag.ingest.pipeline import VECTORS_MESSAGE
+from desktop_rag.ingest.local_engine import VECTORS_MESSAGE
 from desktop_rag.types import Progress
 
 

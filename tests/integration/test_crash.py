@@ -30,7 +30,7 @@ from tests.pdfgen import make_pdf
 pytestmark = pytest.mark.slow
 
 DOCS = 36
-# The first document is long enough to be stored with its text first (pipeline.
+# The first document is long enough to be stored with its text first (local_engine.
 # TEXT_FIRST_CHUNKS), so a kill can fall between its words and its vectors.
 LONG_PAGES = 16
 TOPICS = [

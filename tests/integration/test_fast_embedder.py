@@ -15,6 +15,7 @@ from desktop_rag.engines.embed import SentenceTransformerEmbedder, warm_up
 from desktop_rag.engines.onnx_embed import AutoEmbedder
 from desktop_rag.engines.onnx_export import ExportCache, export_onnx
 from desktop_rag.infra import priority
+from desktop_rag.ingest.control import RunControl
 from tests.conftest import ANIMALS
 
 pytestmark = pytest.mark.slow
@@ -83,7 +84,9 @@ def test_default_app_indexes_with_the_fast_backend(tmp_path, animal_pdfs):
     app = build_app(settings, isolate=False)
     assert isinstance(app.embedder, AutoEmbedder)
     stages: list[str] = []
-    report = app.ingest.index([str(animal_pdfs)], on_progress=lambda p: stages.append(p.stage))
+    report = app.ingest.index(
+        [str(animal_pdfs)], RunControl(on_progress=lambda p: stages.append(p.stage))
+    )
     assert report.indexed == 3 and not report.failed
     assert app.embedder.backend in ("onnx-int8", "onnx-fp32")
     hits = app.retriever.search("why is octopus blood blue", k=3)

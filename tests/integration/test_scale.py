@@ -119,9 +119,9 @@ def test_a_thousand_files_stored_text_first_each_keep_their_own_text_and_vectors
     """Every file through the text-first path (issue 32 item 4): 1,000 text commits, their
     vectors filled by the run's VectorFiller while the next files are read; each file's word
     still finds that file and page, and each file's vectors are its own text's."""
-    from desktop_rag.ingest import pipeline
+    from desktop_rag.ingest import local_engine
 
-    monkeypatch.setattr(pipeline, "TEXT_FIRST_CHUNKS", 1)
+    monkeypatch.setattr(local_engine, "TEXT_FIRST_CHUNKS", 1)
     expected = _library(tmp_path / "Ma bibliothèque")
     app = _app(tmp_path / "data")
     commits: list[bool] = []

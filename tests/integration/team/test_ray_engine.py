@@ -168,6 +168,7 @@ def _case(out: Path) -> None:  # pragma: no cover - runs in the child process
     from desktop_rag import cli
     from desktop_rag.app import build_app, default_embedder
     from desktop_rag.config import Settings
+    from desktop_rag.ingest.control import RunControl
     from desktop_rag.ingest.ray_engine import EMBED_THREADS, ray_ingest, start_ray
     from desktop_rag.types import Status
     from tests.fakes import FakeLlm
@@ -214,7 +215,7 @@ def _case(out: Path) -> None:  # pragma: no cover - runs in the child process
         target = app(data_dir)
         service = on_ray(target)
         reports[name] = service.index(paths).to_json()
-        commits[name] = service.waves
+        commits[name] = service.engine.waves
         result[name] = _compare(target, reference, ref_vectors)
         if name == "ray_s3":
             reports["ray_again"] = on_ray(app(data_dir)).index(paths).to_json()
@@ -224,9 +225,10 @@ def _case(out: Path) -> None:  # pragma: no cover - runs in the child process
     stop = threading.Event()
     target = app(uri)
     first = on_ray(target, wave_files=2)
-    reports["ray_stopped"] = first.index(
-        paths, cancel=stop, on_file=lambda e: stop.set() if e.status == Status.INDEXED else None
-    ).to_json()
+    control = RunControl(
+        cancel=stop, on_file=lambda e: stop.set() if e.status == Status.INDEXED else None
+    )
+    reports["ray_stopped"] = first.index(paths, control).to_json()
     target = app(uri)
     reports["ray_resumed"] = on_ray(target, wave_files=2).index(paths).to_json()
     result["ray_resumed"] = _compare(target, reference, ref_vectors)

@@ -97,7 +97,6 @@ def test_the_scan_maps_a_root_given_in_another_case_onto_the_indexed_files(
     monkeypatch,
 ) -> None:
     """The same folder typed in another case is one set of documents, not a copy of each."""
-    from desktop_rag.ingest import scan
 
     fs = CaseInsensitiveFs(["/Users/Me/Papers/Report.pdf"])
     monkeypatch.setattr(paths.os.path, "exists", fs.exists)

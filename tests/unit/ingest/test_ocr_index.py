@@ -13,6 +13,7 @@ from desktop_rag.app import build_app
 from desktop_rag.config import Settings
 from desktop_rag.ingest import ocr
 from desktop_rag.ingest.chunk import ChunkParams
+from desktop_rag.ingest.control import RunControl
 from desktop_rag.types import FailKind, Progress
 from tests.fakes import FakeOcr, HashEmbedder, WordTokenizer
 from tests.pdfgen import make_pdf
@@ -42,7 +43,7 @@ def test_a_scan_is_indexed_with_boxes_and_page_progress(tmp_path: Path, fake_ocr
     make_scanned_pdf(lib / "scan.pdf", [["x"], ["y"]])
     app = _app(tmp_path)
     seen: list[Progress] = []
-    report = app.ingest.index([str(lib)], on_progress=seen.append)
+    report = app.ingest.index([str(lib)], RunControl(on_progress=seen.append))
     assert (report.indexed, report.failed, report.pages) == (1, [], 2)
     (doc,) = app.store.documents()
     assert doc.reader == "ocr" and not doc.ocr
@@ -131,7 +132,7 @@ def test_a_page_ocr_cannot_read_is_named_in_the_files_status(tmp_path: Path) -> 
         make_scanned_pdf(lib / "scan.pdf", [["x"], ["y"], ["z"]])
         app = _app(tmp_path)
         events: list[FileEvent] = []
-        report = app.ingest.index([str(lib)], on_file=events.append)
+        report = app.ingest.index([str(lib)], RunControl(on_file=events.append))
     finally:
         ocr.set_engine(None)
     assert (report.indexed, report.failed, report.pages) == (1, [], 3)
@@ -158,8 +159,10 @@ def test_a_text_file_is_not_held_behind_a_scan_and_the_scan_says_it_is_being_rea
     log: list[tuple[str, object]] = []
     report = app.ingest.index(
         [str(lib)],
-        on_progress=lambda p: log.append(("progress", p)),
-        on_file=lambda e: log.append(("file", e)),
+        RunControl(
+            on_progress=lambda p: log.append(("progress", p)),
+            on_file=lambda e: log.append(("file", e)),
+        ),
     )
     assert (report.indexed, report.failed) == (2, [])
     files = [(Path(e.path).name, e.status) for kind, e in log if isinstance(e, FileEvent)]

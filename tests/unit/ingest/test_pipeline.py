@@ -10,9 +10,11 @@ import pytest
 from desktop_rag.app import build_app
 from desktop_rag.config import Settings
 from desktop_rag.errors import IndexMismatchError, UsageError
-from desktop_rag.ingest import pipeline
+from desktop_rag.ingest import local_engine
 from desktop_rag.ingest.chunk import ChunkParams
+from desktop_rag.ingest.control import RunControl
 from desktop_rag.query.retrieve import Mode
+from desktop_rag.types import Status
 from tests.fakes import HashEmbedder, WordTokenizer
 from tests.helpers import processes
 from tests.pdfgen import make_pdf
@@ -119,7 +121,7 @@ def test_missing_path_is_a_usage_error(tmp_path):
 
 
 def test_cancel_keeps_finished_documents(tmp_path, animal_pdfs, monkeypatch):
-    monkeypatch.setattr(pipeline, "GROUP_CHUNKS", 1)  # each file embedded on its own
+    monkeypatch.setattr(local_engine, "GROUP_CHUNKS", 1)  # each file embedded on its own
     app = _app(tmp_path)
     cancel = threading.Event()
     seen = []
@@ -129,7 +131,7 @@ def test_cancel_keeps_finished_documents(tmp_path, animal_pdfs, monkeypatch):
         if [e.status for e in seen].count("indexing") == 2:  # the first file is embedded
             cancel.set()
 
-    report = app.ingest.index([str(animal_pdfs)], cancel=cancel, on_file=on_file)
+    report = app.ingest.index([str(animal_pdfs)], RunControl(cancel=cancel, on_file=on_file))
     assert report.cancelled
     assert report.indexed == 1
     assert app.store.stats()["documents"] == 1
@@ -193,7 +195,7 @@ def test_a_file_is_said_indexed_only_once_its_chunks_are_committed(tmp_path, ani
             assert event.path in committed, f"{event.path} said indexed before its commit"
             said.append(event.path)
 
-    app.ingest.index([str(animal_pdfs)], on_file=on_file)
+    app.ingest.index([str(animal_pdfs)], RunControl(on_file=on_file))
     assert said and sorted(said) == sorted(str(p) for p in animal_pdfs.glob("*.pdf"))
 
 
@@ -232,3 +234,35 @@ def test_the_next_file_is_cut_into_chunks_while_one_embeds(tmp_path, animal_pdfs
     for name in ("octopus", "penguin", "zebra"):
         hits = app.retriever.search(name, k=1, mode=Mode.TEXT)
         assert hits[0].path.endswith(f"{name}.pdf")
+
+
+class _Engine:
+    """Reads nothing: records what the pipeline hands it."""
+
+    def __init__(self):
+        self.calls = []
+
+    def read_and_embed(self, to_read, run):
+        self.calls.append(([d.info.path for d in to_read], run))
+        return False
+
+
+def test_reading_and_embedding_are_left_to_the_engine(tmp_path, animal_pdfs):
+    app = _app(tmp_path)
+    app.index([str(animal_pdfs / "zebra.pdf")])
+    app.ingest.ocr_requested.add(str(animal_pdfs / "octopus.pdf"))
+    engine = _Engine()
+    other = app.ingest.with_engine(engine)
+    assert other.ocr_requested == {str(animal_pdfs / "octopus.pdf")}
+    assert app.ingest.for_store(app.store).engine is app.ingest.engine
+    (animal_pdfs / "zebra.pdf").rename(animal_pdfs / "stripes.pdf")
+    said = []
+    report = other.index([str(animal_pdfs)], RunControl(on_file=said.append))
+    ((paths, run),) = engine.calls
+    penguin, octopus = sorted(paths, reverse=True)
+    assert penguin.endswith("penguin.pdf") and octopus.endswith("octopus.pdf")
+    assert run.forced == {octopus} and set(run.previous) == {str(animal_pdfs / "zebra.pdf")}
+    assert run.report is report and run.store is app.store
+    # Planning and reuse stay the pipeline's: the rename was written whatever the engine.
+    assert report.renamed == 1 and (report.indexed, report.failed) == (0, [])
+    assert [e.status for e in said if e.path == penguin] == [Status.QUEUED]

@@ -10,7 +10,7 @@ import pytest
 from desktop_rag.app import build_app
 from desktop_rag.config import Settings
 from desktop_rag.errors import StoreError
-from desktop_rag.ingest import pipeline
+from desktop_rag.ingest import local_engine
 from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.ingest.scan import MAX_SAME_FAILURES
 from desktop_rag.query.retrieve import Mode
@@ -35,7 +35,7 @@ def test_a_failed_commit_is_the_error_reported_not_a_retry_of_it(
     tmp_path, animal_pdfs, monkeypatch
 ):
     app = _app(tmp_path)
-    monkeypatch.setattr(pipeline, "FLUSH_SECONDS", 0.0)  # commit after every file
+    monkeypatch.setattr(local_engine, "FLUSH_SECONDS", 0.0)  # commit after every file
     calls = []
 
     def commit(documents, *args, **kwargs):
@@ -53,7 +53,7 @@ def test_a_failed_commit_is_the_error_reported_not_a_retry_of_it(
 def test_an_error_is_not_hidden_by_the_commit_that_keeps_the_work_before_it(
     tmp_path, animal_pdfs, monkeypatch
 ):
-    monkeypatch.setattr(pipeline, "GROUP_CHUNKS", 1)  # each file embedded on its own
+    monkeypatch.setattr(local_engine, "GROUP_CHUNKS", 1)  # each file embedded on its own
     embedder = HashEmbedder()
     app = _app(tmp_path, embedder)
     real_embed = embedder.embed
@@ -75,7 +75,7 @@ def test_an_error_is_not_hidden_by_the_commit_that_keeps_the_work_before_it(
 
 
 def test_what_was_embedded_before_an_error_is_kept(tmp_path, animal_pdfs, monkeypatch):
-    monkeypatch.setattr(pipeline, "GROUP_CHUNKS", 1)  # each file embedded on its own
+    monkeypatch.setattr(local_engine, "GROUP_CHUNKS", 1)  # each file embedded on its own
     embedder = HashEmbedder()
     app = _app(tmp_path, embedder)
     real_embed = embedder.embed

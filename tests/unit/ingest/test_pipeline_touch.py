@@ -16,8 +16,9 @@ import pytest
 from desktop_rag.app import build_app
 from desktop_rag.config import Settings
 from desktop_rag.infra import priority
-from desktop_rag.ingest import pipeline
+from desktop_rag.ingest import plan, reuse
 from desktop_rag.ingest.chunk import ChunkParams
+from desktop_rag.ingest.control import RunControl
 from tests.fakes import HashEmbedder, WordTokenizer
 from tests.helpers import processes
 from tests.pdfgen import make_pdf
@@ -55,7 +56,7 @@ def test_touching_every_file_embeds_nothing_and_commits_in_batches(tmp_path, mon
     assert app.index([str(tmp_path / "lib")]).indexed == 23
     embedded = emb.texts_embedded
     _touch_all(paths)
-    monkeypatch.setattr(pipeline, "TOUCH_BATCH", 5)
+    monkeypatch.setattr(reuse, "TOUCH_BATCH", 5)
     commits = []
     real_commit = app.store.commit
     monkeypatch.setattr(
@@ -80,13 +81,13 @@ def test_hashing_shows_progress_with_an_eta_and_can_be_cancelled(tmp_path, monke
     app.index([str(tmp_path / "lib")])
     embedded = emb.texts_embedded
     _touch_all(paths)
-    real_hash = pipeline.sha256_file
+    real_hash = plan.sha256_file
 
     def slow_hash(path):  # a large library on a slow disk
         time.sleep(0.06)
         return real_hash(path)
 
-    monkeypatch.setattr(pipeline, "sha256_file", slow_hash)
+    monkeypatch.setattr(plan, "sha256_file", slow_hash)
     cancel = threading.Event()
     seen = []
 
@@ -95,7 +96,7 @@ def test_hashing_shows_progress_with_an_eta_and_can_be_cancelled(tmp_path, monke
         if p.stage == "hashing" and p.files_done >= 30:
             cancel.set()
 
-    report = app.index([str(tmp_path / "lib")], on_progress, cancel)
+    report = app.index([str(tmp_path / "lib")], RunControl(on_progress=on_progress, cancel=cancel))
     assert report.cancelled
     hashing = [p for p in seen if p.stage == "hashing"]
     assert hashing and all(p.files_total == 40 for p in hashing)
@@ -145,13 +146,13 @@ def test_indexing_computes_at_low_priority_and_keeps_its_own_thread_at_the_calle
     emb = _PriorityEmbedder()
     app = _app(tmp_path, emb)
     hashed = []
-    real_hash = pipeline.sha256_file
+    real_hash = plan.sha256_file
 
     def recording_hash(path):
         hashed.append(_cpu_and_io())
         return real_hash(path)
 
-    monkeypatch.setattr(pipeline, "sha256_file", recording_hash)
+    monkeypatch.setattr(plan, "sha256_file", recording_hash)
     indexing = []
 
     def on_progress(p):
@@ -159,9 +160,9 @@ def test_indexing_computes_at_low_priority_and_keeps_its_own_thread_at_the_calle
 
     def run():
         before.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
-        app.index([str(tmp_path / "lib")], on_progress)
+        app.index([str(tmp_path / "lib")], RunControl(on_progress=on_progress))
         _touch_all(paths)  # the second run hashes them
-        app.index([str(tmp_path / "lib")], on_progress)
+        app.index([str(tmp_path / "lib")], RunControl(on_progress=on_progress))
 
     before = []
     worker = threading.Thread(target=run)

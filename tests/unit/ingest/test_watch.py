@@ -13,6 +13,7 @@ import pytest
 from desktop_rag.app import build_app
 from desktop_rag.config import Settings
 from desktop_rag.ingest.chunk import ChunkParams
+from desktop_rag.ingest.control import RunControl
 from desktop_rag.ingest.watch import Change, Watcher, reindex
 from tests.fakes import HashEmbedder, WordTokenizer
 from tests.helpers import processes
@@ -258,7 +259,7 @@ def test_reindex_follows_watched_changes_end_to_end(tmp_path, animal_pdfs):
 
         make_pdf(animal_pdfs / "new.pdf", ["Koalas sleep up to twenty hours a day."])
         events = []
-        report = reindex(app, _next(changes).roots, on_file=events.append)
+        report = reindex(app, _next(changes).roots, RunControl(on_file=events.append))
         assert report.indexed == 1
         assert [e.status for e in events if e.path.endswith("new.pdf")] == [
             "queued",

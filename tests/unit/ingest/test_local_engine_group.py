@@ -6,7 +6,7 @@ import pytest
 
 from desktop_rag.app import build_app
 from desktop_rag.config import Settings
-from desktop_rag.ingest import pipeline
+from desktop_rag.ingest import local_engine
 from desktop_rag.ingest.chunk import ChunkParams
 from desktop_rag.query.retrieve import Mode
 from tests.fakes import HashEmbedder, WordTokenizer
@@ -44,7 +44,7 @@ def _own_words_found(app):
 
 def test_small_files_share_an_embed_call_and_keep_their_own_text(tmp_path, monkeypatch):
     monkeypatch.setattr(
-        pipeline, "GROUP_SECONDS", 600.0, raising=False
+        local_engine, "GROUP_SECONDS", 600.0, raising=False
     )  # only the size closes a group
     embedder = HashEmbedder()
     app = _app(tmp_path, embedder)
@@ -56,9 +56,10 @@ def test_small_files_share_an_embed_call_and_keep_their_own_text(tmp_path, monke
 
 
 def test_an_error_keeps_the_groups_before_it_and_nothing_of_its_own(tmp_path, monkeypatch):
-    monkeypatch.setattr(pipeline, "GROUP_SECONDS", 600.0, raising=False)
-    monkeypatch.setattr(pipeline, "GROUP_CHUNKS", 4, raising=False)  # four one-chunk files a group
-    monkeypatch.setattr(pipeline, "FLUSH_SECONDS", 0.0)  # commit after every group
+    monkeypatch.setattr(local_engine, "GROUP_SECONDS", 600.0)
+    # four one-chunk files a group
+    monkeypatch.setattr(local_engine, "GROUP_CHUNKS", 4)
+    monkeypatch.setattr(local_engine, "FLUSH_SECONDS", 0.0)  # commit after every group
     embedder = HashEmbedder()
     real_embed = embedder.embed
 
@@ -84,8 +85,8 @@ def test_an_error_keeps_the_groups_before_it_and_nothing_of_its_own(tmp_path, mo
 
 
 def test_new_files_are_appended_and_changed_ones_replaced(tmp_path, monkeypatch):
-    monkeypatch.setattr(pipeline, "FLUSH_SECONDS", 0.0)  # a commit per group
-    monkeypatch.setattr(pipeline, "GROUP_CHUNKS", 4, raising=False)
+    monkeypatch.setattr(local_engine, "FLUSH_SECONDS", 0.0)  # a commit per group
+    monkeypatch.setattr(local_engine, "GROUP_CHUNKS", 4)
     app = _app(tmp_path, HashEmbedder())
     real_commit = app.store.commit
     seen: list[tuple[int, bool]] = []

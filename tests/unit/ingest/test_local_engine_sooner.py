@@ -11,8 +11,9 @@ import pytest
 
 from desktop_rag.app import build_app
 from desktop_rag.config import Settings
-from desktop_rag.ingest import pipeline
+from desktop_rag.ingest import local_engine
 from desktop_rag.ingest.chunk import ChunkParams, embedded_text
+from desktop_rag.ingest.control import RunControl
 from desktop_rag.query.retrieve import Mode
 from desktop_rag.store.schema import chunk_from_row
 from desktop_rag.types import Progress
@@ -77,7 +78,7 @@ def _app(tmp_path, embedder):
 @pytest.fixture
 def text_first(monkeypatch):
     # Small enough that the test's manual is "long"; the fake embedder makes it slow.
-    monkeypatch.setattr(pipeline, "TEXT_FIRST_CHUNKS", 8, raising=False)
+    monkeypatch.setattr(local_engine, "TEXT_FIRST_CHUNKS", 8)
 
 
 def _found_pages(app, path) -> set[int]:
@@ -109,7 +110,9 @@ def test_a_long_document_is_findable_by_its_words_before_its_vectors(tmp_path, t
     box: dict = {}
     said: list[Progress] = []
     run = threading.Thread(
-        target=lambda: box.update(report=app.ingest.index([str(doc)], on_progress=said.append))
+        target=lambda: box.update(
+            report=app.ingest.index([str(doc)], RunControl(on_progress=said.append))
+        )
     )
     run.start()
     try:
@@ -186,7 +189,7 @@ def test_cancel_while_vectors_are_computed_keeps_the_words(tmp_path, text_first)
     cancel = threading.Event()
     box: dict = {}
     run = threading.Thread(
-        target=lambda: box.update(report=app.ingest.index([str(doc)], cancel=cancel))
+        target=lambda: box.update(report=app.ingest.index([str(doc)], RunControl(cancel=cancel)))
     )
     run.start()
     assert embedder.waiting.wait(WAIT_S)
