@@ -57,6 +57,7 @@ import collections
 import dataclasses
 import hashlib
 import json
+import math
 import os
 import random
 import re
@@ -524,7 +525,7 @@ def from_run(app: Any, old: dict[str, Any], questions: list[dict[str, Any]]) -> 
     follow-ups, asked with the previous turn in their prompt as the service did then, are kept
     for the rule before; under today's service an off-topic follow-up that does not refer back
     has the prompt of the question asked alone, so its answer is that one's (replayed)."""
-    from desktop_rag.query import follow_up
+    from desktop_rag.query import follow_up, gate
     from desktop_rag.types import Turn
 
     service = app.answer
@@ -539,7 +540,7 @@ def from_run(app: Any, old: dict[str, Any], questions: list[dict[str, Any]]) -> 
         if query != question:
             hits = follow_up.matching(hits, question)
         fitted = fit(service, question, hits, history)
-        gated = not hits or max(h.similarity for h in hits) < RELEVANCE
+        gated = not hits or not gate.similar(max(h.similarity for h in hits))
         return kept(
             question,
             history,
@@ -622,7 +623,7 @@ def features(row: dict[str, Any], service: Any) -> dict[str, Any]:
     share on words the library lacks, and the claim check's support under each rule (before:
     over all the answer's words; after: over the words the question does not give)."""
     from desktop_rag.query import answer as answer_mod
-    from desktop_rag.query import claims, follow_up
+    from desktop_rag.query import claims, follow_up, gate
     from desktop_rag.types import Hit, Turn
 
     hits = [
@@ -631,10 +632,10 @@ def features(row: dict[str, Any], service: Any) -> dict[str, Any]:
     history = [Turn(q, a) for q, a in row["history"]]
     feat: dict[str, Any] = {
         "similarity": max((h.similarity for h in hits), default=0.0),
-        "word_share": round(answer_mod.word_relevance(service.store, row["question"], hits), 4),
-        "unknown_share": round(answer_mod.unknown_share(service.store, row["question"]), 4),
-        # the service's word gate applies only in a library this large (query/answer.py)
-        "gate_passages": service.store.count_chunks() >= answer_mod.UNKNOWN_GATE_PASSAGES,
+        "word_share": round(gate.word_relevance(service.store, row["question"], hits), 4),
+        "unknown_share": round(gate.unknown_share(service.store, row["question"]), 4),
+        # the service's word gate applies only in a library this large (query/gate.py)
+        "gate_passages": service.store.count_chunks() >= gate.UNKNOWN_GATE_PASSAGES,
         "model_refused": row["model_refused"],
         "empty": not content(row["answer"]),
         # Asked with the cosine gate on and below it: no answer to score if a rule lets it by.
@@ -708,38 +709,48 @@ class Thresholds:
 def status(feat: dict[str, Any], rule: str, th: Thresholds) -> str:
     """What the service does with the answer: "gate" (retrieval found nothing relevant),
     "model" (the model said the sources do not say), "claims" (withheld: its words are not
-    from its sources) or "answered"."""
-    below = feat["similarity"] < RELEVANCE
+    from its sources) or "answered". Rule "now" is the service's: its gate (query/gate.py)
+    and its verdict (query/verdict.py), at the thresholds `th`."""
+    from desktop_rag.query import gate, verdict
+
+    below = not gate.similar(feat["similarity"])
     if below and rule == "now" and feat["word_share"] >= th.rescue:
         if feat["not_asked"]:
             raise ValueError("a rescue of a question the run did not ask: generate again")
         below = False
     if below or (rule != "before" and feat["word_share"] < th.words):
         return "gate"
-    if rule == "now" and feat["gate_passages"] and feat["unknown_share"] >= th.unknown_gate:
+    if (
+        rule == "now"
+        and feat["gate_passages"]
+        and gate.off_subject(feat["unknown_share"], th.unknown_gate)
+    ):
         return "gate"  # most of the question is in words no passage holds
     if feat["model_refused"]:
         return "model"
     if feat["empty"]:
         return "answered"
+    support = feat["support_before" if rule == "before" else "support_after"]
+    if rule == "now":
+        # it only repeats its question (query/claims.py), or its words are mostly not cited
+        refused = bool(th.claims > 0 and feat.get("adds_nothing")) or support < th.claims
+        # a candidate of the grid: sources of a question this much on unknown words are weak
+        best = feat["similarity"] if feat["unknown_share"] < th.unknown else -math.inf
+        own = feat.get("own_words", 0.0)
+        kept = not verdict.withheld(
+            refused, best, lambda: own, weak_match=th.weak, own_limit=th.own_words
+        )
+        return "answered" if kept else "claims"
     near = feat["similarity"] >= th.weak and feat["unknown_share"] < th.unknown
-    if rule == "now" and feat.get("own_words", 0.0) >= th.own_words:
-        near = False  # what it adds is words none of its sources holds: the model's own
     if rule != "before" and near:
         return "answered"  # sources this near the question: flagged, never withheld
-    support = feat["support_before" if rule == "before" else "support_after"]
-    if rule == "now" and th.claims > 0 and feat.get("adds_nothing"):
-        return "claims"  # it only repeats its question (query/claims.py)
     return "claims" if support < th.claims else "answered"
-
-
-RELEVANCE = 0.25  # query/answer.py RELEVANCE_THRESHOLD, checked in score()
 
 
 def shipped() -> Thresholds:
     """The service's own constants, as rule "now" reads them."""
     from desktop_rag.query import claims
-    from desktop_rag.query.answer import UNKNOWN_GATE
+    from desktop_rag.query.gate import UNKNOWN_GATE
 
     return Thresholds(
         claims=claims.REFUSE_BELOW,
@@ -787,9 +798,6 @@ def score(name: str, run: dict[str, Any], service: Any, rule: str) -> dict[str, 
     tune-only ones too) through with a citation while refusing at most 5% more of the tune
     half's on-topic questions than the cosine gate and the model do; fewer on-topic
     refusals, then the most lenient thresholds (`leniency`), break ties."""
-    from desktop_rag.query.answer import RELEVANCE_THRESHOLD
-
-    assert RELEVANCE == RELEVANCE_THRESHOLD
     on = run["on_topic"]
     alone, follow = run["off_topic"], follow_ups(run, rule)
     for row in on + alone + follow:
@@ -958,7 +966,7 @@ def gates(app: Any, questions: list[dict[str, Any]], off_topic: list[str]) -> di
     """What the service refuses before the model (the cosine gate, the word gate), for every
     on-topic and off-topic question, per half: retrieval only, so every question of a large
     set is counted, not only those a run had time to answer."""
-    from desktop_rag.query import answer as answer_mod
+    from desktop_rag.query import gate
 
     service = app.answer
     large = app.store.count_chunks() >= service.unknown_gate_passages
@@ -968,12 +976,12 @@ def gates(app: Any, questions: list[dict[str, Any]], off_topic: list[str]) -> di
     for kind, question in asked:
         hits = app.retriever.search(question, service.k)
         similarity = max((h.similarity for h in hits), default=0.0)
-        unknown = answer_mod.unknown_share(app.store, question)
+        unknown = gate.unknown_share(app.store, question)
         by = (
             "cosine"
-            if similarity < service.threshold
+            if not gate.similar(similarity, service.threshold)
             else "words"
-            if large and unknown >= service.unknown_gate
+            if large and gate.off_subject(unknown, service.unknown_gate)
             else ""
         )
         rows.append(
