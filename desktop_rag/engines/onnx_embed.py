@@ -315,6 +315,10 @@ class AutoEmbedder:
         """What embeds passages: 'onnx-int8', 'onnx-fp32', or 'torch' (also before any use)."""
         return self._name(self.variant)
 
+    def sessions(self) -> dict[str, OnnxEmbedder]:
+        """The ONNX sessions loaded so far, by variant ("int8", "fp32"), to measure each apart."""
+        return dict(self._sessions)
+
     @property
     def query_backend(self) -> str:
         """What embeds questions, named like `backend`."""
