@@ -37,175 +37,23 @@ import json
 import os
 import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO / ".." / "shared" / "corpus"
-DATA = REPO / "bench" / "data" / "facts"
-QUESTIONS = REPO / "bench" / "questions"
-MANUALS = REPO / "bench" / "data" / "manuals"
+from bench.perfutil import (
+    ANSWER_DATA,
+    UNTUNED,
+    answer_one,
+    gold_words,
+    open_library,
+    plain,
+    set_mode,
+    set_questions,
+    states,
+)
+
+DATA = ANSWER_DATA
 MODES = ("composed", "written-before", "written")
-
-
-def plain(answer: str) -> str:
-    """The words a user reads: the answer without its [n] marks and "According to [n],"."""
-    from bench.answer_quality import content
-
-    return " ".join(content(answer).split())
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.lower().split())
-
-
-def manual_states(text: str, must: list[str]) -> bool:
-    low = _norm(text)
-    held = sum(1 for m in must if _norm(m) in low)
-    return held * 2 >= len(must)
-
-
-# gnuplot's manual is one of the documents an independent check is built from: its questions
-# tune nothing (it stays in the library, as one more manual to find the others among).
-UNTUNED = ("gnuplot.pdf",)
-
-
-def manual_questions() -> list[dict[str, Any]]:
-    path = QUESTIONS / "manuals-facts.jsonl"
-    rows = [json.loads(line) for line in path.open() if line.strip()]
-    rows = [r for r in rows if r["pdf"] not in UNTUNED]
-    return [
-        {
-            "question": r["question"],
-            "must": r["must"],
-            "split": "tune" if r["split"] == "tune" else "report",
-            "gold_pages": [[r["pdf"], r["page"]]],
-        }
-        for r in rows
-    ]
-
-
-def set_questions(
-    name: str, covid: int, covid_articles: str = "all"
-) -> tuple[list[dict[str, Any]], list[str]]:
-    """The questions of a set, each with its split, and the paths of its library."""
-    from bench import answer_quality as aq
-
-    corpus = CORPUS.resolve()
-    if name == "manuals":
-        from bench.manuals import fetch
-
-        fetch()  # downloaded once from Debian's packages, checked against their digests
-        qs = manual_questions()
-        pdfs = sorted({p for q in qs for p, _ in q["gold_pages"]} | set(UNTUNED))
-        return qs, [str(MANUALS / p) for p in pdfs]
-    if name == "covid":
-        qs = aq.covid_questions(corpus, covid)
-        paths = [str(corpus / "covid-qa" / "pdf")]
-        if covid_articles == "held_out":
-            # Only questions on the articles the reranker never saw (training/libraries.py).
-            held = set(json.loads((QUESTIONS / "splits.json").read_text())["covid-qa"]["held_out"])
-            qs = [q for q in qs if q["gold_pages"][0][0] in held]
-    elif name == "finance":
-        splits = json.loads((QUESTIONS / "splits.json").read_text())["financebench"]
-        held = set(splits["library"])
-        qs = [q for q in aq.finance_questions(corpus, held) if q["figures"]]
-        folder = corpus / "financebench" / "pdfs"
-        paths = [str(folder / f"{d}.pdf") for d in sorted(held)]
-    else:
-        raise SystemExit(f"unknown set {name}")
-    for q in qs:
-        q["split"] = aq.half(q["question"])
-        q["gold_pages"] = [list(p) for p in q["gold_pages"]]
-    return qs, paths
-
-
-def states(name: str, text: str, q: dict[str, Any]) -> bool:
-    from bench import answer_quality as aq
-
-    if not text:
-        return False
-    if name == "manuals":
-        return manual_states(text, q["must"])
-    if name == "covid":
-        return any(aq.contains(text, g) for g in q["golds"])
-    scale = aq.question_scale(q["question"])
-    return any(aq.number_match(text, g, scale) for g in q["figures"])
-
-
-def gold_words(text: str, q: dict[str, Any]) -> bool:
-    """covid-qa's fact in other words: at least three quarters of some gold answer's content
-    words (stop words left out, normalised as `states` normalises) in the text. A written
-    answer says "The accumulation of ROS hinders …" where the gold is "reactive oxygen species
-    (ROS)": the gold span's containment misses what a reader would count."""
-    from bench import answer_quality as aq
-    from desktop_rag.query.quote import STOPWORDS
-
-    held = set(aq.normalise(text))
-    for gold in q["golds"]:
-        words = [w for w in aq.normalise(gold) if w not in STOPWORDS]
-        if words and sum(w in held for w in words) * 4 >= 3 * len(words):
-            return True
-    return False
-
-
-def open_library(name: str, paths: list[str], rerank: bool = True, model: str = "") -> Any:
-    from desktop_rag.app import build_app
-    from desktop_rag.config import Settings
-
-    # Indexing at normal priority: the app's background priority starves it on a busy machine.
-    settings = Settings(
-        data_dir=str(DATA / name), index_low_priority=False, rerank=rerank, model_path=model
-    )
-    app = build_app(settings)
-    t0 = time.perf_counter()
-    report = app.ingest.index(paths)
-    print(
-        f"{name}: {report.indexed} indexed, {report.unchanged} unchanged, "
-        f"{len(report.failed)} failed {[f.reason for f in report.failed][:3]}, "
-        f"{app.store.count_chunks()} chunks, {time.perf_counter() - t0:.0f} s",
-        file=sys.stderr,
-    )
-    return app
-
-
-def answer_one(app: Any, question: str) -> dict[str, Any]:
-    from desktop_rag.types import DoneEvent, QuotesEvent, SourcesEvent, TokenEvent
-
-    t0 = time.perf_counter()
-    first = None
-    row: dict[str, Any] = {"sources": [], "quotes": []}
-    for event in app.answer.ask(question):
-        if isinstance(event, SourcesEvent):
-            row["sources"] = [
-                {"n": s.n, "path": os.path.basename(s.path), "page": s.page, "text": s.text}
-                for s in event.sources
-            ]
-        elif isinstance(event, QuotesEvent):
-            row["quotes"] = [{"n": q.n, "page": q.page, "text": q.text} for q in event.quotes]
-        elif isinstance(event, TokenEvent) and first is None:
-            first = time.perf_counter() - t0
-        elif isinstance(event, DoneEvent):
-            row.update(
-                answer=event.answer,
-                cited=list(event.cited),
-                refused=event.refused,
-                unsupported=list(event.unsupported),
-                withheld=event.withheld,
-                mode=event.mode,
-                note=event.note,
-                answerable=event.answerable,
-            )
-    row["first_words_s"] = round(first or 0.0, 3)
-    row["total_s"] = round(time.perf_counter() - t0, 3)
-    return row
-
-
-def set_mode(app: Any, mode: str) -> None:
-    service = app.answer
-    service.mode = "composed" if mode == "composed" else "written"
-    service.replace_unbacked = mode != "written-before"
 
 
 def invents(app: Any, row: dict[str, Any], question: str) -> bool:

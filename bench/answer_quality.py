@@ -59,212 +59,32 @@ import hashlib
 import json
 import math
 import os
-import random
-import re
-import string
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.perfutil import (
+    FILINGS,
+    OFF_TOPIC,
+    OFF_TOPIC_TUNE,
+    contains,
+    content,
+    covid_questions,
+    f1,
+    finance_filings,
+    finance_questions,
+    half,
+    number_match,
+    question_scale,
+)
+
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO / ".." / "shared" / "corpus"
 DATA = REPO / "bench" / "data" / "quality"
-FILINGS = 20
-SEED = 0
 MAX_REFUSED = 0.05
 THRESHOLDS = [round(0.05 * i, 2) for i in range(0, 13)]
-
-OFF_TOPIC = [
-    "What is the capital of France?",
-    "Who painted the Mona Lisa?",
-    "How many players are on a rugby union team?",
-    "What is the boiling point of water at sea level in Fahrenheit?",
-    "Who was the first person to walk on the moon?",
-    "What language is spoken in Brazil?",
-    "How do I make a cheese omelette?",
-    "What year did the Berlin Wall fall?",
-    "Who composed the Four Seasons?",
-    "What is the tallest mountain in Africa?",
-    "How many strings does a violin have?",
-    "What is the chemical symbol for gold?",
-    "Who wrote Pride and Prejudice?",
-    "What is the longest river in South America?",
-    "How do I knit a scarf?",
-    "Which ocean lies between Africa and Australia?",
-    "What is the national animal of Scotland?",
-    "Who directed the film Jaws?",
-    "How many keys does a standard piano have?",
-    "What is the currency of Japan?",
-    "Which city hosted the 2012 Summer Olympics?",
-    "How do I grow tomatoes on a balcony?",
-    "What is the speed of sound in air?",
-    "Who invented the telephone?",
-    "What are the rules of chess castling?",
-    "Which desert is the largest in Asia?",
-    "What is the main ingredient of guacamole?",
-    "Who is the author of the Harry Potter books?",
-    "How long is a marathon in kilometres?",
-    "What colour is a ripe banana?",
-]
-# More everyday questions, written before any was asked, for the tune half only: 13 off-topic
-# questions of the 30 fall in the tune half, too few to choose several thresholds on. The
-# report half stays the 30's other half.
-OFF_TOPIC_TUNE = [
-    "How many legs does a spider have?",
-    "What is the largest planet in the solar system?",
-    "Who wrote Romeo and Juliet?",
-    "How do I fix a flat bicycle tyre?",
-    "What is the capital of Canada?",
-    "Which country is famous for tulips and windmills?",
-    "What do bees make from nectar?",
-    "How do I bake a chocolate cake?",
-    "Who painted The Starry Night?",
-    "What is the hardest natural mineral?",
-    "How many minutes does a football match last?",
-    "What is the largest ocean on Earth?",
-    "Which bird is the symbol of peace?",
-    "How long should I boil an egg for a soft yolk?",
-    "Who was the first president of the United States?",
-    "What is the tallest building in the world?",
-    "How many continents are there?",
-    "Which planet is known as the Red Planet?",
-    "What is the square root of 144?",
-    "How do I tie a bowline knot?",
-    "Who sang Bohemian Rhapsody?",
-    "Which team won the 2018 football World Cup?",
-    "How many days are in a leap year?",
-    "Which metal is liquid at room temperature?",
-    "Who wrote the Odyssey?",
-    "What are the colours of the rainbow?",
-    "How do I clean a cast iron pan?",
-    "What is the fastest land animal?",
-    "Which river flows through Paris?",
-    "What is the largest island in the world?",
-]
-
-_NUMBER = re.compile(
-    r"(?<![\w.])[-−(]?\$?\s?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*(%|percent|million|billion|"
-    r"thousand|mn|bn)?",
-    re.I,
-)
-_SCALE = {"thousand": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9}
-_CITATION = re.compile(r"\[\d+(?:\s*[,;–-]\s*\d+)*\]")
-_LEAD = re.compile(r"^\s*According to \[\d+\],?\s*", re.I)
-
-
-def numbers(text: str) -> list[tuple[float, float]]:
-    """(value, scale) for every number in text, years such as FY2022 or 2019 left out."""
-    text = re.sub(r"\b(?:FY|Q[1-4]\s?)?(?:19|20)\d\d\b", " ", text)
-    found = []
-    for m in _NUMBER.finditer(text):
-        value = float(m.group(1).replace(",", "") + (m.group(2) or ""))
-        if m.group(0).lstrip().startswith(("-", "−", "(")):
-            value = -value
-        found.append((value, _SCALE.get((m.group(3) or "").lower(), 1.0)))
-    return found
-
-
-def content(answer: str) -> str:
-    """The answer without its citations and the "According to [n]," lead every answer has."""
-    return _CITATION.sub(" ", _LEAD.sub("", answer)).strip()
-
-
-def question_scale(question: str) -> float:
-    q = question.lower()
-    if re.search(r"usd billions|in billions|\$ ?billions", q):
-        return 1e9
-    if re.search(r"usd millions|in millions|\$ ?millions", q):
-        return 1e6
-    return 1.0
-
-
-def close(a: float, b: float) -> bool:
-    return abs(a - b) <= 0.01 * abs(b) if b else abs(a) < 1e-9
-
-
-def number_match(answer: str, gold: tuple[float, float], asked_scale: float) -> bool:
-    g, g_scale = gold
-    g_full = g * (g_scale if g_scale != 1.0 else asked_scale)
-    for a, a_scale in numbers(answer):
-        for a_value in (a, -a):  # "a loss of 3.7" vs a gold of -3.7
-            if close(a_value, g) or close(a_value * a_scale, g_full):
-                return True
-    return False
-
-
-def normalise(text: str) -> list[str]:
-    text = "".join(ch for ch in text.lower() if ch not in set(string.punctuation))
-    return re.sub(r"\b(a|an|the)\b", " ", text).split()
-
-
-def f1(answer: str, gold: str) -> float:
-    a, g = normalise(answer), normalise(gold)
-    same = sum((collections.Counter(a) & collections.Counter(g)).values())
-    if not same:
-        return 0.0
-    precision, recall = same / len(a), same / len(g)
-    return 2 * precision * recall / (precision + recall)
-
-
-def contains(text: str, gold: str) -> bool:
-    g = " ".join(normalise(gold))
-    return bool(g) and g in " ".join(normalise(text))
-
-
-def half(question: str) -> str:
-    if question in OFF_TOPIC_TUNE:
-        return "tune"
-    return "tune" if hashlib.sha1(question.encode()).digest()[0] % 2 == 0 else "report"
-
-
-def finance_filings(corpus: Path, count: int | None = FILINGS) -> list[Path]:
-    """financebench's filings with questions: `count` drawn at random (seed 0), None for all."""
-    folder = corpus / "financebench" / "pdfs"
-    rows = _finance_rows(corpus)
-    docs = sorted({r["doc_name"] for r in rows if (folder / f"{r['doc_name']}.pdf").is_file()})
-    drawn = docs if count is None else random.Random(SEED).sample(docs, count)
-    return [folder / f"{d}.pdf" for d in sorted(drawn)]
-
-
-def _finance_rows(corpus: Path) -> list[dict[str, Any]]:
-    path = corpus / "financebench" / "financebench_open_source.jsonl"
-    return [json.loads(line) for line in path.open()]
-
-
-def finance_questions(corpus: Path, names: set[str] | None = None) -> list[dict[str, Any]]:
-    names = names if names is not None else {p.stem for p in finance_filings(corpus)}
-    out = []
-    for row in _finance_rows(corpus):
-        if row["doc_name"] in names:
-            evidence = row["evidence"]
-            gold_pages = {(f"{e['doc_name']}.pdf", e["evidence_page_num"] + 1) for e in evidence}
-            out.append(
-                {
-                    "question": row["question"],
-                    "gold": row["answer"],
-                    "golds": [row["answer"]],
-                    "figures": numbers(row["answer"]),
-                    "gold_pages": sorted(gold_pages),
-                }
-            )
-    return out
-
-
-def covid_questions(corpus: Path, n: int) -> list[dict[str, Any]]:
-    rows = [json.loads(line) for line in (corpus / "covid-qa" / "questions.jsonl").open()]
-    out = []
-    for row in random.Random(SEED).sample(rows, n):
-        out.append(
-            {
-                "question": row["question"],
-                "gold": row["answers"][0],
-                "golds": list(row["answers"]),
-                "gold_pages": [(Path(row["pdf"]).name, row["answer_page"])],
-            }
-        )
-    return out
 
 
 def prepared(app: Any, question: str, history: list[Any]) -> tuple[str, list[Any], Any]:

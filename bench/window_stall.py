@@ -188,7 +188,7 @@ def main() -> int:
     source = args.pdfs or CORPUS
     folder.mkdir()
     if args.generate:
-        from bench.small_files import make_library
+        from bench.perfutil import make_library
 
         make_library(folder, args.generate)
         args.files = args.generate
