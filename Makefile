@@ -69,33 +69,27 @@ readme: venv
 unit: venv
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest tests/unit
 
-# Every benchmark whose figure docs/performance.md quotes (bench/README.md says what each
-# measures). Each prints one JSON document, kept in bench/out/. Speeds are ratios measured in
-# the same run (shared machines are noisy). About an hour and a half on two idle cores before
-# formats and OCR were added (not timed since); formats needs pandoc and pdfroff.
+# Every benchmark whose figure the README's table quotes, and those behind a current figure of
+# docs/performance.md (bench/README.md says what each measures). Each prints one JSON
+# document, kept in bench/out/. Speeds are ratios measured in the same run (shared machines
+# are noisy). Not timed since OCR was added.
 BENCH_OUT := bench/out
 BENCH := $(BIN)/python -m bench
 bench: venv
 	mkdir -p $(BENCH_OUT)
-	$(BENCH).readers > $(BENCH_OUT)/readers.json && cat $(BENCH_OUT)/readers.json
 	$(BENCH).retrieval > $(BENCH_OUT)/retrieval.json && cat $(BENCH_OUT)/retrieval.json
 	$(BENCH).embed_quality
 	$(BENCH).ingest
 	$(BENCH).small_files
 	$(BENCH).dense --set speed
 	$(BENCH).dense --financebench 8
-	$(BENCH).index_priority
 	$(BENCH).retrieval_latency
 	$(BENCH).llm_speed > $(BENCH_OUT)/llm_speed.json && cat $(BENCH_OUT)/llm_speed.json
 	$(BENCH).answer_quality > $(BENCH_OUT)/answer_quality.json && cat $(BENCH_OUT)/answer_quality.json
 	$(BENCH).answer_facts --sets manuals,covid,finance --modes composed,written-before,written --covid 80 > $(BENCH_OUT)/answer_facts.json && cat $(BENCH_OUT)/answer_facts.json
 	$(BENCH).answer_latency > $(BENCH_OUT)/answer_latency.json && cat $(BENCH_OUT)/answer_latency.json
-	$(BENCH).quotes
-	$(BENCH).complete
 	$(BENCH).window_start > $(BENCH_OUT)/window_start.json && cat $(BENCH_OUT)/window_start.json
 	QT_QPA_PLATFORM=offscreen $(BENCH).window_stall --case index --generate 5000 --max-index-s 3600 > $(BENCH_OUT)/window_stall-5000.json && cat $(BENCH_OUT)/window_stall-5000.json
-	$(BENCH).fixtures > $(BENCH_OUT)/fixtures.json && cat $(BENCH_OUT)/fixtures.json
-	$(BENCH).formats
 	$(BENCH).ocr --covid 2 --filings 2 --per-filing 1 > $(BENCH_OUT)/ocr.json && cat $(BENCH_OUT)/ocr.json
 	$(BENCH).ocr --accents > $(BENCH_OUT)/ocr-accents.json && cat $(BENCH_OUT)/ocr-accents.json
 

@@ -27,8 +27,6 @@ Usage: python -m bench.answer_facts [--sets manuals,covid,finance] [--modes comp
            [--covid 80] [--tag TAG] [--model FILE.gguf] [--only tune|report]
        python -m bench.answer_facts --rescore bench/data/facts/answers-*.json
        python -m bench.answer_facts --replay FILE... [--variants V,...] [--splits tune]
-       python -m bench.answer_facts --llm-scores FILE...  (the model's likelihoods, for
-           --replay's llm-* variants; bench/data/facts/llm-scores-SET.json)
 Answers are kept in bench/data/facts/answers-SET-MODE[-TAG].json; prints one JSON document.
 """
 
@@ -39,175 +37,23 @@ import json
 import os
 import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO / ".." / "shared" / "corpus"
-DATA = REPO / "bench" / "data" / "facts"
-QUESTIONS = REPO / "bench" / "questions"
-MANUALS = REPO / "bench" / "data" / "manuals"
+from bench.perfutil import (
+    ANSWER_DATA,
+    UNTUNED,
+    answer_one,
+    gold_words,
+    open_library,
+    plain,
+    set_mode,
+    set_questions,
+    states,
+)
+
+DATA = ANSWER_DATA
 MODES = ("composed", "written-before", "written")
-
-
-def plain(answer: str) -> str:
-    """The words a user reads: the answer without its [n] marks and "According to [n],"."""
-    from bench.answer_quality import content
-
-    return " ".join(content(answer).split())
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.lower().split())
-
-
-def manual_states(text: str, must: list[str]) -> bool:
-    low = _norm(text)
-    held = sum(1 for m in must if _norm(m) in low)
-    return held * 2 >= len(must)
-
-
-# gnuplot's manual is one of the documents an independent check is built from: its questions
-# tune nothing (it stays in the library, as one more manual to find the others among).
-UNTUNED = ("gnuplot.pdf",)
-
-
-def manual_questions() -> list[dict[str, Any]]:
-    path = QUESTIONS / "manuals-facts.jsonl"
-    rows = [json.loads(line) for line in path.open() if line.strip()]
-    rows = [r for r in rows if r["pdf"] not in UNTUNED]
-    return [
-        {
-            "question": r["question"],
-            "must": r["must"],
-            "split": "tune" if r["split"] == "tune" else "report",
-            "gold_pages": [[r["pdf"], r["page"]]],
-        }
-        for r in rows
-    ]
-
-
-def set_questions(
-    name: str, covid: int, covid_articles: str = "all"
-) -> tuple[list[dict[str, Any]], list[str]]:
-    """The questions of a set, each with its split, and the paths of its library."""
-    from bench import answer_quality as aq
-
-    corpus = CORPUS.resolve()
-    if name == "manuals":
-        from bench.manuals import fetch
-
-        fetch()  # downloaded once from Debian's packages, checked against their digests
-        qs = manual_questions()
-        pdfs = sorted({p for q in qs for p, _ in q["gold_pages"]} | set(UNTUNED))
-        return qs, [str(MANUALS / p) for p in pdfs]
-    if name == "covid":
-        qs = aq.covid_questions(corpus, covid)
-        paths = [str(corpus / "covid-qa" / "pdf")]
-        if covid_articles == "held_out":
-            # Only questions on the articles the reranker never saw (training/libraries.py).
-            held = set(json.loads((QUESTIONS / "splits.json").read_text())["covid-qa"]["held_out"])
-            qs = [q for q in qs if q["gold_pages"][0][0] in held]
-    elif name == "finance":
-        splits = json.loads((QUESTIONS / "splits.json").read_text())["financebench"]
-        held = set(splits["library"])
-        qs = [q for q in aq.finance_questions(corpus, held) if q["figures"]]
-        folder = corpus / "financebench" / "pdfs"
-        paths = [str(folder / f"{d}.pdf") for d in sorted(held)]
-    else:
-        raise SystemExit(f"unknown set {name}")
-    for q in qs:
-        q["split"] = aq.half(q["question"])
-        q["gold_pages"] = [list(p) for p in q["gold_pages"]]
-    return qs, paths
-
-
-def states(name: str, text: str, q: dict[str, Any]) -> bool:
-    from bench import answer_quality as aq
-
-    if not text:
-        return False
-    if name == "manuals":
-        return manual_states(text, q["must"])
-    if name == "covid":
-        return any(aq.contains(text, g) for g in q["golds"])
-    scale = aq.question_scale(q["question"])
-    return any(aq.number_match(text, g, scale) for g in q["figures"])
-
-
-def gold_words(text: str, q: dict[str, Any]) -> bool:
-    """covid-qa's fact in other words: at least three quarters of some gold answer's content
-    words (stop words left out, normalised as `states` normalises) in the text. A written
-    answer says "The accumulation of ROS hinders …" where the gold is "reactive oxygen species
-    (ROS)": the gold span's containment misses what a reader would count."""
-    from bench import answer_quality as aq
-    from desktop_rag.query.quote import STOPWORDS
-
-    held = set(aq.normalise(text))
-    for gold in q["golds"]:
-        words = [w for w in aq.normalise(gold) if w not in STOPWORDS]
-        if words and sum(w in held for w in words) * 4 >= 3 * len(words):
-            return True
-    return False
-
-
-def open_library(name: str, paths: list[str], rerank: bool = True, model: str = "") -> Any:
-    from desktop_rag.app import build_app
-    from desktop_rag.config import Settings
-
-    # Indexing at normal priority: the app's background priority starves it on a busy machine.
-    settings = Settings(
-        data_dir=str(DATA / name), index_low_priority=False, rerank=rerank, model_path=model
-    )
-    app = build_app(settings)
-    t0 = time.perf_counter()
-    report = app.ingest.index(paths)
-    print(
-        f"{name}: {report.indexed} indexed, {report.unchanged} unchanged, "
-        f"{len(report.failed)} failed {[f.reason for f in report.failed][:3]}, "
-        f"{app.store.count_chunks()} chunks, {time.perf_counter() - t0:.0f} s",
-        file=sys.stderr,
-    )
-    return app
-
-
-def answer_one(app: Any, question: str) -> dict[str, Any]:
-    from desktop_rag.types import DoneEvent, QuotesEvent, SourcesEvent, TokenEvent
-
-    t0 = time.perf_counter()
-    first = None
-    row: dict[str, Any] = {"sources": [], "quotes": []}
-    for event in app.answer.ask(question):
-        if isinstance(event, SourcesEvent):
-            row["sources"] = [
-                {"n": s.n, "path": os.path.basename(s.path), "page": s.page, "text": s.text}
-                for s in event.sources
-            ]
-        elif isinstance(event, QuotesEvent):
-            row["quotes"] = [{"n": q.n, "page": q.page, "text": q.text} for q in event.quotes]
-        elif isinstance(event, TokenEvent) and first is None:
-            first = time.perf_counter() - t0
-        elif isinstance(event, DoneEvent):
-            row.update(
-                answer=event.answer,
-                cited=list(event.cited),
-                refused=event.refused,
-                unsupported=list(event.unsupported),
-                withheld=event.withheld,
-                mode=event.mode,
-                note=event.note,
-                answerable=event.answerable,
-            )
-    row["first_words_s"] = round(first or 0.0, 3)
-    row["total_s"] = round(time.perf_counter() - t0, 3)
-    return row
-
-
-def set_mode(app: Any, mode: str) -> None:
-    service = app.answer
-    service.mode = "composed" if mode == "composed" else "written"
-    service.replace_unbacked = mode != "written-before"
 
 
 def invents(app: Any, row: dict[str, Any], question: str) -> bool:
@@ -362,15 +208,6 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "cue-0.1": {"cue": 0.1},
     "cue-0.2": {"cue": 0.2},
 }
-# The bundled model's likelihood of the LLM_TOP best sentences (by the app's score), from
-# llm_scores(): "ans" their mean token log-probability as the answer to the question, "pmi" that
-# less the same without the question, "rev" the question's after each sentence as its passage;
-# scaled 0..1 over those sentences and added at the weight.
-LLM_TOP = 8
-for _kind in ("ans", "pmi", "rev", "pmi+rev"):
-    for _w in (0.1, 0.2, 0.4):
-        VARIANTS[f"llm-{_kind}-{_w}"] = {"llm": (_kind, _w)}
-    VARIANTS[f"llm-{_kind}-only"] = {"llm": (_kind, 10.0)}
 # Cheap ones without the model: part of the meaning weight moved from the sentence's own
 # cosine to that of the sentence read with its neighbour(s) or its source's first sentence
 # ("prev", "next", "both", "head"), or the larger of the two ("max-…"); and a penalty for a
@@ -383,7 +220,6 @@ for _w in (0.1, 0.2):
     VARIANTS[f"fragment-{_w}"] = {"fragment": _w}
     # A passage's first sentence starting in lower case: the chunk cut it mid-sentence.
     VARIANTS[f"cut-{_w}"] = {"cut": _w}
-VARIANTS["llm-none"] = {"llm": ("ans", 0.0)}  # the app's choice on the questions scored
 
 
 FRAGMENT_WORDS = 6
@@ -423,92 +259,6 @@ def context_cosines(
     return np.maximum(own, 0.0), np.maximum(ctx, 0.0)
 
 
-def llm_cache_path(name: str) -> Path:
-    return DATA / f"llm-scores-{name}.json"
-
-
-def llm_scores(files: list[str], split: str = "tune", threads: int = 1) -> None:
-    """The bundled model's likelihoods of the LLM_TOP best sentences of each question of a
-    run (kept in bench/data/facts/llm-scores-SET.json, resumed when there), with the seconds
-    each question took."""
-    from bench import likelihood
-    from desktop_rag.app import build_app
-    from desktop_rag.config import Settings
-    from desktop_rag.engines.llm import LlamaCppLlm
-    from desktop_rag.query import compose
-    from desktop_rag.types import Source
-
-    scorer = likelihood.Scorer(LlamaCppLlm(threads=threads))
-    for f in files:
-        data = json.loads(Path(f).read_text())
-        name = data["set"]
-        embedder = build_app(Settings(data_dir=str(DATA / name))).retriever.recent
-        path = llm_cache_path(name)
-        cache = json.loads(path.read_text()) if path.exists() else {}
-        rows = [r for r in data["rows"] if r["split"] == split and not r["refused"]]
-        for i, r in enumerate(rows):
-            if r["question"] in cache:
-                continue
-            sources = [Source(s["n"], s["path"], s["page"], 0.0, s["text"]) for s in r["sources"]]
-            found = compose.candidates(sources, compose.TOP_SOURCES)
-            scores = compose.score(r["question"], found, embedder)
-            top = sorted(range(len(found)), key=lambda j: (-scores[j], j))[:LLM_TOP]
-            texts = [found[j].text for j in top]
-            t0 = time.perf_counter()
-            ans = likelihood.as_answer(scorer, r["question"], texts)
-            t1 = time.perf_counter()
-            bare = likelihood.as_text(scorer, texts)
-            t2 = time.perf_counter()
-            rev = likelihood.question_after(scorer, r["question"], texts)
-            t3 = time.perf_counter()
-            cache[r["question"]] = {
-                "texts": texts,
-                "ans": ans,
-                "bare": bare,
-                "rev": rev,
-                "seconds": {"ans": t1 - t0, "bare": t2 - t1, "rev": t3 - t2},
-            }
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(cache, indent=1))
-            os.replace(tmp, path)  # a replay reading it meanwhile sees the old or the new one
-            print(f"{name} llm {i + 1}/{len(rows)} {t3 - t0:.1f}s", file=sys.stderr)
-
-
-def llm_seconds(cache: dict[str, Any], kind: str) -> dict[str, float]:
-    """What the model's scores of one question cost: median and least seconds."""
-    parts = {"ans": ("ans",), "pmi": ("ans", "bare"), "rev": ("rev",)}.get(
-        kind, ("ans", "bare", "rev")
-    )
-    spent = [sum(e["seconds"][p] for p in parts) for e in cache.values()]
-    return {"median": round(statistics.median(spent), 2), "least": round(min(spent), 2)}
-
-
-def read_llm_cache(name: str) -> dict[str, Any]:
-    for _ in range(10):
-        try:
-            return dict(json.loads(llm_cache_path(name).read_text()))
-        except json.JSONDecodeError:  # being written by a run that predates the atomic write
-            time.sleep(0.5)
-    raise SystemExit(f"cannot read {llm_cache_path(name)}")
-
-
-def llm_feature(entry: dict[str, Any], kind: str) -> dict[str, float]:
-    """One question's cached likelihoods as a 0..1 feature per sentence text."""
-    from bench.likelihood import spread
-
-    ans, bare, rev = entry["ans"], entry["bare"], entry["rev"]
-    if kind == "ans":
-        values = spread(ans)
-    elif kind == "pmi":
-        values = spread([a - b for a, b in zip(ans, bare, strict=True)])
-    elif kind == "rev":
-        values = spread(rev)
-    else:
-        pmi = spread([a - b for a, b in zip(ans, bare, strict=True)])
-        values = [(p + q) / 2 for p, q in zip(pmi, spread(rev), strict=True)]
-    return dict(zip(entry["texts"], values, strict=True))
-
-
 def replay(
     files: list[str], names: list[str], splits: tuple[str, ...] = ("tune", "report")
 ) -> dict[str, Any]:
@@ -533,11 +283,9 @@ def replay(
             )
             keep = params.pop("keep_ratio", compose.KEEP_RATIO)
             cue_w = params.pop("cue", None)
-            llm = params.pop("llm", None)
             ctx = params.pop("ctx", None)
             frag = params.pop("fragment", 0.0)
             cut = params.pop("cut", 0.0)
-            cache = read_llm_cache(name) if llm else {}
             saved = {k: getattr(compose, k) for k in params}
             for k, v in params.items():
                 setattr(compose, k, v)
@@ -546,13 +294,6 @@ def replay(
                 for split in splits:
                     rows = [r for r in data["rows"] if r["split"] == split and not r["refused"]]
                     n = len([r for r in data["rows"] if r["split"] == split])
-                    if llm:
-                        # Only the questions the model has scored (all, once llm_scores ran).
-                        # Refused ones count as not stating it, as in the other variants.
-                        rows = [r for r in rows if r["question"] in cache]
-                        n = len(rows) + sum(
-                            1 for r in data["rows"] if r["split"] == split and r["refused"]
-                        )
                     hits, lengths = 0, []
                     for r in rows:
                         sources = [
@@ -581,13 +322,6 @@ def replay(
                                 s - cut * (c.index == 0 and c.text[:1].islower())
                                 for c, s in zip(found, scores, strict=True)
                             ]
-                        if llm:
-                            kind, w = llm
-                            feature = llm_feature(cache[r["question"]], kind)
-                            scores = [
-                                s + w * feature[c.text] if c.text in feature else s
-                                for c, s in zip(found, scores, strict=True)
-                            ]
                         made = compose.render(
                             compose.choose(r["question"], found, scores, keep_ratio=keep),
                             sources,
@@ -598,9 +332,6 @@ def replay(
                         "states_fact": round(hits / n, 3) if n else None,
                         "median_words": statistics.median(lengths) if lengths else 0,
                     }
-                    if llm:
-                        result[split]["questions"] = n
-                        result[split]["model_seconds"] = llm_seconds(cache, llm[0])
                 out[f"{name}/{variant}"] = result
                 print(f"{name}/{variant}: {json.dumps(result)}", file=sys.stderr)
             finally:
@@ -648,17 +379,11 @@ def main() -> int:
     parser.add_argument("--replay", nargs="*", help="answers files of a composed run")
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--splits", default="tune,report", help="the halves --replay scores")
-    parser.add_argument(
-        "--llm-scores", nargs="*", help="answers files whose tune half the model scores"
-    )
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     DATA.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {}
-    if args.llm_scores:
-        llm_scores(args.llm_scores)
-        return 0
     if args.replay:
         from bench.perfutil import machine
 

@@ -28,8 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.answer_facts import DATA, open_library, set_mode, set_questions
-from bench.perfutil import CORPUS, machine
+from bench.perfutil import ANSWER_DATA as DATA
+from bench.perfutil import CORPUS, machine, open_library, set_mode, set_questions
 
 
 def first_words(app: Any, question: str) -> float:

@@ -57,213 +57,34 @@ import collections
 import dataclasses
 import hashlib
 import json
+import math
 import os
-import random
-import re
-import string
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.perfutil import (
+    FILINGS,
+    OFF_TOPIC,
+    OFF_TOPIC_TUNE,
+    contains,
+    content,
+    covid_questions,
+    f1,
+    finance_filings,
+    finance_questions,
+    half,
+    number_match,
+    question_scale,
+)
+
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO / ".." / "shared" / "corpus"
 DATA = REPO / "bench" / "data" / "quality"
-FILINGS = 20
-SEED = 0
 MAX_REFUSED = 0.05
 THRESHOLDS = [round(0.05 * i, 2) for i in range(0, 13)]
-
-OFF_TOPIC = [
-    "What is the capital of France?",
-    "Who painted the Mona Lisa?",
-    "How many players are on a rugby union team?",
-    "What is the boiling point of water at sea level in Fahrenheit?",
-    "Who was the first person to walk on the moon?",
-    "What language is spoken in Brazil?",
-    "How do I make a cheese omelette?",
-    "What year did the Berlin Wall fall?",
-    "Who composed the Four Seasons?",
-    "What is the tallest mountain in Africa?",
-    "How many strings does a violin have?",
-    "What is the chemical symbol for gold?",
-    "Who wrote Pride and Prejudice?",
-    "What is the longest river in South America?",
-    "How do I knit a scarf?",
-    "Which ocean lies between Africa and Australia?",
-    "What is the national animal of Scotland?",
-    "Who directed the film Jaws?",
-    "How many keys does a standard piano have?",
-    "What is the currency of Japan?",
-    "Which city hosted the 2012 Summer Olympics?",
-    "How do I grow tomatoes on a balcony?",
-    "What is the speed of sound in air?",
-    "Who invented the telephone?",
-    "What are the rules of chess castling?",
-    "Which desert is the largest in Asia?",
-    "What is the main ingredient of guacamole?",
-    "Who is the author of the Harry Potter books?",
-    "How long is a marathon in kilometres?",
-    "What colour is a ripe banana?",
-]
-# More everyday questions, written before any was asked, for the tune half only: 13 off-topic
-# questions of the 30 fall in the tune half, too few to choose several thresholds on. The
-# report half stays the 30's other half.
-OFF_TOPIC_TUNE = [
-    "How many legs does a spider have?",
-    "What is the largest planet in the solar system?",
-    "Who wrote Romeo and Juliet?",
-    "How do I fix a flat bicycle tyre?",
-    "What is the capital of Canada?",
-    "Which country is famous for tulips and windmills?",
-    "What do bees make from nectar?",
-    "How do I bake a chocolate cake?",
-    "Who painted The Starry Night?",
-    "What is the hardest natural mineral?",
-    "How many minutes does a football match last?",
-    "What is the largest ocean on Earth?",
-    "Which bird is the symbol of peace?",
-    "How long should I boil an egg for a soft yolk?",
-    "Who was the first president of the United States?",
-    "What is the tallest building in the world?",
-    "How many continents are there?",
-    "Which planet is known as the Red Planet?",
-    "What is the square root of 144?",
-    "How do I tie a bowline knot?",
-    "Who sang Bohemian Rhapsody?",
-    "Which team won the 2018 football World Cup?",
-    "How many days are in a leap year?",
-    "Which metal is liquid at room temperature?",
-    "Who wrote the Odyssey?",
-    "What are the colours of the rainbow?",
-    "How do I clean a cast iron pan?",
-    "What is the fastest land animal?",
-    "Which river flows through Paris?",
-    "What is the largest island in the world?",
-]
-
-_NUMBER = re.compile(
-    r"(?<![\w.])[-−(]?\$?\s?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*(%|percent|million|billion|"
-    r"thousand|mn|bn)?",
-    re.I,
-)
-_SCALE = {"thousand": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9}
-_CITATION = re.compile(r"\[\d+(?:\s*[,;–-]\s*\d+)*\]")
-_LEAD = re.compile(r"^\s*According to \[\d+\],?\s*", re.I)
-
-
-def numbers(text: str) -> list[tuple[float, float]]:
-    """(value, scale) for every number in text, years such as FY2022 or 2019 left out."""
-    text = re.sub(r"\b(?:FY|Q[1-4]\s?)?(?:19|20)\d\d\b", " ", text)
-    found = []
-    for m in _NUMBER.finditer(text):
-        value = float(m.group(1).replace(",", "") + (m.group(2) or ""))
-        if m.group(0).lstrip().startswith(("-", "−", "(")):
-            value = -value
-        found.append((value, _SCALE.get((m.group(3) or "").lower(), 1.0)))
-    return found
-
-
-def content(answer: str) -> str:
-    """The answer without its citations and the "According to [n]," lead every answer has."""
-    return _CITATION.sub(" ", _LEAD.sub("", answer)).strip()
-
-
-def question_scale(question: str) -> float:
-    q = question.lower()
-    if re.search(r"usd billions|in billions|\$ ?billions", q):
-        return 1e9
-    if re.search(r"usd millions|in millions|\$ ?millions", q):
-        return 1e6
-    return 1.0
-
-
-def close(a: float, b: float) -> bool:
-    return abs(a - b) <= 0.01 * abs(b) if b else abs(a) < 1e-9
-
-
-def number_match(answer: str, gold: tuple[float, float], asked_scale: float) -> bool:
-    g, g_scale = gold
-    g_full = g * (g_scale if g_scale != 1.0 else asked_scale)
-    for a, a_scale in numbers(answer):
-        for a_value in (a, -a):  # "a loss of 3.7" vs a gold of -3.7
-            if close(a_value, g) or close(a_value * a_scale, g_full):
-                return True
-    return False
-
-
-def normalise(text: str) -> list[str]:
-    text = "".join(ch for ch in text.lower() if ch not in set(string.punctuation))
-    return re.sub(r"\b(a|an|the)\b", " ", text).split()
-
-
-def f1(answer: str, gold: str) -> float:
-    a, g = normalise(answer), normalise(gold)
-    same = sum((collections.Counter(a) & collections.Counter(g)).values())
-    if not same:
-        return 0.0
-    precision, recall = same / len(a), same / len(g)
-    return 2 * precision * recall / (precision + recall)
-
-
-def contains(text: str, gold: str) -> bool:
-    g = " ".join(normalise(gold))
-    return bool(g) and g in " ".join(normalise(text))
-
-
-def half(question: str) -> str:
-    if question in OFF_TOPIC_TUNE:
-        return "tune"
-    return "tune" if hashlib.sha1(question.encode()).digest()[0] % 2 == 0 else "report"
-
-
-def finance_filings(corpus: Path, count: int | None = FILINGS) -> list[Path]:
-    """financebench's filings with questions: `count` drawn at random (seed 0), None for all."""
-    folder = corpus / "financebench" / "pdfs"
-    rows = _finance_rows(corpus)
-    docs = sorted({r["doc_name"] for r in rows if (folder / f"{r['doc_name']}.pdf").is_file()})
-    drawn = docs if count is None else random.Random(SEED).sample(docs, count)
-    return [folder / f"{d}.pdf" for d in sorted(drawn)]
-
-
-def _finance_rows(corpus: Path) -> list[dict[str, Any]]:
-    path = corpus / "financebench" / "financebench_open_source.jsonl"
-    return [json.loads(line) for line in path.open()]
-
-
-def finance_questions(corpus: Path, names: set[str] | None = None) -> list[dict[str, Any]]:
-    names = names if names is not None else {p.stem for p in finance_filings(corpus)}
-    out = []
-    for row in _finance_rows(corpus):
-        if row["doc_name"] in names:
-            evidence = row["evidence"]
-            gold_pages = {(f"{e['doc_name']}.pdf", e["evidence_page_num"] + 1) for e in evidence}
-            out.append(
-                {
-                    "question": row["question"],
-                    "gold": row["answer"],
-                    "golds": [row["answer"]],
-                    "figures": numbers(row["answer"]),
-                    "gold_pages": sorted(gold_pages),
-                }
-            )
-    return out
-
-
-def covid_questions(corpus: Path, n: int) -> list[dict[str, Any]]:
-    rows = [json.loads(line) for line in (corpus / "covid-qa" / "questions.jsonl").open()]
-    out = []
-    for row in random.Random(SEED).sample(rows, n):
-        out.append(
-            {
-                "question": row["question"],
-                "gold": row["answers"][0],
-                "golds": list(row["answers"]),
-                "gold_pages": [(Path(row["pdf"]).name, row["answer_page"])],
-            }
-        )
-    return out
 
 
 def prepared(app: Any, question: str, history: list[Any]) -> tuple[str, list[Any], Any]:
@@ -524,7 +345,7 @@ def from_run(app: Any, old: dict[str, Any], questions: list[dict[str, Any]]) -> 
     follow-ups, asked with the previous turn in their prompt as the service did then, are kept
     for the rule before; under today's service an off-topic follow-up that does not refer back
     has the prompt of the question asked alone, so its answer is that one's (replayed)."""
-    from desktop_rag.query import follow_up
+    from desktop_rag.query import follow_up, gate
     from desktop_rag.types import Turn
 
     service = app.answer
@@ -539,7 +360,7 @@ def from_run(app: Any, old: dict[str, Any], questions: list[dict[str, Any]]) -> 
         if query != question:
             hits = follow_up.matching(hits, question)
         fitted = fit(service, question, hits, history)
-        gated = not hits or max(h.similarity for h in hits) < RELEVANCE
+        gated = not hits or not gate.similar(max(h.similarity for h in hits))
         return kept(
             question,
             history,
@@ -622,7 +443,7 @@ def features(row: dict[str, Any], service: Any) -> dict[str, Any]:
     share on words the library lacks, and the claim check's support under each rule (before:
     over all the answer's words; after: over the words the question does not give)."""
     from desktop_rag.query import answer as answer_mod
-    from desktop_rag.query import claims, follow_up
+    from desktop_rag.query import claims, follow_up, gate
     from desktop_rag.types import Hit, Turn
 
     hits = [
@@ -631,10 +452,10 @@ def features(row: dict[str, Any], service: Any) -> dict[str, Any]:
     history = [Turn(q, a) for q, a in row["history"]]
     feat: dict[str, Any] = {
         "similarity": max((h.similarity for h in hits), default=0.0),
-        "word_share": round(answer_mod.word_relevance(service.store, row["question"], hits), 4),
-        "unknown_share": round(answer_mod.unknown_share(service.store, row["question"]), 4),
-        # the service's word gate applies only in a library this large (query/answer.py)
-        "gate_passages": service.store.count_chunks() >= answer_mod.UNKNOWN_GATE_PASSAGES,
+        "word_share": round(gate.word_relevance(service.store, row["question"], hits), 4),
+        "unknown_share": round(gate.unknown_share(service.store, row["question"]), 4),
+        # the service's word gate applies only in a library this large (query/gate.py)
+        "gate_passages": service.store.count_chunks() >= gate.UNKNOWN_GATE_PASSAGES,
         "model_refused": row["model_refused"],
         "empty": not content(row["answer"]),
         # Asked with the cosine gate on and below it: no answer to score if a rule lets it by.
@@ -708,38 +529,48 @@ class Thresholds:
 def status(feat: dict[str, Any], rule: str, th: Thresholds) -> str:
     """What the service does with the answer: "gate" (retrieval found nothing relevant),
     "model" (the model said the sources do not say), "claims" (withheld: its words are not
-    from its sources) or "answered"."""
-    below = feat["similarity"] < RELEVANCE
+    from its sources) or "answered". Rule "now" is the service's: its gate (query/gate.py)
+    and its verdict (query/verdict.py), at the thresholds `th`."""
+    from desktop_rag.query import gate, verdict
+
+    below = not gate.similar(feat["similarity"])
     if below and rule == "now" and feat["word_share"] >= th.rescue:
         if feat["not_asked"]:
             raise ValueError("a rescue of a question the run did not ask: generate again")
         below = False
     if below or (rule != "before" and feat["word_share"] < th.words):
         return "gate"
-    if rule == "now" and feat["gate_passages"] and feat["unknown_share"] >= th.unknown_gate:
+    if (
+        rule == "now"
+        and feat["gate_passages"]
+        and gate.off_subject(feat["unknown_share"], th.unknown_gate)
+    ):
         return "gate"  # most of the question is in words no passage holds
     if feat["model_refused"]:
         return "model"
     if feat["empty"]:
         return "answered"
+    support = feat["support_before" if rule == "before" else "support_after"]
+    if rule == "now":
+        # it only repeats its question (query/claims.py), or its words are mostly not cited
+        refused = bool(th.claims > 0 and feat.get("adds_nothing")) or support < th.claims
+        # a candidate of the grid: sources of a question this much on unknown words are weak
+        best = feat["similarity"] if feat["unknown_share"] < th.unknown else -math.inf
+        own = feat.get("own_words", 0.0)
+        kept = not verdict.withheld(
+            refused, best, lambda: own, weak_match=th.weak, own_limit=th.own_words
+        )
+        return "answered" if kept else "claims"
     near = feat["similarity"] >= th.weak and feat["unknown_share"] < th.unknown
-    if rule == "now" and feat.get("own_words", 0.0) >= th.own_words:
-        near = False  # what it adds is words none of its sources holds: the model's own
     if rule != "before" and near:
         return "answered"  # sources this near the question: flagged, never withheld
-    support = feat["support_before" if rule == "before" else "support_after"]
-    if rule == "now" and th.claims > 0 and feat.get("adds_nothing"):
-        return "claims"  # it only repeats its question (query/claims.py)
     return "claims" if support < th.claims else "answered"
-
-
-RELEVANCE = 0.25  # query/answer.py RELEVANCE_THRESHOLD, checked in score()
 
 
 def shipped() -> Thresholds:
     """The service's own constants, as rule "now" reads them."""
     from desktop_rag.query import claims
-    from desktop_rag.query.answer import UNKNOWN_GATE
+    from desktop_rag.query.gate import UNKNOWN_GATE
 
     return Thresholds(
         claims=claims.REFUSE_BELOW,
@@ -787,9 +618,6 @@ def score(name: str, run: dict[str, Any], service: Any, rule: str) -> dict[str, 
     tune-only ones too) through with a citation while refusing at most 5% more of the tune
     half's on-topic questions than the cosine gate and the model do; fewer on-topic
     refusals, then the most lenient thresholds (`leniency`), break ties."""
-    from desktop_rag.query.answer import RELEVANCE_THRESHOLD
-
-    assert RELEVANCE == RELEVANCE_THRESHOLD
     on = run["on_topic"]
     alone, follow = run["off_topic"], follow_ups(run, rule)
     for row in on + alone + follow:
@@ -958,7 +786,7 @@ def gates(app: Any, questions: list[dict[str, Any]], off_topic: list[str]) -> di
     """What the service refuses before the model (the cosine gate, the word gate), for every
     on-topic and off-topic question, per half: retrieval only, so every question of a large
     set is counted, not only those a run had time to answer."""
-    from desktop_rag.query import answer as answer_mod
+    from desktop_rag.query import gate
 
     service = app.answer
     large = app.store.count_chunks() >= service.unknown_gate_passages
@@ -968,12 +796,12 @@ def gates(app: Any, questions: list[dict[str, Any]], off_topic: list[str]) -> di
     for kind, question in asked:
         hits = app.retriever.search(question, service.k)
         similarity = max((h.similarity for h in hits), default=0.0)
-        unknown = answer_mod.unknown_share(app.store, question)
+        unknown = gate.unknown_share(app.store, question)
         by = (
             "cosine"
-            if similarity < service.threshold
+            if not gate.similar(similarity, service.threshold)
             else "words"
-            if large and unknown >= service.unknown_gate
+            if large and gate.off_subject(unknown, service.unknown_gate)
             else ""
         )
         rows.append(

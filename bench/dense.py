@@ -155,7 +155,7 @@ def profile(files: list[Path]) -> dict[str, Any]:
     mid = len(app_texts) // 2
     sample = app_texts[mid : mid + PROFILE_SAMPLE]
     speeds: dict[str, Any] = {}
-    for variant, session in embedder._sessions.items():  # type: ignore[attr-defined]
+    for variant, session in embedder.sessions().items():  # type: ignore[attr-defined]
         session.embed(sample[:32])
         t0 = time.perf_counter()
         session.embed(sample)

@@ -36,9 +36,9 @@ from bench.perfutil import CORPUS, REPO, emit, machine, pdfs, run_measured, say
 
 
 def _financebench(n: int = 8) -> list[Path]:
-    from bench.ingest import _pick
+    from bench.perfutil import spread
 
-    return _pick(pdfs(CORPUS / "financebench" / "pdfs"), n)
+    return spread(pdfs(CORPUS / "financebench" / "pdfs"), n)
 
 
 def child(paths: list[str]) -> int:
@@ -135,7 +135,7 @@ def main() -> int:
             paths = [str(p) for p in files]
             result["files"] = [p.name for p in files]
         else:
-            from bench.small_files import make_library
+            from bench.perfutil import make_library
 
             library = args.keep or tmp / "library"
             if not (library.is_dir() and len(list(library.rglob("*.pdf"))) == args.files):

@@ -28,17 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from bench import baseline
-from bench.perfutil import CORPUS, emit, machine, pdfs, run_measured, say
+from bench.perfutil import CORPUS, emit, machine, pdfs, run_measured, say, spread
 
 BIN = Path(sys.executable).parent
-
-
-def _pick(files: list[Path], n: int) -> list[Path]:
-    """n files evenly spread over the sorted list: a fixed, varied subset."""
-    if n <= 0 or n >= len(files):
-        return files
-    step = len(files) / n
-    return [files[int(i * step)] for i in range(n)]
 
 
 def _env(config: Path, backend: str) -> dict[str, str]:
@@ -157,7 +149,7 @@ def main() -> int:
     warm = default_embedder(Settings())
     backend = warm.prepare() if hasattr(warm, "prepare") else "torch"
     prepare_s = time.perf_counter() - t0
-    files = _pick(pdfs(CORPUS / "financebench" / "pdfs"), 0 if args.full else args.files)
+    files = spread(pdfs(CORPUS / "financebench" / "pdfs"), 0 if args.full else args.files)
     result: dict[str, Any] = {
         "bench": "ingest",
         "machine": machine(),

@@ -69,7 +69,7 @@ def clear_cache(model: Any) -> None:
 
 def app_run(llm: Any, prompt: Any, tokens: int, cold: bool) -> dict[str, float]:
     if cold:
-        clear_cache(llm._model)
+        clear_cache(llm.llama)
     t0 = time.perf_counter()
     first = last = 0.0
     for _ in llm.stream(prompt, tokens):
@@ -90,7 +90,7 @@ def raw_run(llm: Any, prompt_tokens: list[int], tokens: int) -> dict[str, float]
     import llama_cpp
     import numpy as np
 
-    model = llm._model
+    model = llm.llama
     clear_cache(model)
     ctx = model.ctx
     n_vocab = model.n_vocab()
@@ -147,7 +147,7 @@ def main() -> int:
     from desktop_rag.engines.llm import Prompt
 
     open_prompt = Prompt(text=first_q.text)
-    prompt_tokens = list(llm._model.tokenize(open_prompt.text.encode(), add_bos=True))
+    prompt_tokens = list(llm.llama.tokenize(open_prompt.text.encode(), add_bos=True))
 
     app_runs: list[dict[str, float]] = []
     raw_runs: list[dict[str, float]] = []
@@ -188,7 +188,7 @@ def main() -> int:
         },
         "prefix_cache": {
             "second_question_prompt_tokens": len(
-                llm._model.tokenize(second_q.text.encode(), add_bos=True)
+                llm.llama.tokenize(second_q.text.encode(), add_bos=True)
             ),
             "cached_tokens_warm": med(warm, "cached_tokens"),
             "ttft_cold_s": med(cold_second, "ttft_s"),

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import baseline
-from bench.perfutil import emit, machine, pdfs, say
+from bench.perfutil import emit, fast_tokenizer, machine, pdfs, say
 
 RECUR_PAGES = 3  # a line on this many pages of one document is boilerplate
 APP_BATCH = 4  # engines/onnx_embed.PASSAGE_BATCH
@@ -77,7 +77,7 @@ def account(files: Sequence[Path], params_json: dict[str, int]) -> dict[str, Any
 
     params = replace(ChunkParams(), **params_json)
     tok = bundled_tokenizer()
-    raw = tok._tok  # the fast tokenizer itself, for batch counts
+    raw = fast_tokenizer()  # the same tokenizer, for batch counts
 
     def pieces(texts: list[str], special: bool = True) -> list[int]:
         if not texts:
@@ -195,7 +195,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     overrides = {k: int(v) for k, v in (kv.split("=") for kv in args.params.split(",") if kv)}
     result: dict[str, Any] = {"bench": "pieces", "machine": machine()}
     if args.small:
-        from bench.small_files import make_library
+        from bench.perfutil import make_library
 
         with tempfile.TemporaryDirectory(prefix="bench-pieces-") as tmp:
             make_library(Path(tmp), args.small)

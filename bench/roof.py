@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         "attention_mask": np.ones_like(ids),
         "token_type_ids": np.zeros_like(ids),
     }
-    for variant, onnx in embedder._sessions.items():  # type: ignore[attr-defined]
+    for variant, onnx in embedder.sessions().items():  # type: ignore[attr-defined]
         s = session(onnx.model_file)
         wanted = {i.name for i in s.get_inputs()}
         f = {k: v for k, v in feed.items() if k in wanted}

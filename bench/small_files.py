@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import shutil
 import sys
 import tempfile
@@ -30,41 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import baseline
-from bench.perfutil import REPO, emit, machine, run_measured, say
-
-FOLDERS = ["Factures 2024", "Factures 2024/Été", "Projets/réunions d'équipe", "日本語", "misc"]
-_TEXT = (
-    "the of and to in a is that for it as was with be by on not he this are or his from at "
-    "which but have an they you were her she there been one all we their has would when if "
-    "so no will more can out up into do time only other new some could these two may first "
-    "then any like my now over such our man me even most made after also did many before "
-    "must through back years where much your way well down should because each just those "
-    "people how too little state good very make world still own see men work long get here "
-    "between both life being under never day same another know while last might us great old "
-    "year off come since against go came right used take three invoice payment account budget "
-    "meeting project report quarter revenue customer contract delivery schedule review team "
-    "office supplier order total balance period service support manager policy insurance "
-    "claim tax return receipt statement salary benefit travel expense approval signature"
-)
-WORDS = _TEXT.split()
-
-
-def make_library(root: Path, files: int, seed: int = 12) -> int:
-    """Write the PDFs; returns the number of pages."""
-    from tests.pdfgen import make_pdf
-
-    rng = random.Random(seed)
-    pages_total = 0
-    for i in range(files):
-        folder = root / FOLDERS[i % len(FOLDERS)] / f"lot {i // 250:02d}"
-        pages = []
-        for _ in range(rng.randint(1, 3)):
-            words = [rng.choice(WORDS) for _ in range(rng.randint(150, 250))]
-            sentences = [" ".join(words[j : j + 12]).capitalize() + "." for j in range(0, 250, 12)]
-            pages.append(" ".join(s for s in sentences if s != "."))
-        make_pdf(folder / f"document n° {i:04d} – copie.pdf", pages)
-        pages_total += len(pages)
-    return pages_total
+from bench.perfutil import REPO, emit, machine, make_library, run_measured, say
 
 
 def _index(library: Path, data: Path, env: dict[str, str]) -> dict[str, Any]:
@@ -92,7 +57,7 @@ def main() -> int:
     result: dict[str, Any] = {"machine": machine(), "files": args.files}
     env = dict(os.environ)
     # Default settings but for priority: both sides compete at normal priority with whatever
-    # else runs (bench/index_priority.py measures the low priority itself).
+    # else runs (docs/performance.md's history has what low priority did while asking).
     (tmp / "config").mkdir(exist_ok=True)
     (tmp / "config" / "settings.json").write_text(json.dumps({"index_low_priority": False}))
     env["DESKTOP_RAG_CONFIG_DIR"] = str(tmp / "config")

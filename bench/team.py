@@ -32,16 +32,13 @@ import statistics
 import subprocess
 import sys
 import time
-import urllib.request
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from bench.perfutil import emit, machine, say
+from bench.perfutil import BUCKET, emit, machine, moto_s3, say
 
-BUCKET = "bench"
 URI = f"s3://{BUCKET}/library"
 
 
@@ -53,46 +50,6 @@ def _uri() -> str:
 DIM = 384
 PER_DOC = 50
 BATCH = 10_000
-KEYS = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench-secret"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextmanager
-def moto_s3(env: dict[str, str]) -> Iterator[dict[str, str]]:
-    """moto's S3 on loopback in its own process, with a bucket; the environment to reach it."""
-    port = free_port()
-    endpoint = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        for _ in range(150):
-            try:
-                urllib.request.urlopen(f"{endpoint}/moto-api/", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.2)
-        env = {**env, **KEYS, "AWS_ENDPOINT_URL": endpoint, "AWS_DEFAULT_REGION": "us-east-1"}
-        import boto3
-
-        boto3.client(
-            "s3",
-            endpoint_url=endpoint,
-            region_name="us-east-1",
-            aws_access_key_id=KEYS["AWS_ACCESS_KEY_ID"],
-            aws_secret_access_key=KEYS["AWS_SECRET_ACCESS_KEY"],
-        ).create_bucket(Bucket=BUCKET)
-        yield env
-    finally:
-        server.terminate()
-        server.wait(30)
 
 
 class HashWords:

@@ -36,9 +36,17 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-from bench.perfutil import REPO, emit, machine, run_measured, say
-from bench.small_files import make_library
-from bench.team import BUCKET, free_port, moto_s3
+from bench.perfutil import (
+    BUCKET,
+    REPO,
+    emit,
+    free_port,
+    machine,
+    make_library,
+    moto_s3,
+    run_measured,
+    say,
+)
 
 
 class Node:

@@ -6,7 +6,7 @@ makes it unanswerable there. Before asking, every term is looked for in the full
 library's passages (whole words, any case): a question whose term is there is set aside and
 listed, not counted. Each remaining question is asked in the composed mode; a refusal ("your
 documents don't seem to say" or "nothing about this") counts as right. Halves by question hash
-(bench/answer_quality.half): tune chose the threshold, report is what the README quotes.
+(bench/perfutil.half): tune chose the threshold, report is what the README quotes.
 
     python -m bench.unanswerable [--rerank on|off] [--tag NAME]
 """
@@ -20,8 +20,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench import answer_facts
-from bench.answer_quality import half
+from bench import perfutil
+from bench.perfutil import half
 
 QUESTIONS = Path(__file__).resolve().parent / "questions" / "unanswerable.jsonl"
 
@@ -61,8 +61,8 @@ def main() -> int:
     out: dict[str, Any] = {"rerank": args.rerank}
     answers = []
     for name in sorted({r["set"] for r in rows}):
-        _, paths = answer_facts.set_questions(name, 1)
-        app = answer_facts.open_library(name, paths, rerank=args.rerank == "on")
+        _, paths = perfutil.set_questions(name, 1)
+        app = perfutil.open_library(name, paths, rerank=args.rerank == "on")
         if args.answerable is not None:
             app.answer.answerable = args.answerable
         if args.named_answerable is not None:
@@ -74,7 +74,7 @@ def main() -> int:
             if found:
                 out.setdefault("set_aside", []).append({"question": r["question"], "found": found})
                 continue
-            row = answer_facts.answer_one(app, r["question"])
+            row = perfutil.answer_one(app, r["question"])
             row.update(question=r["question"], set=name, split=half(r["question"]))
             asked.append(row)
             print(f"{name}: {row['refused']} {r['question']}", file=sys.stderr)
@@ -98,7 +98,7 @@ def main() -> int:
                     for t in (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7)
                 }
     tag = f"-{args.tag}" if args.tag else ""
-    dump = answer_facts.DATA / f"unanswerable-{args.rerank}{tag}.json"
+    dump = perfutil.ANSWER_DATA / f"unanswerable-{args.rerank}{tag}.json"
     dump.write_text(json.dumps(answers, indent=1))
     print(json.dumps(out, indent=1))
     return 0

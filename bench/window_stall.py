@@ -188,7 +188,7 @@ def main() -> int:
     source = args.pdfs or CORPUS
     folder.mkdir()
     if args.generate:
-        from bench.small_files import make_library
+        from bench.perfutil import make_library
 
         make_library(folder, args.generate)
         args.files = args.generate
@@ -368,8 +368,10 @@ def main() -> int:
             "target_ms": TARGET_MS,
         }
     phase = "close"
+    closed: list[bool] = []
+    session.closed.connect(closed.append)  # the session's jobs have let go: the window closes
     window.close()
-    wait_until(lambda: window._closed, 30)
+    wait_until(lambda: bool(closed), 30)
     timer.stop()
     gc_times.__exit__()
     if probe is not None:

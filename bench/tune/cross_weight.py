@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench import answer_facts
+from bench import perfutil
 
 WEIGHTS = (0.0, 0.2, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
@@ -33,9 +33,9 @@ def main() -> int:
     args = parser.parse_args()
     out: dict[str, Any] = {}
     for name in ("manuals", "covid"):
-        qs, paths = answer_facts.set_questions(name, args.covid, "held_out")
+        qs, paths = perfutil.set_questions(name, args.covid, "held_out")
         qs = [q for q in qs if q["split"] == args.split]
-        app = answer_facts.open_library(name, paths, rerank=True)
+        app = perfutil.open_library(name, paths, rerank=True)
         reranker = app.retriever.reranker
         app.retriever.reranker = None  # the blend's own candidates, in its order
         rows = []

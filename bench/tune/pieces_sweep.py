@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import retrieval as bench
-from bench.perfutil import emit, machine, say
+from bench.perfutil import emit, fast_tokenizer, machine, say
 
 DEFAULT_CACHE = Path(os.environ.get("PIECES_SWEEP_CACHE", "/tmp/pieces-sweep"))
 
@@ -36,10 +36,10 @@ def _params(spec: str) -> Any:
 
 def embedded_pieces(app: Any) -> int:
     """Word pieces the index's chunks were embedded with (special tokens included)."""
-    from desktop_rag.ingest.chunk import bundled_tokenizer, embedded_text
+    from desktop_rag.ingest.chunk import embedded_text
     from desktop_rag.types import Chunk
 
-    tok = bundled_tokenizer()._tok
+    tok = fast_tokenizer()
     rows = app.store.chunks_table.to_arrow().select(["path", "text", "section", "nav"])
     texts = [
         embedded_text(

@@ -333,6 +333,13 @@ class LlamaCppLlm:
         return self._model is not None
 
     @property
+    def llama(self) -> Any:
+        """The loaded llama_cpp.Llama (loaded first if need be): llama.cpp's own API on the
+        model the app generates with, for measuring one against the other."""
+        self.load()
+        return self._model
+
+    @property
     def path(self) -> Path:
         """The model file (assembling the bundled one if needed)."""
         if self._model_path is None:

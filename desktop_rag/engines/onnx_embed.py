@@ -40,9 +40,10 @@ StatusFn = Callable[[str], None]
 # Passages are embedded by single-threaded runs side by side, one per core up to MAX_STREAMS,
 # rather than by one run whose threads meet after every operator: a transformer this small is a
 # string of short operators, and on two cores the two threads of one run spent a fifth more CPU
-# time per word piece than two runs of one thread (bench/embed_streams.py). The runs share one
-# session: ONNX Runtime runs a session from several threads at once, and a session per stream
-# held the weights once per stream (70 MB each for the int8 export) for no speed (issue 45).
+# time per word piece than two runs of one thread (docs/performance.md, the dense manuals). The
+# runs share one session: ONNX Runtime runs a session from several threads at once, and a
+# session per stream held the weights once per stream (70 MB each for the int8 export) for no
+# speed (issue 45).
 # Each stream costs its activations, so past MAX_STREAMS each run gets more threads instead.
 MAX_STREAMS = 4
 # Texts per batch. Smaller batches spent less CPU per word piece, down to one text (32: a
@@ -314,6 +315,10 @@ class AutoEmbedder:
     def backend(self) -> str:
         """What embeds passages: 'onnx-int8', 'onnx-fp32', or 'torch' (also before any use)."""
         return self._name(self.variant)
+
+    def sessions(self) -> dict[str, OnnxEmbedder]:
+        """The ONNX sessions loaded so far, by variant ("int8", "fp32"), to measure each apart."""
+        return dict(self._sessions)
 
     @property
     def query_backend(self) -> str:

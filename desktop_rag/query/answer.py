@@ -8,14 +8,20 @@ import math
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Generator, Iterator, Sequence
+from dataclasses import dataclass, field
 
 from desktop_rag.engines.embed import common_words
-from desktop_rag.engines.llm import Llm
+from desktop_rag.engines.llm import Llm, Prompt
 from desktop_rag.errors import EmptyLibraryError
-from desktop_rag.query import ability, claims, follow_up, unmentioned
+from desktop_rag.query import ability, claims, follow_up, gate, unmentioned, verdict
 from desktop_rag.query.compose import ANSWERABLE, TOP_SOURCES, Composed, compose
+from desktop_rag.query.gate import (
+    DF_CAP,
+    RELEVANCE_THRESHOLD,
+    UNKNOWN_GATE,
+    UNKNOWN_GATE_PASSAGES,
+)
 from desktop_rag.query.prompt import (
     DOCUMENTS_DO_NOT_SAY,
     MODEL_NOT_FOUND,
@@ -33,7 +39,6 @@ from desktop_rag.query.retrieve import Retriever
 from desktop_rag.query.runaway import Runaway, at_limit, shown_pieces
 from desktop_rag.query.scope import Scope
 from desktop_rag.store.base import Store
-from desktop_rag.store.lance import fts_terms
 from desktop_rag.types import (
     AnswerEvent,
     AnswerMode,
@@ -49,49 +54,11 @@ from desktop_rag.types import (
 
 log = logging.getLogger(__name__)
 
-# Below this cosine similarity (question vs best passage, all-MiniLM-L6-v2) nothing retrieved is
-# about the question: bench/relevance.py puts questions the library answers and questions it
-# cannot on either side of it (bench/results/relevance.json). Refusing a question the library
-# does answer is the worse failure, so the threshold sits low in the gap between the two.
-RELEVANCE_THRESHOLD = 0.25
-LIST_START = "\n- "
-# Searching by words only (an index of another embedder gives no similarity), a question is
-# on topic when its best passage holds this share of the question's words, each weighted by
-# its rarity in the library (IDF): bench/relevance.py --words-only puts the same questions on
-# either side of it (bench/results/relevance-words.json); low in the gap, for the same reason.
-WORDS_THRESHOLD = 0.4
-# A question with at least this share of its weight (by IDF) on plain words no passage of the
-# library holds is about something the library does not cover, whatever the cosine: MiniLM
-# puts "What is the main ingredient of guacamole?" at 0.404 to a passage on carrageenan (0.84
-# of its weight on "ingredient" and "guacamole"), "How many days are in a leap year?" at 0.28
-# to a filing's "365-day year" (0.65 on "leap"). Chosen by bench/answer_quality.py on the tune
-# halves of covid-qa and financebench; on-topic questions reach 0.47 (a misspelt
-# "limtations"); names, acronyms and fiscal-year codes are not plain words (unknown_share).
-UNKNOWN_GATE = 0.6
-# ... in a library of at least this many passages (covid-qa's 98 articles make 6,080): in fewer,
-# an everyday word ("keep", "away") is missing by chance, and its absence says nothing.
-UNKNOWN_GATE_PASSAGES = 1000
 # A composed answer to a question whose name no passage mentions ("Snowflake" asked of R's
 # manuals) is given only when its best sentence answers with at least this probability (the
 # cross-encoder's). Chosen on the tune halves of bench/answer_facts.py and bench/
 # unanswerable.py (docs/performance.md, "Names the documents never mention").
 NAMED_ANSWERABLE = 0.8
-# Counting how many passages hold a word stops here: beyond it, the word is common anyway.
-_DF_CAP = 2000
-# Words the full-text index drops (lancedb's English stop words, NLTK's list: they match
-# nothing, so they would look like words the library lacks, the rarest of all) and question
-# words: they say nothing of a topic.
-_STOP_TEXT = """i me my myself we our ours ourselves you your yours yourself yourselves he him his
-    himself she her hers herself it its itself they them their theirs themselves what which who
-    whom this that these those am is are was were be been being have has had having do does did
-    doing a an the and but if or because as until while of at by for with about against between
-    into through during before after above below to from up down in out on off over under again
-    further then once here there when where why how all any both each few more most other some
-    such no nor not only own same so than too very s t can will just don should now d ll m o re
-    ve y ain aren couldn didn doesn hadn hasn haven isn ma mightn mustn needn shan shouldn wasn
-    weren won wouldn would could may might must shall also many much"""
-_STOP_WORDS = frozenset(_STOP_TEXT.split())
-
 COMPOSED = AnswerMode.COMPOSED
 WRITTEN = AnswerMode.WRITTEN
 MODES = (COMPOSED, WRITTEN)
@@ -173,9 +140,6 @@ class AnswerService:
         self.k = k
         self.answer_tokens = answer_tokens
         self.threshold = threshold
-        # Start a list the model announced but was cut before. Off: with the bundled 270M
-        # model (bench/complete.py), the items it then wrote were invented source lines.
-        self.continue_lists = False
         self.refuse_below = claims.REFUSE_BELOW
         self.refuse_below_words_only = claims.REFUSE_BELOW_WORDS_ONLY
         self.weak_match = claims.WEAK_MATCH
@@ -261,17 +225,17 @@ class AnswerService:
         return follow_up.retrieval_query(question, history)
 
     def relevant(self, hits: Sequence[Hit], query: str = "", question: str = "") -> bool:
-        """Whether the hits are about the question: by cosine similarity, or, searching by
-        words only, by the share of the question's rarer words its best passage holds; and
-        not when most of the question's own words are in no passage of the library."""
-        if (
-            self.store.count_chunks() >= self.unknown_gate_passages
-            and unknown_share(self.store, question or query) >= self.unknown_gate
-        ):
-            return False
-        if self.retriever.text_only:
-            return word_relevance(self.store, query, hits) >= WORDS_THRESHOLD
-        return bool(hits) and max(h.similarity for h in hits) >= self.threshold
+        """Whether the hits are about the question, by this service's gate (query/gate.py)."""
+        return gate.relevant(
+            self.store,
+            hits,
+            query,
+            question,
+            words_only=self.retriever.text_only,
+            threshold=self.threshold,
+            unknown_gate=self.unknown_gate,
+            unknown_gate_passages=self.unknown_gate_passages,
+        )
 
     def ask(
         self,
@@ -302,29 +266,35 @@ class AnswerService:
         if query != question:
             # The previous question found these: keep those that are about this one too.
             hits = follow_up.matching(hits, question)
-        retrieval_ms = (time.perf_counter() - t0) * 1000.0
+        clock = _Clock(t0, (time.perf_counter() - t0) * 1000.0)
         notice = WORDS_ONLY if self.retriever.text_only else ""
-
         if not question or not self.relevant(hits, query, question):
-            best = max((h.similarity for h in hits), default=0.0)
-            log.info("nothing relevant (best similarity %.3f)", best)
-            yield SourcesEvent((), notice)
-            yield QuotesEvent(())
-            yield TokenEvent(NOTHING_RELEVANT)
-            total = time.perf_counter() - t0
-            yield DoneEvent(
-                NOTHING_RELEVANT,
-                (),
-                Timings(retrieval_ms=retrieval_ms, ttft_s=total, total_s=total),
-                refused=True,
-            )
-            return
-
-        if self.answer_mode() == COMPOSED:
+            yield from self._irrelevant(hits, notice, clock)
+        elif self.answer_mode() == COMPOSED:
             answered = follow_up.answer_query(question, history)
-            yield from self._composed(question, answered, hits, notice, t0, retrieval_ms)
-            return
+            yield from self._composed(question, answered, hits, notice, clock)
+        else:
+            yield from self._written(question, history, hits, notice, clock, cancel)
 
+    def _irrelevant(self, hits: Sequence[Hit], notice: str, clock: _Clock) -> Iterator[AnswerEvent]:
+        """The refusal of a question nothing retrieved is about: no sources, no model."""
+        best = max((h.similarity for h in hits), default=0.0)
+        log.info("nothing relevant (best similarity %.3f)", best)
+        yield SourcesEvent((), notice)
+        yield QuotesEvent(())
+        yield TokenEvent(NOTHING_RELEVANT)
+        yield DoneEvent(NOTHING_RELEVANT, (), clock.at_once(), refused=True)
+
+    def _written(
+        self,
+        question: str,
+        history: Sequence[Turn],
+        hits: Sequence[Hit],
+        notice: str,
+        clock: _Clock,
+        cancel: threading.Event,
+    ) -> Iterator[AnswerEvent]:
+        """The model's answer, streamed, then judged against its sources (`_judged`)."""
         # The sentences that answer come first: when none does, the documents do not seem to
         # say, and the model is not asked; when some do, the model is shown them, marked.
         answered = follow_up.answer_query(question, history)
@@ -332,7 +302,7 @@ class AnswerService:
         numbered = number_sources(widened)
         composed = self._sentences(question, answered, numbered)
         if not composed.text:
-            yield from self._composed_events(composed, numbered, notice, t0, retrieval_ms)
+            yield from self._composed_events(composed, numbered, notice, clock)
             return
         llm = self.llm
         llm.load()
@@ -362,81 +332,72 @@ class AnswerService:
         yield SourcesEvent(numbered, notice)
         # The sentences that answer need no model: they are shown while the model reads.
         yield QuotesEvent(composed.quotes)
+        streamed = yield from self._stream(llm, fitted.prompt, answer_tokens, cancel)
+        answer = unechoed(streamed.answer)
+        n_tokens = llm.count_tokens(answer) if answer else 0
+        yield self._judged(
+            question,
+            history,
+            hits,
+            answer,
+            fitted.sources,
+            composed,
+            clock.streamed(streamed, n_tokens),
+            cancel.is_set(),
+        )
 
+    def _stream(
+        self, llm: Llm, prompt: Prompt, budget: int, cancel: threading.Event
+    ) -> Generator[AnswerEvent, None, _Streamed]:
+        """Yield the model's answer as it streams, stopped where a base model runs on into a
+        prompt of its own (query/runaway.py); return what it said and when."""
         guard = Runaway()
-        first: float | None = None
-        last = time.perf_counter()
-
-        def heard() -> None:
-            nonlocal first, last
-            last = time.perf_counter()
-            if first is None:
-                first = last
-
+        streamed = _Streamed()
         hit_limit = False
-        prompt = fitted.prompt
-        lead = prompt.answer_prefix  # put before the first piece: the prompt said it already
-        budget = answer_tokens
-        while not cancel.is_set() and budget > 0:
+        if not cancel.is_set() and budget > 0:
             with contextlib.closing(
-                shown_pieces(unmarked(llm.stream(prompt, budget, cancel)), guard, lead, heard)
+                shown_pieces(
+                    unmarked(llm.stream(prompt, budget, cancel)),
+                    guard,
+                    prompt.answer_prefix,  # put before the first piece: the prompt said it
+                    streamed.heard,
+                )
             ) as pieces:
                 for shown in pieces:
                     yield TokenEvent(shown)
-            used = llm.last_generation.generated_tokens
-            hit_limit = at_limit(used, budget)
-            budget -= max(used, 1)
-            said = guard.answer()
-            if (
-                not self.continue_lists
-                or prompt is not fitted.prompt
-                or prompt.is_chat
-                or hit_limit
-                or not said.endswith(":")
-            ):
-                break
-            # A list announced ("… are the following:") and cut before its first item: the
-            # base model's next line was a prompt part of its own. Start the list for it; the
-            # prompt so far is in llama.cpp's cache.
-            guard.resume()
-            said = said.removeprefix(fitted.prompt.answer_prefix)
-            prompt = replace(
-                fitted.prompt,
-                text=f"{fitted.prompt.text}{said}{LIST_START}",
-                stop=(*fitted.prompt.stop, "\n\n"),
-                answer_prefix="",
-            )
-            lead = LIST_START
-        end = time.perf_counter()
-        answer = unechoed(guard.answer(hit_limit))
-        cancelled = cancel.is_set()
-        n_tokens = llm.count_tokens(answer) if answer else 0
-        rate = (n_tokens - 1) / (last - first) if first and n_tokens > 1 and last > first else 0.0
-        timings = Timings(
-            retrieval_ms=retrieval_ms,
-            ttft_s=(first - t0) if first else 0.0,
-            tokens_per_s=rate,
-            total_s=end - t0,
-        )
+            hit_limit = at_limit(llm.last_generation.generated_tokens, budget)
+        streamed.end = time.perf_counter()
+        streamed.answer = guard.answer(hit_limit)
+        return streamed
+
+    def _judged(
+        self,
+        question: str,
+        history: Sequence[Turn],
+        hits: Sequence[Hit],
+        answer: str,
+        sources: Sequence[Source],
+        composed: Composed,
+        timings: Timings,
+        cancelled: bool,
+    ) -> DoneEvent:
+        """The end of a written answer, after the claims check: shown as written, cited to the
+        source that holds its words, withheld, or replaced by the sources' own sentences."""
+        llm = self.llm
         said_not_found = bool(_NOT_FOUND.match(_normalise(answer)))
-        cited = () if said_not_found else parse_citations(answer, len(fitted.sources))
+        cited = () if said_not_found else parse_citations(answer, len(sources))
         if cancelled or not answer:
-            yield DoneEvent(answer, cited, timings, cancelled=cancelled)
-            return
+            return DoneEvent(answer, cited, timings, cancelled=cancelled)
         if said_not_found and composed.answerable is None:
-            yield DoneEvent(answer, (), timings, refused=True)
-            return
+            return DoneEvent(answer, (), timings, refused=True)
         if said_not_found:
             # The cross-encoder found sentences that answer: they are shown, and why.
             log.info("the model found no answer where the cross-encoder did: composed")
-            yield instead(composed, timings, answer, not_found_note(llm.name))
-            return
+            return instead(composed, timings, answer, not_found_note(llm.name))
         # The answer's claims must be in the sources it cites (all of them, if it cites none).
         # Figures may also come from what the model read besides: the question, earlier turns.
         text_only = self.retriever.text_only
-        cited_texts = [s.text for s in fitted.sources if s.n in cited] or [
-            s.text for s in fitted.sources
-        ]
+        cited_texts = [s.text for s in sources if s.n in cited] or [s.text for s in sources]
         read = [question] + [part for turn in history for part in (turn.question, turn.answer)]
         asked = asked_words(question, history)
         refuse_below = self.refuse_below_words_only if text_only else self.refuse_below
@@ -449,35 +410,37 @@ class AnswerService:
             refuse_below=refuse_below,
             common=self.common_words,
         )
-        # Sources this near the question are about it: an answer they do not back is flagged
-        # (a wrong figure, a word of the source next to the one cited), not withheld; from
-        # sources only somewhat near it, such an answer is the model's own knowledge under a
-        # citation, and so is one whose new words none of the sources it read holds.
-        best = max((h.similarity for h in hits), default=0.0)
-        withhold = found.refuse and (best < self.weak_match or text_only)
-        if found.refuse and not withhold:
-            every = [s.text for s in fitted.sources]
+
+        def own_words() -> float:
+            every = [s.text for s in sources]
             own = claims.check(
                 answer, every, self.rarity, also_read=read, asked=asked, common=self.common_words
             )
-            withhold = own.words_lacking >= self.own_words
-        if withhold:
+            return own.words_lacking
+
+        best = max((h.similarity for h in hits), default=0.0)
+        if verdict.withheld(
+            found.refuse,
+            best,
+            own_words,
+            words_only=text_only,
+            weak_match=self.weak_match,
+            own_limit=self.own_words,
+        ):
             log.info("answer withheld: %.2f of its words are in its sources", found.support)
             if composed.answerable is not None:
                 # The cross-encoder found sentences that answer: they are shown, not a refusal.
                 note = withheld_note(llm.name, composed=True)
-                yield instead(composed, timings, answer, note, support=found.support)
-            else:
-                yield DoneEvent(
-                    NOTHING_RELEVANT,
-                    (),
-                    timings,
-                    refused=True,
-                    support=found.support,
-                    withheld=answer,
-                    note=withheld_note(llm.name),
-                )
-            return
+                return instead(composed, timings, answer, note, support=found.support)
+            return DoneEvent(
+                NOTHING_RELEVANT,
+                (),
+                timings,
+                refused=True,
+                support=found.support,
+                withheld=answer,
+                note=withheld_note(llm.name),
+            )
         unsupported, support = found.unsupported, found.support
         recited_from: tuple[int, ...] = ()
         # The model cites [1] for what it read in another source: cite the one holding it.
@@ -485,7 +448,7 @@ class AnswerService:
             answer,
             cited,
             found,
-            {s.n: s.text for s in fitted.sources},
+            {s.n: s.text for s in sources},
             self.rarity,
             also_read=read,
             asked=asked,
@@ -500,9 +463,10 @@ class AnswerService:
             # Never the opposite of the page: the sources' own sentences stand in for it.
             log.info("written answer not backed by its sources (%s): composed", unsupported)
             note = unbacked_note(unsupported)
-            yield instead(composed, timings, answer, note, unsupported=unsupported, support=support)
-            return
-        yield DoneEvent(
+            return instead(
+                composed, timings, answer, note, unsupported=unsupported, support=support
+            )
+        return DoneEvent(
             answer,
             cited,
             timings,
@@ -530,13 +494,12 @@ class AnswerService:
         query: str,
         hits: Sequence[Hit],
         notice: str,
-        t0: float,
-        retrieval_ms: float,
+        clock: _Clock,
     ) -> Iterator[AnswerEvent]:
         """The answer from the sources' own sentences: no model, so it is on screen at once."""
         sources = number_sources(self.whole_sentences(hits))
         composed = self._sentences(question, query, sources)
-        yield from self._composed_events(composed, sources, notice, t0, retrieval_ms)
+        yield from self._composed_events(composed, sources, notice, clock)
 
     def _sentences(self, question: str, query: str, sources: Sequence[Source]) -> Composed:
         """The sources' sentences that answer `query` (the question as answered), or none with
@@ -557,8 +520,7 @@ class AnswerService:
         composed: Composed,
         sources: Sequence[Source],
         notice: str,
-        t0: float,
-        retrieval_ms: float,
+        clock: _Clock,
     ) -> Iterator[AnswerEvent]:
         """The events of a composed answer, or of the refusal that says why there is none."""
         yield SourcesEvent(tuple(sources), notice)
@@ -572,12 +534,10 @@ class AnswerService:
         else:
             answer = NOTHING_RELEVANT
         yield TokenEvent(answer)
-        total = time.perf_counter() - t0
-        timings = Timings(retrieval_ms=retrieval_ms, ttft_s=total, total_s=total)
         yield DoneEvent(
             answer,
             composed.cited,
-            timings,
+            clock.at_once(),
             refused=not composed.text,
             mode=COMPOSED,
             answerable=composed.answerable,
@@ -609,12 +569,51 @@ class AnswerService:
         if idf is None:
             if not self.store.has_fts_index():
                 return 0.0
-            df = self.store.term_frequency(word, min(rows, _DF_CAP))
+            df = self.store.term_frequency(word, min(rows, DF_CAP))
             idf = math.log((rows + 1) / (df + 0.5)) if rows else 0.0
             if df == 0:
                 idf = max(idf, claims.RARE_IDF)  # in no passage at all: rare, however small
             self._idf[word] = idf
         return idf
+
+
+@dataclass
+class _Streamed:
+    """What the model said, and when it was heard first and last."""
+
+    answer: str = ""
+    first: float | None = None
+    last: float = field(default_factory=time.perf_counter)
+    end: float = 0.0
+
+    def heard(self) -> None:
+        self.last = time.perf_counter()
+        if self.first is None:
+            self.first = self.last
+
+
+@dataclass(frozen=True)
+class _Clock:
+    """When the question was asked, and how long retrieval took: an answer's timings."""
+
+    t0: float
+    retrieval_ms: float
+
+    def at_once(self) -> Timings:
+        """An answer given whole, with no model: its first words are its last."""
+        total = time.perf_counter() - self.t0
+        return Timings(retrieval_ms=self.retrieval_ms, ttft_s=total, total_s=total)
+
+    def streamed(self, streamed: _Streamed, n_tokens: int) -> Timings:
+        """A streamed answer of `n_tokens`: its first words, its rate, its end."""
+        first, last = streamed.first, streamed.last
+        rate = (n_tokens - 1) / (last - first) if first and n_tokens > 1 and last > first else 0.0
+        return Timings(
+            retrieval_ms=self.retrieval_ms,
+            ttft_s=(first - self.t0) if first else 0.0,
+            tokens_per_s=rate,
+            total_s=streamed.end - self.t0,
+        )
 
 
 def asked_words(question: str, history: Sequence[Turn]) -> list[str]:
@@ -636,52 +635,3 @@ _NOT_FOUND = re.compile(
     rf"^(?:according to \d+ )?(?:{re.escape(_normalise(MODEL_NOT_FOUND))}|"
     r"the sources? (?:do|does) not (?:say|provide|mention|contain|state|give))"
 )
-
-
-def question_terms(store: Store, query: str) -> dict[str, tuple[float, int]]:
-    """The question's words as the full-text index reads them (stemmed), stop words left out,
-    each with its weight, its IDF over the library's passages, and how many passages hold it
-    (counted up to a cap)."""
-    terms = {t.lower().split("'")[0] for t in fts_terms(query)} - _STOP_WORDS - {""}
-    rows = store.count_chunks()
-    out = {}
-    for term in terms:
-        df = store.term_frequency(term, min(rows, _DF_CAP))
-        out[term] = (math.log((rows + 1) / (df + 0.5)), df)
-    return out
-
-
-def word_relevance(store: Store, query: str, hits: Sequence[Hit]) -> float:
-    """The share of the question's words, each weighted by its rarity in the library (IDF),
-    that its best passage holds, as the full-text index reads words (stemmed). A word the
-    library lacks weighs most: an off-topic question's rare words are nowhere in it."""
-    terms = question_terms(store, query)
-    ids = [h.chunk_id for h in hits]
-    if not terms or not ids:
-        return 0.0
-    holders = {t: store.chunks_holding(t, ids) if df else set() for t, (_, df) in terms.items()}
-    total = sum(w for w, _ in terms.values())
-    best = max(sum(w for t, (w, _) in terms.items() if cid in holders[t]) for cid in ids)
-    return best / total if total > 0 else 0.0
-
-
-def unknown_share(store: Store, query: str) -> float:
-    """The share of the question's words, each weighted by its IDF, that are plain words of
-    the language no passage of the library holds at all: "guacamole" in a library of virology
-    papers. Names, acronyms and codes ("Pfizer", "PPNE", "FY20") are left out of the absent
-    ones: a filing spells them its own way, so on-topic questions lack them too."""
-    terms = question_terms(store, query)
-    total = sum(w for w, _ in terms.values())
-    plain = _plain_words(query)
-    absent = sum(w for t, (w, df) in terms.items() if df == 0 and t in plain)
-    return absent / total if total > 0 else 0.0
-
-
-def _plain_words(query: str) -> set[str]:
-    """The question's words written in lower-case letters only (the first may be capitalised,
-    as a sentence starts), lower-cased as question_terms reads them."""
-    out = set()
-    for i, raw in enumerate(fts_terms(query)):
-        if raw.isalpha() and (raw.islower() or (i == 0 and raw[1:].islower())):
-            out.add(raw.lower())
-    return out

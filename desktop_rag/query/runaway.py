@@ -72,13 +72,6 @@ class Runaway:
             self._checked += 1
         return piece
 
-    def resume(self) -> None:
-        """Go on from the answer so far (what the model ran on into is dropped)."""
-        self.text = self.answer()
-        self.stopped = False
-        self._cut = None
-        self._checked = self.text.count("\n")
-
     def _stop(self, at: int, before: int) -> str:
         self.stopped = True
         self._cut = at

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag.query.answer import unknown_share
+from desktop_rag.query.gate import unknown_share
 from desktop_rag.query.prompt import NOTHING_RELEVANT
 from desktop_rag.types import DoneEvent
 from tests.claims_case import near_but_unbacked

@@ -174,3 +174,17 @@ def test_passages_fall_back_to_the_fp32_export_when_int8_is_missing(tmp_path, ex
     )
     auto.embed(["passages before any prepare()"])
     assert auto.backend == "onnx-fp32" and _held() == ["fp32"]
+
+
+def test_the_loaded_sessions_are_listed_by_variant(tmp_path, exports):
+    FakeSession.noise = {"int8": 0.002, "fp32": 0.0}
+    auto = _auto(tmp_path, exports)
+    assert auto.sessions() == {}
+    assert auto.prepare() == "onnx-int8"
+    assert set(auto.sessions()) == {"int8"}  # the questions' session waits for a question
+    auto.embed_query("a question")
+    listed = auto.sessions()
+    assert set(listed) == {"int8", "fp32"}
+    assert listed["int8"].model_file == exports["int8"]
+    listed.clear()
+    assert set(auto.sessions()) == {"int8", "fp32"}  # a copy: the embedder's own are kept

@@ -110,38 +110,9 @@ class ScriptedLlm(FakeLlm):
         return super().stream(prompt, max_tokens, cancel)
 
 
-def test_a_list_cut_before_its_first_item_is_started_for_the_model(
+def test_a_list_cut_before_its_first_item_ends_the_answer_there(
     tmp_path: Path, animal_pdfs: Path
 ) -> None:
-    llm = ScriptedLlm("1], octopus hearts are:", "two gill hearts\n- one body heart\n\nQuestion: x")
-    app = make_app(tmp_path, llm)
-    app.answer.continue_lists = True
-    app.ingest.index([str(animal_pdfs)])
-    events = list(app.answer.ask("How many hearts does an octopus have?"))
-    done = events[-1]
-    assert isinstance(done, DoneEvent)
-    assert (
-        done.withheld or done.answer
-    ) == "According to [1], octopus hearts are:\n- two gill hearts\n- one body heart"
-    first, second = llm.prompts
-    assert second.text == first.text + "1], octopus hearts are:\n- "  # the cached prompt, continued
-    assert "\n\n" in second.stop
-    streamed = "".join(e.text for e in events if isinstance(e, TokenEvent))
-    assert streamed.startswith(done.withheld or done.answer)
-
-
-def test_a_list_is_started_once_only(tmp_path: Path, animal_pdfs: Path) -> None:
-    llm = ScriptedLlm("1], the hearts are:", "octopus.pdf, page 5: more", "never asked")
-    app = make_app(tmp_path, llm)
-    app.answer.continue_lists = True
-    app.ingest.index([str(animal_pdfs)])
-    done = list(app.answer.ask("How many hearts does an octopus have?"))[-1]
-    assert isinstance(done, DoneEvent)
-    assert done.answer == "According to [1], the hearts are:"  # its first item was a runaway
-    assert len(llm.prompts) == 2
-
-
-def test_no_list_is_started_unless_asked(tmp_path: Path, animal_pdfs: Path) -> None:
     llm = ScriptedLlm("1], the hearts are:", "never asked")
     app = make_app(tmp_path, llm)
     app.ingest.index([str(animal_pdfs)])
