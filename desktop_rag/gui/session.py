@@ -409,7 +409,7 @@ class Session(QObject):
     def _hold_indexing(self) -> None:
         """The index job waits (between batches) while the user paused it, and while an answer
         is being written: on two cores, indexing at low priority still made an answer's first
-        word four times as late (bench/index_priority.py), and the question is what the user
+        word four times as late (docs/performance.md, "History"), and the question is what the user
         is waiting for now."""
         job = self._index_job
         if job is None:

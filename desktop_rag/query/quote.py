@@ -32,7 +32,7 @@ MAX_SENTENCES = 36
 PRESELECT = 8
 # Retrieval re-ranks its first sources by their best sentence (query/retrieve.py): the
 # sentences of five sources sharing most of the question's words are embedded. Fewer ranked
-# the tuning halves lower; more ranked them the same (bench/rerank_sweep.py).
+# the tuning halves lower; more ranked them the same (bench/tune/rerank_sweep.py).
 RERANK_PRESELECT = 12
 # Shorter than this is a heading or a cut-off fragment; longer is a table run together, cut
 # into pieces of at most MAX_WORDS words.

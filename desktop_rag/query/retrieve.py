@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 # question's common words, while the passage that answers it is the nearest by meaning. The
 # blend is TEXT_SHARE of BM25 (as a share of the best BM25 score) and the rest of the cosine
 # similarity (scaled over the candidates' range). Chosen on the tuning halves of the manuals'
-# paraphrases, financebench and covid-qa (bench/retrieval_tune.py --blend): a smaller share
+# paraphrases, financebench and covid-qa (bench/tune/retrieval_tune.py --blend): a smaller share
 # ranked the paraphrases and filings higher but cost covid-qa at rank 1.
 TEXT_SHARE = 0.5
 # A navigation page (contents, index: ingest/nav.py) repeats the titles of the sections it
@@ -44,7 +44,7 @@ NAV_REASON = "navigation page (contents, list or index)"
 # words all over. The first RERANK_TOP sources are re-ordered by blended score +
 # SENTENCE_WEIGHT × their best sentence's score, a sentence scored as a quote is (query/
 # quote.py: cosine and the question's words). Re-ordering within the first five cannot change
-# which five pages are shown. Chosen on the tuning halves (bench/rerank_sweep.py): weights
+# which five pages are shown. Chosen on the tuning halves (bench/tune/rerank_sweep.py): weights
 # 0.2-0.4 over the first three or five all ranked three of the four sets higher at rank 1.
 RERANK_TOP = 5
 SENTENCE_WEIGHT = 0.3

@@ -51,7 +51,7 @@ log = logging.getLogger(__name__)
 
 # BM25 over a chunk's section heading counts this much beside its text: the heading names what
 # the passage is about in a few words, where its text spends many; counted twice it cost
-# covid-qa recall@5 on its tuning half (bench/retrieval_tune.py).
+# covid-qa recall@5 on its tuning half (bench/tune/retrieval_tune.py).
 SECTION_BOOST = 1.0
 FTS_RECHECK_S = 10.0
 # LanceDB's default session caches up to 1 GB of table metadata per connection, and each
@@ -69,7 +69,8 @@ ANN_REFINE = 10
 # A search limited to a scope (query/scope.py) filters inside the search: `where` with
 # prefilter, so the k best of the scope come back however few rows it holds. The approximate
 # index searches with the filter as its mask: at 5,000 files it found the same 10 nearest as an
-# exact pass over the scope, in a third of the time (bench/scopes.py).
+# exact pass over the scope, in a third of the time (docs/performance.md, "Scopes and document
+# lists").
 
 
 def _sql_list(values: Iterable[str]) -> str:

@@ -138,9 +138,9 @@ def _password_message(password: str | None) -> str:
 
 PdfReader = Callable[..., list[Page]]  # (path, password[, ocr request])
 PDF_READERS: dict[str, PdfReader] = {"pdfium": _pdfium_pages, "pypdf": _pypdf_pages}
-# On the corpus (bench/readers.py) pdfium is several times faster, keeps the spaces on
-# TeX-made PDFs where pypdf glues words, and opens files without an xref table; pypdf reads a
-# few files pdfium rejects, so it stays as the fallback.
+# On the corpus pdfium is several times faster (bench/results/README.md; the benchmark is gone),
+# keeps the spaces on TeX-made PDFs where pypdf glues words, and opens files without an xref
+# table; pypdf reads a few files pdfium rejects, so it stays as the fallback.
 READER_ORDER: tuple[str, ...] = ("pdfium", "pypdf")
 
 
