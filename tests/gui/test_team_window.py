@@ -17,12 +17,10 @@ from desktop_rag.gui.models import SourcesModel
 from desktop_rag.gui.settings_dialog import SettingsDialog
 from desktop_rag.types import SourcesEvent
 from tests.helpers.s3 import Moto, moto, moto_server, proxy  # noqa: F401
+from tests.helpers.team import NOTICE, OCTOPUS, URI, team_app
 from tests.helpers.window import ask
-from tests.integration.team.common import URI, team_app
 from tests.pdfgen import make_pdf
 
-OCTOPUS = "How many hearts does an octopus have?"
-NOTICE = "How long is the notice period of the tenancy?"
 UNREACHABLE = "The team library at s3://team/library cannot be reached"
 
 

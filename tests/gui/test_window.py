@@ -17,7 +17,7 @@ from desktop_rag.query.prompt import NOTHING_RELEVANT
 from desktop_rag.types import DoneEvent, SourcesEvent, TokenEvent
 from tests.gui.conftest import FakeAnswerService, close, fast_app_factory
 from tests.helpers import processes
-from tests.helpers.window import WAIT_MS
+from tests.helpers.window import WAIT_MS, choose_in_context_menu
 from tests.helpers.window import ask as _ask
 from tests.helpers.window import names as _names
 from tests.helpers.window import wait_indexed as _wait_indexed
@@ -857,33 +857,6 @@ def test_folders_changed_while_a_rebuild_waits_are_indexed_after_it(
     assert str(extra) in paths, "a change queued while the rebuild waited was forgotten"
 
 
-def _choose_in_context_menu(window, path, text, monkeypatch):
-    """Open the documents pane's context menu on `path` and pick the action named `text`."""
-    from PySide6.QtWidgets import QMenu
-
-    from desktop_rag.gui import documents
-    from desktop_rag.gui.models import DocumentsModel, PathRole
-
-    pane = window.documents
-    proxy = pane.proxy
-    index = next(
-        proxy.index(r, DocumentsModel.NAME)
-        for r in range(proxy.rowCount())
-        if proxy.index(r, DocumentsModel.NAME).data(PathRole) == path
-    )
-    offered = []
-
-    class Picking(QMenu):  # a Qt method cannot be patched on the class; a subclass can
-        def exec(self, *args):  # type: ignore[override]
-            offered.extend(a.text() for a in self.actions())
-            return next((a for a in self.actions() if a.text() == text), None)
-
-    monkeypatch.setattr(documents, "QMenu", Picking)
-    pane._on_table_custom_context_menu_requested(pane.table.visualRect(index).center())
-    monkeypatch.setattr(documents, "QMenu", QMenu)
-    assert text in offered, offered
-
-
 def test_a_removed_file_stays_out_until_included_again(
     open_window, animal_pdfs, qtbot, monkeypatch
 ):
@@ -893,14 +866,14 @@ def test_a_removed_file_stays_out_until_included_again(
     zebra = str(animal_pdfs / "zebra.pdf")
     qtbot.waitUntil(lambda: "zebra.pdf" in _names(window, "indexed"), timeout=WAIT_MS)
     qtbot.waitUntil(lambda: not session.indexing, timeout=WAIT_MS)
-    _choose_in_context_menu(window, zebra, "Remove from the index", monkeypatch)
+    choose_in_context_menu(window, zebra, "Remove from the index", monkeypatch)
     qtbot.waitUntil(lambda: "zebra.pdf" in _names(window, "excluded"), timeout=WAIT_MS)
     assert (animal_pdfs / "zebra.pdf").exists()
     session.reindex()  # its folder reconciled again, as the watcher does
     qtbot.waitUntil(lambda: not session.indexing, timeout=WAIT_MS)
     assert "zebra.pdf" in _names(window, "excluded")
     assert all(h.path != zebra for h in session.app.retriever.search("zebra stripes", 10))
-    _choose_in_context_menu(window, zebra, "Include again", monkeypatch)
+    choose_in_context_menu(window, zebra, "Include again", monkeypatch)
     qtbot.waitUntil(lambda: "zebra.pdf" in _names(window, "indexed"), timeout=WAIT_MS)
     assert session.app.retriever.search("zebra stripes flies", 1)[0].path == zebra
 
@@ -909,7 +882,7 @@ def test_dropping_a_removed_file_brings_it_back(open_window, library_dir, qtbot,
     window = open_window()
     session = window.session
     guide = str(library_dir / GUIDE_NAME)
-    _choose_in_context_menu(window, guide, "Remove from the index", monkeypatch)
+    choose_in_context_menu(window, guide, "Remove from the index", monkeypatch)
     qtbot.waitUntil(lambda: GUIDE_NAME in _names(window, "excluded"), timeout=WAIT_MS)
     window.drop_paths([guide])
     qtbot.waitUntil(lambda: GUIDE_NAME in _names(window, "indexed"), timeout=WAIT_MS)

@@ -16,8 +16,7 @@ from desktop_rag import team
 from desktop_rag.config import Settings, settings_file
 from desktop_rag.store import remote
 from tests.helpers.s3 import REGION, Moto
-from tests.integration.team.common import URI, team_app
-from tests.integration.team.test_team_both import OCTOPUS, personal_app
+from tests.helpers.team import OCTOPUS, URI, personal_app, team_app
 
 
 @pytest.fixture

@@ -19,13 +19,8 @@ from desktop_rag.store.remote import Location, RemoteStore, probe_conditional_pu
 from desktop_rag.store.schema import SCHEMA_VERSION, IndexMeta
 from desktop_rag.types import Chunk, DocumentRecord, Status
 from tests.fakes import HashEmbedder
-from tests.helpers.s3 import BUCKET, Moto, proxy
-from tests.integration.team.common import URI, team_app
-
-
-def keys_in(moto: Moto, prefix: str) -> list[str]:
-    pages = moto.s3().get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=prefix)
-    return [o["Key"] for page in pages for o in page.get("Contents", [])]
+from tests.helpers.s3 import Moto, proxy
+from tests.helpers.team import URI, keys_in, team_app
 
 
 def test_index_and_the_three_searches_round_trip(moto: Moto, animal_pdfs: Path) -> None:
