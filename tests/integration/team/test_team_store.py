@@ -15,7 +15,7 @@ from desktop_rag.config import Settings, team_local_dir
 from desktop_rag.errors import IndexMismatchError, ReadOnlyError, StoreError
 from desktop_rag.query.retrieve import Mode
 from desktop_rag.store import remote
-from desktop_rag.store.remote import Location, RemoteStore, probe_conditional_put
+from desktop_rag.store.remote import RemoteStore
 from desktop_rag.store.schema import SCHEMA_VERSION, IndexMeta
 from desktop_rag.types import Chunk, DocumentRecord, Status
 from tests.fakes import HashEmbedder
@@ -100,10 +100,6 @@ def test_a_reader_cannot_create_a_library(moto: Moto) -> None:
         team_app()
 
 
-def test_the_probe_passes_on_a_store_that_honours_conditional_puts(moto: Moto) -> None:
-    probe_conditional_put(moto.s3(), Location.parse(URI))
-
-
 def test_a_store_that_ignores_if_none_match_is_refused(moto: Moto, animal_pdfs: Path) -> None:
     with proxy(moto.endpoint, "strip") as stripping:
         moto.use(endpoint=stripping.endpoint)
@@ -111,10 +107,6 @@ def test_a_store_that_ignores_if_none_match_is_refused(moto: Moto, animal_pdfs: 
             team_app().index([str(animal_pdfs)])
         # Refused before any table was written.
         assert not [k for k in keys_in(moto, "library/") if ".lance" in k]
-        with pytest.raises(StoreError, match="does not honour conditional writes"):
-            from tests.helpers.s3 import client
-
-            probe_conditional_put(client(stripping.endpoint), Location.parse(URI))
 
 
 def _meta() -> IndexMeta:
