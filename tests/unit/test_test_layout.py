@@ -33,7 +33,6 @@ UNTESTED = frozenset(
         "gui/workers.py",
         "infra/cpu.py",
         "infra/faults.py",
-        "infra/keyed.py",
         "infra/single_instance.py",
         "ingest/progress.py",
         "ingest/ray_engine.py",
@@ -49,7 +48,6 @@ UNTESTED = frozenset(
         "ingest/rebuild.py",
         "outlines.py",
         "query/listing.py",
-        "store/lock.py",
         "store/schema.py",
         "types.py",
     }
