@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import html
 import threading
-from collections.abc import Iterator, Sequence
-from dataclasses import replace
+from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QUrl
@@ -15,8 +14,8 @@ from desktop_rag.conversations import Conversation, ConversationStore, Exchange
 from desktop_rag.gui.chat import ChatPane
 from desktop_rag.query.ability import describe
 from desktop_rag.query.compose import Composed
-from desktop_rag.types import AnswerEvent, DoneEvent, Quote, Source
-from tests.gui.conftest import FakeAnswerService
+from desktop_rag.types import DoneEvent, Quote, Source
+from tests.helpers.answers import written
 from tests.helpers.window import WAIT_MS, ask, wait_indexed
 
 CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
@@ -102,72 +101,64 @@ def test_the_label_is_set_apart_from_the_answer(qtbot) -> None:
     assert chat._colors()["muted"] == "#7f7f7f"
 
 
-class ComposingAnswers(FakeAnswerService):
-    """The fake answer service, its answers written by a model it names, with a composed
-    answer that is always the same (or always empty): compose's logic is not the test's."""
-
-    def __init__(self, app, composed: str = COMPOSED) -> None:
-        super().__init__(app)
-        self.composed = composed
-        self.threads: list[threading.Thread] = []
-
-    def ask(self, *args, **kw) -> Iterator[AnswerEvent]:  # type: ignore[no-untyped-def]
-        for event in super().ask(*args, **kw):
-            yield replace(event, model=MODEL) if isinstance(event, DoneEvent) else event
-
-    def compose(self, query: str, sources: Sequence[Source]) -> Composed:
-        self.threads.append(threading.current_thread())
-        if not self.composed:
-            return Composed("", (), (), 0.01)
-        quote = Quote(1, sources[0].path, sources[0].page, QUOTE, 0.9)
-        return Composed(self.composed, (quote,), (1,), 0.9)
-
-
-def _written(open_window, animal_pdfs, qtbot, composed: str = COMPOSED):
-    window = open_window(answer_factory=lambda app: ComposingAnswers(app, composed))
+def _written(open_window, animal_pdfs, qtbot, monkeypatch):
+    """A window whose model (named MODEL) wrote the answer to the octopus question, and the
+    threads the answer service's compose ran on since (it composes when asked to)."""
+    window = open_window(answer_factory=written(name=MODEL))
     window.session.add_folder(str(animal_pdfs))
     wait_indexed(window, qtbot, 4)
     events = ask(window, qtbot, "Why is octopus blood blue?")
     assert isinstance(events[-1], DoneEvent) and events[-1].mode == "written"
-    return window
+    service = window.session.app.answer
+    compose = service.compose
+    threads: list[threading.Thread] = []
+
+    def composing(query: str, sources: Sequence[Source]) -> Composed:
+        threads.append(threading.current_thread())
+        return compose(query, sources)
+
+    monkeypatch.setattr(service, "compose", composing)
+    return window, threads
 
 
 def test_the_documents_sentences_are_composed_off_the_gui_thread_and_shown_in_place(
     open_window, animal_pdfs, qtbot, monkeypatch
 ):
-    window = _written(open_window, animal_pdfs, qtbot)
-    service: ComposingAnswers = window.session.answer
+    window, threads = _written(open_window, animal_pdfs, qtbot, monkeypatch)
     exchange = window.current.exchanges[0]
     written = exchange.answer
     written_label = describe("written", MODEL)
     text = window.chat.view.toPlainText()
     assert written_label in text and SHOW_COMPOSED in text
 
-    with qtbot.waitSignal(window.session.composed, timeout=WAIT_MS):
+    with qtbot.waitSignal(window.session.composed, timeout=WAIT_MS) as blocker:
         window.chat.view.anchorClicked.emit(QUrl("other:0"))
-    assert service.threads and service.threads[0] is not threading.main_thread()
+    assert threads and threads[0] is not threading.main_thread()
+    made: Composed = blocker.args[1]
+    composed, (n, *_) = made.text, made.cited
+    assert composed and "hemocyanin" in composed
     text = window.chat.view.toPlainText()
-    assert describe("composed", MODEL) in text and COMPOSED in text
+    assert describe("composed", MODEL) in text and composed in text
     assert written not in text and written_label not in text
     assert f"Show {MODEL}'s answer" in text and SHOW_COMPOSED not in text
-    assert exchange.answer == COMPOSED and exchange.cited == [1]
-    assert 'href="cite:0:1"' in window.chat.view.toHtml(), "its [1] is a link"
+    assert exchange.answer == composed and exchange.cited == list(made.cited)
+    assert f'href="cite:0:{n}"' in window.chat.view.toHtml(), "its [n] is a link"
 
-    # Its [1] opens the source with the composed answer's quote marked.
+    # Its [n] opens the source with the composed answer's quotes of it marked.
     opened: list[tuple[Source, list[str]]] = []
     monkeypatch.setattr(window.sources, "show_source", lambda s, q=(): opened.append((s, q)))
-    window.chat.view.anchorClicked.emit(QUrl("cite:0:1"))
-    assert opened[-1][0].n == 1 and opened[-1][1] == [QUOTE]
+    window.chat.view.anchorClicked.emit(QUrl(f"cite:0:{n}"))
+    assert opened[-1][0].n == n and opened[-1][1] == [q.text for q in made.quotes if q.n == n]
 
     # Copy answer copies what is shown.
     window.chat.view.anchorClicked.emit(QUrl("copy:0"))
-    assert QGuiApplication.clipboard().text() == COMPOSED
+    assert QGuiApplication.clipboard().text() == composed
 
     # ... and back, without composing again; the written answer's own quotes come back.
     window.chat.view.anchorClicked.emit(QUrl("other:0"))
     text = window.chat.view.toPlainText()
     assert written in text and written_label in text and SHOW_COMPOSED in text
-    assert COMPOSED not in text
+    assert composed not in text
     window.chat.view.anchorClicked.emit(QUrl("copy:0"))
     assert QGuiApplication.clipboard().text() == written
 
@@ -179,25 +170,29 @@ def test_the_documents_sentences_are_composed_off_the_gui_thread_and_shown_in_pl
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow)
     qtbot.keyClick(window.chat.question, Qt.Key.Key_D, CTRL_SHIFT)  # from the question box
-    assert COMPOSED in window.chat.view.toPlainText()
+    assert composed in window.chat.view.toPlainText()
     assert "Show tiny.gguf's answer" in action.text().replace("&", "")
     action.trigger()
     assert written in window.chat.view.toPlainText()
-    assert len(service.threads) == 1, "switching back and forth composes once"
+    assert len(threads) == 1, "switching back and forth composes once"
 
     # What is shown is what is saved: the composed answer, the written one kept beside it.
     action.trigger()
     window.session.lanes.wait(5)
     qtbot.waitUntil(lambda: not window.session.lanes.busy(), timeout=WAIT_MS)
     (saved,) = window.session.conversations.load_all()
-    assert saved.exchanges[0].answer == COMPOSED
+    assert saved.exchanges[0].answer == composed
     assert saved.exchanges[0].other is not None and saved.exchanges[0].other.answer == written
 
 
 def test_when_no_sentence_answers_the_written_answer_stays_and_says_so(
-    open_window, animal_pdfs, qtbot
+    open_window, animal_pdfs, qtbot, monkeypatch
 ):
-    window = _written(open_window, animal_pdfs, qtbot, composed="")
+    window, _threads = _written(open_window, animal_pdfs, qtbot, monkeypatch)
+    # A compose that finds no sentence likely enough to answer (the cross-encoder's verdict):
+    # canned, as the window's side of it is the test.
+    service = window.session.app.answer
+    monkeypatch.setattr(service, "compose", lambda query, sources: Composed("", (), (), 0.01))
     written = window.current.exchanges[0].answer
     with qtbot.waitSignal(window.session.composed, timeout=WAIT_MS):
         window.chat.view.anchorClicked.emit(QUrl("other:0"))

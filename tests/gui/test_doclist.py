@@ -113,7 +113,7 @@ def test_the_kind_is_shown_and_the_user_can_answer_as_another(open_window, anima
 @pytest.mark.slow
 def test_routing_in_the_window_with_the_real_embedder(open_window, qtbot, tmp_path) -> None:
     from tests.conftest import CORPUS
-    from tests.gui.conftest import FakeAnswerService
+    from tests.helpers.answers import composed
 
     if not CORPUS.is_dir():
         pytest.skip("../shared/corpus is not here")
@@ -121,7 +121,7 @@ def test_routing_in_the_window_with_the_real_embedder(open_window, qtbot, tmp_pa
     folder.mkdir()
     for name in ("630.pdf", "650.pdf", "1545.pdf"):
         shutil.copy(CORPUS / "covid-qa" / "pdf" / name, folder / name)
-    window = open_window(app_factory=None, answer_factory=FakeAnswerService, wait=False)
+    window = open_window(app_factory=None, answer_factory=composed, wait=False)
     qtbot.waitUntil(lambda: names(window, "indexed") == {GUIDE_NAME}, timeout=REAL_MS)
     window.session.add_folder(str(folder))
     wait_indexed(window, qtbot, 4, REAL_MS)

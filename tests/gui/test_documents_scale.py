@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,6 @@ from PySide6.QtCore import QModelIndex, Qt
 from desktop_rag.gui import models
 from desktop_rag.gui.documents import DocumentsPane
 from desktop_rag.gui.models import STATUS_ORDER, DocumentsModel, PathRole
-from desktop_rag.gui.session import FileEvents
 from desktop_rag.types import FileEvent, Status
 
 FILES = 5000
@@ -145,29 +143,6 @@ def test_removals_in_a_batch_reset_only_beyond_the_limit(pane, qapp, removed):
     assert (len(removals) > 0) == (removed <= models.BULK_ROWS)
     left = [*paths[removed:], "/late/arrival.pdf"]
     assert _shown(pane) == sorted(left, key=_name_key)
-
-
-def test_events_from_another_thread_arrive_in_order_and_in_batches():
-    wakes: list[object] = []
-    taken: list[FileEvent] = []
-    events = FileEvents(wakes.append)
-    sent = [FileEvent(p, Status.QUEUED) for p in _paths()]
-    done = threading.Event()
-
-    def produce() -> None:
-        for event in sent:
-            events.add(event)
-        done.set()
-
-    thread = threading.Thread(target=produce)
-    thread.start()
-    while not done.is_set() or wakes:
-        if wakes:  # what the GUI thread does on each wake-up
-            wakes.pop()
-            taken.extend(events.take())
-    thread.join()
-    taken.extend(events.take())
-    assert taken == sent
 
 
 def test_void_calls_into_qt_do_not_free_none():

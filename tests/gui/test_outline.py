@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import QUrl
 from PySide6.QtWidgets import QMenu
 
-from tests.helpers.window import names
+from tests.helpers.window import choose_in_context_menu, names
 from tests.pdfgen import make_pdf
 
 PAGES = [
@@ -28,11 +28,10 @@ PAGES = [
 def _outline_from_menu(window, qtbot, monkeypatch, path: str) -> None:
     """Right-click the file's row and choose Outline, as the user does."""
     from desktop_rag.gui import documents
-    from tests.gui.test_window import _choose_in_context_menu
 
     assert documents.QMenu is QMenu
     with qtbot.waitSignal(window.session.answer_finished, timeout=60_000):
-        _choose_in_context_menu(window, path, "Outline", monkeypatch)
+        choose_in_context_menu(window, path, "Outline", monkeypatch)
 
 
 @pytest.fixture

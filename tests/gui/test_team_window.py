@@ -4,8 +4,6 @@ library that hangs leaves the window responsive and the personal library answeri
 
 from __future__ import annotations
 
-import itertools
-import time
 from pathlib import Path
 
 import pytest
@@ -17,12 +15,10 @@ from desktop_rag.gui.models import SourcesModel
 from desktop_rag.gui.settings_dialog import SettingsDialog
 from desktop_rag.types import SourcesEvent
 from tests.helpers.s3 import Moto, moto, moto_server, proxy  # noqa: F401
+from tests.helpers.team import NOTICE, OCTOPUS, URI, team_app
 from tests.helpers.window import ask
-from tests.integration.team.common import URI, team_app
 from tests.pdfgen import make_pdf
 
-OCTOPUS = "How many hearts does an octopus have?"
-NOTICE = "How long is the notice period of the tenancy?"
 UNREACHABLE = "The team library at s3://team/library cannot be reached"
 
 
@@ -147,18 +143,28 @@ def test_a_team_library_that_hangs_never_freezes_the_window(
         else:
             p.mode = "hang"
 
-        ticks: list[float] = []
+        # Each turn of the GUI thread's event loop while the answer waits for its sources, the
+        # team search waiting on the store meanwhile. A GUI thread blocked by that wait turns
+        # once at most before the sources come (a timer's missed ticks are not queued).
+        turns: list[int] = []  # the requests the store had seen at each turn
+        sourced: list[SourcesEvent] = []
+
+        def turned() -> None:
+            if window.session.answering and not sourced:
+                turns.append(p.requests)
+
         timer = QTimer()
-        timer.timeout.connect(lambda: ticks.append(time.monotonic()))
+        timer.timeout.connect(turned)
+        window.session.answer_event.connect(
+            lambda e: sourced.append(e) if isinstance(e, SourcesEvent) else None
+        )
+        before = p.requests
         timer.start(20)
-        t0 = time.monotonic()
-        events = ask(window, qtbot, NOTICE, timeout=15_000)
-        took = time.monotonic() - t0
+        events = ask(window, qtbot, NOTICE, timeout=15_000)  # answered: the wait is bounded
         timer.stop()
-        gaps = [b - a for a, b in itertools.pairwise(ticks)]
-        print(f"team {kind}: answered in {took:.2f} s, longest GUI stall {max(gaps):.3f} s")
-        assert took < 10.0
-        assert max(gaps) < 0.5  # the GUI thread kept turning while the team search waited
+        assert len(turns) >= 3, "the GUI thread kept turning while the team search waited"
+        if kind == "hang":
+            assert max(turns) > before, "... on a request the hung store held"
         sources = next(e for e in events if isinstance(e, SourcesEvent))
         assert UNREACHABLE in sources.notice
         assert sources.sources[0].path.endswith("contract.pdf")

@@ -13,11 +13,13 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication
 from desktop_rag.config import Settings
 from desktop_rag.gui.models import DocumentsModel
 from desktop_rag.library import GUIDE_NAME, GUIDE_QUESTION
+from desktop_rag.query.answer import unbacked_note
 from desktop_rag.query.prompt import NOTHING_RELEVANT
 from desktop_rag.types import DoneEvent, SourcesEvent, TokenEvent
-from tests.gui.conftest import FakeAnswerService, close, fast_app_factory
+from tests.gui.conftest import close, fast_app_factory
 from tests.helpers import processes
-from tests.helpers.window import WAIT_MS
+from tests.helpers.answers import written
+from tests.helpers.window import WAIT_MS, choose_in_context_menu
 from tests.helpers.window import ask as _ask
 from tests.helpers.window import names as _names
 from tests.helpers.window import wait_indexed as _wait_indexed
@@ -86,7 +88,7 @@ def test_a_failed_file_shows_its_reason(open_window, tmp_path, qtbot):
 
 
 def test_asking_shows_sources_first_then_streams_the_answer(open_window, animal_pdfs, qtbot):
-    window = open_window()
+    window = open_window(answer_factory=written())
     window.session.add_folder(str(animal_pdfs))
     _wait_indexed(window, qtbot, 4, WAIT_MS)
     seen_sources_at_first_token: list[int] = []
@@ -110,39 +112,50 @@ def test_asking_shows_sources_first_then_streams_the_answer(open_window, animal_
     window.chat.view.anchorClicked.emit(QUrl("copy:0"))
     assert QGuiApplication.clipboard().text() == window.current.exchanges[0].answer
 
-    # A follow-up carries the finished exchange as history
+    # As many sources as the settings ask for (the library holds more passages than that)
+    assert len(window.current.exchanges[0].sources) == window.session.settings.top_k
+
+    # A follow-up carries the finished exchange as history: the model reads it
     _ask(window, qtbot, "And how many hearts?")
-    _question, history, k = window.session.answer.asked[-1]
-    assert [t.question for t in history] == ["Why is octopus blood blue?"]
-    assert k == window.session.settings.top_k
+    prompt = window.session.app.answer.llm.prompts[-1]
+    assert ("user", "Why is octopus blood blue?") in prompt.messages
 
 
 def _answered(open_window, library, qtbot, answer: str):
     """A window over the library whose model answers `answer` to the octopus question."""
-    window = open_window(answer_factory=lambda app: FakeAnswerService(app, answer=answer))
+    window = open_window(answer_factory=written(answer))
     window.session.add_folder(str(library))
     _wait_indexed(window, qtbot, 4, WAIT_MS)
     _ask(window, qtbot, "Why is octopus blood blue? hemocyanin")
     return window
 
 
-def test_an_answer_naming_what_its_source_lacks_says_so(open_window, animal_pdfs, qtbot):
-    made_up = "According to [1], octopus blood is blue because of hemocyanin, in Paris."
+def test_an_answer_naming_what_its_source_lacks_is_replaced_by_its_sentences_and_says_why(
+    open_window, animal_pdfs, qtbot
+):
+    made_up = (
+        "According to [1], octopus blood is blue because it uses hemocyanin, a copper-rich "
+        "protein, to carry oxygen, in Paris."
+    )
     window = _answered(open_window, animal_pdfs, qtbot, made_up)
+    exchange = window.current.exchanges[0]
+    assert exchange.mode == "composed" and "Paris" not in exchange.answer
+    assert "hemocyanin" in exchange.answer and exchange.cited
     text = window.chat.view.toPlainText()
-    assert "Check this answer: Paris does not appear in its sources." in text
+    assert unbacked_note(["Paris"]) in text
+    assert "in Paris" not in text, "the model's answer is one click away, not shown"
 
 
 def test_an_answer_citing_the_wrong_source_is_cited_to_the_right_one(
     open_window, animal_pdfs, qtbot
 ):
-    wrong = "According to [1], octopuses change the colour of their skin using chromatophores."
+    wrong = "According to [1], an octopus has eight arms and three hearts."
     window = _answered(open_window, animal_pdfs, qtbot, wrong)
     exchange = window.current.exchanges[0]
-    holder = next(s.n for s in exchange.sources if "chromatophores" in s.text)
+    holder = next(s.n for s in exchange.sources if "eight arms" in s.text)
     assert holder != 1 and exchange.cited == [holder] and exchange.recited_from == [1]
     text = window.chat.view.toPlainText()
-    assert f"According to [{holder}], octopuses change" in text
+    assert f"According to [{holder}], an octopus has eight arms" in text
     assert f"Cited [{holder}]: its words are there, not in [1] as the model wrote." in text
 
 
@@ -157,16 +170,19 @@ def test_an_answer_none_of_its_source_holds_is_replaced_by_the_refusal(
     assert "capital of France" not in text and NOTHING_RELEVANT in text
 
 
-def test_an_answer_with_figures_its_sources_lack_says_so_and_keeps_saying_it(
+def test_an_answer_with_figures_its_sources_lack_is_replaced_and_says_so_after_a_restart(
     open_window, animal_pdfs, qtbot
 ):
     made_up = "According to [1], an octopus has 12 hearts and 3.5 litres of blood."
-    window = open_window(answer_factory=lambda app: FakeAnswerService(app, answer=made_up))
+    window = open_window(answer_factory=written(made_up))
     window.session.add_folder(str(animal_pdfs))
     _wait_indexed(window, qtbot, 4, WAIT_MS)
     _ask(window, qtbot, "How many hearts does an octopus have?")
-    note = "Check this answer: 12, 3.5 do not appear in its sources."
+    # Its sentences stand in for the model's answer, which said what they do not.
+    assert window.current.exchanges[0].mode == "composed"
+    note = unbacked_note(["12", "3.5", "litres"])
     assert note in window.chat.view.toPlainText()
+    assert "12 hearts" not in window.chat.view.toPlainText()
     conv_id = window.current.id
     qtbot.waitUntil(lambda: not window.session.lanes.busy("save"), timeout=WAIT_MS)
     assert close(qtbot, window)
@@ -234,9 +250,7 @@ def test_a_source_that_moved_away_says_so(open_window, animal_pdfs, qtbot, tmp_p
 
 
 def test_stop_keeps_the_partial_answer(open_window, animal_pdfs, qtbot):
-    window = open_window(
-        answer_factory=lambda app: FakeAnswerService(app, delay_s=0.2, answer="word " * 200)
-    )
+    window = open_window(answer_factory=written("word " * 200, delay_s=0.2))
     tokens = []
     window.session.answer_event.connect(
         lambda e: tokens.append(e) if isinstance(e, TokenEvent) else None
@@ -316,9 +330,7 @@ def test_indexing_waits_while_an_answer_is_written(open_window, tmp_path, qtbot)
     for i in range(120):
         make_pdf(folder / f"doc{i:03d}.pdf", [f"Document {i} is about topic {i}. " * 20])
 
-    def slow_answers(app):
-        return FakeAnswerService(app, delay_s=0.1, answer=" ".join(["word"] * 12) + " [1].")
-
+    slow_answers = written(" ".join(["word"] * 12) + " [1].", delay_s=0.1)
     window = open_window(app_factory=slow_factory(), answer_factory=slow_answers)
     session = window.session
     session.add_folder(str(folder))
@@ -404,9 +416,7 @@ def test_quitting_during_indexing_is_clean_and_loses_nothing(open_window, tmp_pa
 
 
 def test_quitting_while_answering_saves_the_partial_answer(open_window, qtbot):
-    window = open_window(
-        answer_factory=lambda app: FakeAnswerService(app, delay_s=0.2, answer="word " * 200)
-    )
+    window = open_window(answer_factory=written("word " * 200, delay_s=0.2))
     tokens = []
     window.session.answer_event.connect(
         lambda e: tokens.append(e) if isinstance(e, TokenEvent) else None
@@ -564,9 +574,7 @@ def test_a_password_protected_file_can_be_unlocked(open_window, tmp_path, qtbot,
 
 
 def test_deleting_the_conversation_being_answered_stops_it_for_good(open_window, qtbot):
-    window = open_window(
-        answer_factory=lambda app: FakeAnswerService(app, delay_s=0.2, answer="word " * 200)
-    )
+    window = open_window(answer_factory=written("word " * 200, delay_s=0.2))
     tokens = []
     window.session.answer_event.connect(
         lambda e: tokens.append(e) if isinstance(e, TokenEvent) else None
@@ -599,7 +607,7 @@ def test_a_damaged_index_is_reset_and_filled_again(open_window, animal_pdfs, qtb
 def test_a_new_model_waits_for_the_running_answer_then_loads(open_window, qtbot, tmp_path):
     swaps: list[str] = []
     window = open_window(
-        answer_factory=lambda app: FakeAnswerService(app, delay_s=0.2, answer="word " * 200),
+        answer_factory=written("word " * 200, delay_s=0.2),
         model_swap=lambda app, settings: swaps.append(settings.model_path),
     )
     qtbot.waitUntil(lambda: window.model_label.text() == "Answers: ready", timeout=WAIT_MS)
@@ -857,33 +865,6 @@ def test_folders_changed_while_a_rebuild_waits_are_indexed_after_it(
     assert str(extra) in paths, "a change queued while the rebuild waited was forgotten"
 
 
-def _choose_in_context_menu(window, path, text, monkeypatch):
-    """Open the documents pane's context menu on `path` and pick the action named `text`."""
-    from PySide6.QtWidgets import QMenu
-
-    from desktop_rag.gui import documents
-    from desktop_rag.gui.models import DocumentsModel, PathRole
-
-    pane = window.documents
-    proxy = pane.proxy
-    index = next(
-        proxy.index(r, DocumentsModel.NAME)
-        for r in range(proxy.rowCount())
-        if proxy.index(r, DocumentsModel.NAME).data(PathRole) == path
-    )
-    offered = []
-
-    class Picking(QMenu):  # a Qt method cannot be patched on the class; a subclass can
-        def exec(self, *args):  # type: ignore[override]
-            offered.extend(a.text() for a in self.actions())
-            return next((a for a in self.actions() if a.text() == text), None)
-
-    monkeypatch.setattr(documents, "QMenu", Picking)
-    pane._on_table_custom_context_menu_requested(pane.table.visualRect(index).center())
-    monkeypatch.setattr(documents, "QMenu", QMenu)
-    assert text in offered, offered
-
-
 def test_a_removed_file_stays_out_until_included_again(
     open_window, animal_pdfs, qtbot, monkeypatch
 ):
@@ -893,14 +874,14 @@ def test_a_removed_file_stays_out_until_included_again(
     zebra = str(animal_pdfs / "zebra.pdf")
     qtbot.waitUntil(lambda: "zebra.pdf" in _names(window, "indexed"), timeout=WAIT_MS)
     qtbot.waitUntil(lambda: not session.indexing, timeout=WAIT_MS)
-    _choose_in_context_menu(window, zebra, "Remove from the index", monkeypatch)
+    choose_in_context_menu(window, zebra, "Remove from the index", monkeypatch)
     qtbot.waitUntil(lambda: "zebra.pdf" in _names(window, "excluded"), timeout=WAIT_MS)
     assert (animal_pdfs / "zebra.pdf").exists()
     session.reindex()  # its folder reconciled again, as the watcher does
     qtbot.waitUntil(lambda: not session.indexing, timeout=WAIT_MS)
     assert "zebra.pdf" in _names(window, "excluded")
     assert all(h.path != zebra for h in session.app.retriever.search("zebra stripes", 10))
-    _choose_in_context_menu(window, zebra, "Include again", monkeypatch)
+    choose_in_context_menu(window, zebra, "Include again", monkeypatch)
     qtbot.waitUntil(lambda: "zebra.pdf" in _names(window, "indexed"), timeout=WAIT_MS)
     assert session.app.retriever.search("zebra stripes flies", 1)[0].path == zebra
 
@@ -909,7 +890,7 @@ def test_dropping_a_removed_file_brings_it_back(open_window, library_dir, qtbot,
     window = open_window()
     session = window.session
     guide = str(library_dir / GUIDE_NAME)
-    _choose_in_context_menu(window, guide, "Remove from the index", monkeypatch)
+    choose_in_context_menu(window, guide, "Remove from the index", monkeypatch)
     qtbot.waitUntil(lambda: GUIDE_NAME in _names(window, "excluded"), timeout=WAIT_MS)
     window.drop_paths([guide])
     qtbot.waitUntil(lambda: GUIDE_NAME in _names(window, "indexed"), timeout=WAIT_MS)

@@ -16,7 +16,7 @@ from PySide6.QtCore import QUrl
 
 from desktop_rag.config import Settings
 from desktop_rag.library import GUIDE_NAME, GUIDE_QUESTION
-from tests.gui.conftest import FakeAnswerService
+from tests.helpers.answers import composed
 from tests.helpers.window import ask, names, wait_indexed
 from tests.pdfgen import make_pdf
 
@@ -40,7 +40,7 @@ def _window_env(home: Path) -> dict[str, str]:
 def test_first_start_and_a_folder_of_real_pdfs_with_the_real_embedder(
     open_window, animal_pdfs, qtbot
 ):
-    window = open_window(app_factory=None, answer_factory=FakeAnswerService, wait=False)
+    window = open_window(app_factory=None, answer_factory=composed, wait=False)
     qtbot.waitUntil(lambda: names(window, "indexed") == {GUIDE_NAME}, timeout=REAL_MS)
     qtbot.waitUntil(lambda: window.embedder_label.text() == "Search: ready", timeout=REAL_MS)
     embedder = window.session.app.embedder

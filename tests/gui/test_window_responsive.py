@@ -13,7 +13,7 @@ from desktop_rag.conversations import Conversation
 from desktop_rag.gui.chat import ChatPane
 from desktop_rag.gui.session import ModelState
 from desktop_rag.types import Source
-from tests.gui.conftest import FakeAnswerService
+from tests.helpers.answers import written
 from tests.helpers.window import WAIT_MS, ask, wait_indexed
 from tests.pdfgen import make_pdf
 
@@ -105,8 +105,8 @@ def test_opening_one_pdf_then_another_shows_the_last_one_asked_for(open_window, 
 
 def test_an_answer_in_a_long_conversation_touches_only_its_own_end(open_window, animal_pdfs, qtbot):
     window = open_window(
-        answer_factory=lambda app: FakeAnswerService(
-            app, delay_s=0.005, answer="Octopus blood is blue [1] because of hemocyanin [1, 2]. "
+        answer_factory=written(
+            "Octopus blood is blue [1] because of hemocyanin [1, 2]. ", delay_s=0.005
         )
     )
     window.session.add_folder(str(animal_pdfs))

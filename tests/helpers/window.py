@@ -37,3 +37,30 @@ def ask(window, qtbot, question: str, timeout: int = WAIT_MS) -> list[object]:
         qtbot.keyClick(window.chat.question, Qt.Key.Key_Return)
     window.session.answer_event.disconnect(events.append)
     return events
+
+
+def choose_in_context_menu(window, path: str, text: str, monkeypatch) -> None:
+    """Open the documents pane's context menu on `path` and pick the action named `text`."""
+    from PySide6.QtWidgets import QMenu
+
+    from desktop_rag.gui import documents
+    from desktop_rag.gui.models import DocumentsModel, PathRole
+
+    pane = window.documents
+    proxy = pane.proxy
+    index = next(
+        proxy.index(r, DocumentsModel.NAME)
+        for r in range(proxy.rowCount())
+        if proxy.index(r, DocumentsModel.NAME).data(PathRole) == path
+    )
+    offered = []
+
+    class Picking(QMenu):  # a Qt method cannot be patched on the class; a subclass can
+        def exec(self, *args):  # type: ignore[override]
+            offered.extend(a.text() for a in self.actions())
+            return next((a for a in self.actions() if a.text() == text), None)
+
+    monkeypatch.setattr(documents, "QMenu", Picking)
+    pane._on_table_custom_context_menu_requested(pane.table.visualRect(index).center())
+    monkeypatch.setattr(documents, "QMenu", QMenu)
+    assert text in offered, offered

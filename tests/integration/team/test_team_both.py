@@ -21,40 +21,12 @@ from desktop_rag.types import DoneEvent, SourcesEvent
 from tests.fakes import FakeLlm, HashEmbedder, WordTokenizer
 from tests.helpers.cli import run_in_process
 from tests.helpers.s3 import Moto, proxy
-from tests.integration.team.common import URI, team_app
-from tests.integration.team.test_team_store import keys_in
-from tests.pdfgen import make_pdf
+from tests.helpers.team import NOTICE, OCTOPUS, URI, keys_in, personal_app, team_app
 
-OCTOPUS = "How many hearts does an octopus have?"
-NOTICE = "How long is the notice period of the tenancy?"
 UNREACHABLE = (
     "The team library at s3://team/library cannot be reached; your personal library still answers"
 )
 BOUND_S = 10.0
-
-
-def personal_app(tmp_path: Path, with_contract: bool = True) -> App:
-    """This desktop's own library (a folder), with a tenancy contract the team does not hold."""
-    app = build_app(
-        Settings(data_dir=str(tmp_path / "personal")),
-        embedder=HashEmbedder(),
-        tokenizer=WordTokenizer,
-        params=ChunkParams(sections=0),
-        isolate=False,
-        llm=FakeLlm(),
-    )
-    app.answer.mode = "composed"
-    if with_contract:
-        folder = tmp_path / "mine"
-        make_pdf(
-            folder / "contract.pdf",
-            [
-                "Tenancy agreement between the landlord and the tenant of the flat.",
-                "The notice period of the tenancy is three months, given in writing.",
-            ],
-        )
-        assert app.index([str(folder)]).indexed == 1
-    return app
 
 
 @pytest.fixture

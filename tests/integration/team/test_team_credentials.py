@@ -18,8 +18,7 @@ from desktop_rag.query.kind import PASSAGE
 from desktop_rag.routing import Questions
 from desktop_rag.store import remote
 from tests.helpers.s3 import REGION, Moto
-from tests.integration.team.common import URI, team_app
-from tests.integration.team.test_team_both import OCTOPUS, personal_app
+from tests.helpers.team import OCTOPUS, URI, personal_app, team_app
 
 
 @pytest.fixture

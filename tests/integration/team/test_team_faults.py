@@ -16,7 +16,7 @@ import pytest
 from desktop_rag.errors import UnreachableError
 from desktop_rag.store import remote
 from tests.helpers.s3 import Moto, Proxy, proxy
-from tests.integration.team.common import URI, team_app
+from tests.helpers.team import URI, team_app
 
 BOUND_S = 10.0
 MESSAGE = (

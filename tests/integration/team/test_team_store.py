@@ -15,17 +15,12 @@ from desktop_rag.config import Settings, team_local_dir
 from desktop_rag.errors import IndexMismatchError, ReadOnlyError, StoreError
 from desktop_rag.query.retrieve import Mode
 from desktop_rag.store import remote
-from desktop_rag.store.remote import Location, RemoteStore, probe_conditional_put
+from desktop_rag.store.remote import RemoteStore
 from desktop_rag.store.schema import SCHEMA_VERSION, IndexMeta
 from desktop_rag.types import Chunk, DocumentRecord, Status
 from tests.fakes import HashEmbedder
-from tests.helpers.s3 import BUCKET, Moto, proxy
-from tests.integration.team.common import URI, team_app
-
-
-def keys_in(moto: Moto, prefix: str) -> list[str]:
-    pages = moto.s3().get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=prefix)
-    return [o["Key"] for page in pages for o in page.get("Contents", [])]
+from tests.helpers.s3 import Moto, proxy
+from tests.helpers.team import URI, keys_in, team_app
 
 
 def test_index_and_the_three_searches_round_trip(moto: Moto, animal_pdfs: Path) -> None:
@@ -87,10 +82,8 @@ def test_read_only_users_search_and_are_told_plainly_they_cannot_write(
     extra = tmp_path / "more"
     extra.mkdir()
     (extra / "note.txt").write_text("Giraffes sleep about thirty minutes a day.\n")
-    t0 = time.monotonic()
     with pytest.raises(ReadOnlyError, match="read-only for you"):
         app.index([str(extra)])
-    assert time.monotonic() - t0 < 10
     with pytest.raises(ReadOnlyError, match="read-only"):
         app.remove([str(animal_pdfs / "zebra.pdf")])
     moto.use(writer)
@@ -105,10 +98,6 @@ def test_a_reader_cannot_create_a_library(moto: Moto) -> None:
         team_app()
 
 
-def test_the_probe_passes_on_a_store_that_honours_conditional_puts(moto: Moto) -> None:
-    probe_conditional_put(moto.s3(), Location.parse(URI))
-
-
 def test_a_store_that_ignores_if_none_match_is_refused(moto: Moto, animal_pdfs: Path) -> None:
     with proxy(moto.endpoint, "strip") as stripping:
         moto.use(endpoint=stripping.endpoint)
@@ -116,10 +105,6 @@ def test_a_store_that_ignores_if_none_match_is_refused(moto: Moto, animal_pdfs: 
             team_app().index([str(animal_pdfs)])
         # Refused before any table was written.
         assert not [k for k in keys_in(moto, "library/") if ".lance" in k]
-        with pytest.raises(StoreError, match="does not honour conditional writes"):
-            from tests.helpers.s3 import client
-
-            probe_conditional_put(client(stripping.endpoint), Location.parse(URI))
 
 
 def _meta() -> IndexMeta:

@@ -16,7 +16,7 @@ from desktop_rag.store.schema import SCHEMA_VERSION, IndexMeta
 from desktop_rag.types import Chunk, DocumentRecord, Status
 from tests.fakes import HashEmbedder
 from tests.helpers.s3 import Moto, proxy
-from tests.integration.team.common import URI
+from tests.helpers.team import URI
 
 ROWS = 10000
 K = 40  # what the Retriever asks for

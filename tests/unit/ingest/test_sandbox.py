@@ -308,17 +308,21 @@ def test_readers_that_never_read_a_file_stop_the_run_with_a_message(tmp_path):
 
     thread = threading.Thread(target=breaker, daemon=True)
     thread.start()
-    t0 = time.monotonic()
+    results = []
     try:
         with pytest.raises(DesktopRagError, match="Nothing was lost"):
-            for _ in box.run(sandbox.Job(p) for p in paths):
-                pass
+            for result in box.run(sandbox.Job(p) for p in paths):
+                results.append(result)
     finally:
         stop.set()
         thread.join()
         box.close()
     assert len(broken) == sandbox.MAX_FRUITLESS_POOLS
-    assert time.monotonic() - t0 < 30
+    # Stopped without waiting for any reader's time limit: a file whose reader hangs comes
+    # back as a time-out only when its limit is up, and none did; the files in flight when a
+    # pool broke are to be retried.
+    assert all(o.kind != FailKind.TIMEOUT for _, o in results)
+    assert all("will be retried" in str(o) for _, o in results)
 
 
 def test_a_broken_pool_counts_once_however_often_its_files_turn_up() -> None:

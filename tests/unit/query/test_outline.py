@@ -21,47 +21,11 @@ from desktop_rag.query.outline import (
 )
 from desktop_rag.types import DocumentRecord, Progress
 from tests.fakes import HashEmbedder
-
-EMB = HashEmbedder()
-
-BATTERY = (
-    "The battery charges fully in about two hours from the supplied adapter. "
-    "Charge the battery before the first use of the device at home. "
-    "The battery lasts for ten hours of music playback on one charge."
-)
-SCREEN = (
-    "The screen brightness adapts to the light of the room automatically. "
-    "Clean the screen with a soft dry cloth and never with any solvent. "
-    "Penguins breed during the long Antarctic winter on the sea ice."
-)
-
-
-def _row(i: int, page: int, text: str, section: str = "", nav: bool = False) -> dict[str, Any]:
-    return {
-        "chunk_id": f"doc:{i:05d}",
-        "doc_id": "doc",
-        "path": "/docs/manual.pdf",
-        "page": page,
-        "start": 0,
-        "end": len(text),
-        "text": text,
-        "section": section,
-        "nav": nav,
-        "vector": EMB.embed([text])[0],
-    }
-
-
-def _manual() -> list[dict[str, Any]]:
-    power = "2 Power"
-    return [
-        _row(0, 1, "A short guide to the device and how to use it well every day.", "1 Intro"),
-        _row(1, 2, BATTERY, f"{power}{SEPARATOR}2.1 Battery"),
-        _row(2, 3, SCREEN, "3 Screen"),
-    ]
+from tests.helpers.rows import BATTERY, EMB, SCREEN, manual, row
 
 
 def test_sections_are_the_heading_paths_and_every_prefix_shows() -> None:
-    parts, headings = parts_of(_manual(), 3)
+    parts, headings = parts_of(manual(), 3)
     assert headings
     assert [(p.title, p.level, p.page) for p in parts] == [
         ("1 Intro", 0, 1),
@@ -74,11 +38,11 @@ def test_sections_are_the_heading_paths_and_every_prefix_shows() -> None:
 
 def test_a_title_used_again_later_is_a_section_of_its_own() -> None:
     rows = [
-        _row(0, 1, BATTERY, "Foo"),
-        _row(1, 1, SCREEN, "Bar"),
-        _row(2, 2, BATTERY, "Foo"),
-        _row(3, 2, SCREEN, f"Foo{SEPARATOR}Sub"),
-        _row(4, 3, SCREEN, f"Baz{SEPARATOR}Sub"),
+        row(0, 1, BATTERY, "Foo"),
+        row(1, 1, SCREEN, "Bar"),
+        row(2, 2, BATTERY, "Foo"),
+        row(3, 2, SCREEN, f"Foo{SEPARATOR}Sub"),
+        row(4, 3, SCREEN, f"Baz{SEPARATOR}Sub"),
     ]
     parts, _ = parts_of(rows, 3)
     assert [(p.title, p.level, p.chunks) for p in parts] == [
@@ -92,7 +56,7 @@ def test_a_title_used_again_later_is_a_section_of_its_own() -> None:
 
 
 def test_each_section_keeps_its_central_sentences_verbatim_with_their_pages() -> None:
-    outline = build_outline(_manual(), EMB, path="/docs/manual.pdf", section_sentences=2)
+    outline = build_outline(manual(), EMB, path="/docs/manual.pdf", section_sentences=2)
     by_title = {s.title: s for s in outline.sections}
     assert by_title["2 Power"].sentences == ()
     battery = by_title["2.1 Battery"].sentences
@@ -110,15 +74,15 @@ def test_each_section_keeps_its_central_sentences_verbatim_with_their_pages() ->
 
 def test_a_long_section_does_not_take_the_whole_gist() -> None:
     penguins = [
-        _row(i, 10 + i, f"Emperor penguins number {i} breed on the sea ice in the dark winter.",
+        row(i, 10 + i, f"Emperor penguins number {i} breed on the sea ice in the dark winter.",
              "Appendix")
         for i in range(30)
     ]  # fmt: skip
     rows = [
-        _row(100, 1, BATTERY, "Battery"),
-        _row(101, 2, "The charger of the battery is charged in two hours of charging time.",
+        row(100, 1, BATTERY, "Battery"),
+        row(101, 2, "The charger of the battery is charged in two hours of charging time.",
              "Charger"),
-        _row(102, 3, "The battery charge lasts for ten hours of music on one battery charge.",
+        row(102, 3, "The battery charge lasts for ten hours of music on one battery charge.",
              "Battery life"),
         *penguins,
     ]  # fmt: skip
@@ -128,8 +92,8 @@ def test_a_long_section_does_not_take_the_whole_gist() -> None:
 
 def test_sentences_come_from_the_nearest_chunks_that_have_any() -> None:
     table = "Net sales 805 805 805 52.9 1,048 1,048 1,048 70.1 12.3 14,694"
-    rows = [_row(i, 1, table, "Results") for i in range(5)]
-    rows.append(_row(5, 2, "Net sales of the year were 1,048 million on a reported basis.",
+    rows = [row(i, 1, table, "Results") for i in range(5)]
+    rows.append(row(5, 2, "Net sales of the year were 1,048 million on a reported basis.",
                      "Results"))  # fmt: skip
     outline = build_outline(rows, EMB)
     assert [s.page for s in outline.sections[0].sentences] == [2]
@@ -142,7 +106,7 @@ def test_a_sentence_much_like_one_kept_is_passed_over() -> None:
         "The battery charges fully in about two hours from the adapter today. "
         "Storing the battery cold keeps its charge for months on the shelf."
     )
-    outline = build_outline([_row(0, 1, text, "Battery")], EMB, section_sentences=2)
+    outline = build_outline([row(0, 1, text, "Battery")], EMB, section_sentences=2)
     kept = [s.text for s in outline.sections[0].sentences]
     assert len(kept) == 2
     assert "Storing the battery cold keeps its charge for months on the shelf." in kept
@@ -154,7 +118,7 @@ def test_halves_of_sentences_at_a_chunks_edges_are_not_kept() -> None:
         "The battery lasts for ten hours of music playback on one charge. "
         "Charge the battery before the first use and keep it"
     )
-    outline = build_outline([_row(0, 1, text, "Battery")], EMB, section_sentences=3)
+    outline = build_outline([row(0, 1, text, "Battery")], EMB, section_sentences=3)
     assert [s.text for s in outline.sections[0].sentences] == [
         "The battery lasts for ten hours of music playback on one charge."
     ]
@@ -169,7 +133,7 @@ def test_table_rows_and_runs_without_a_full_stop_are_not_sentences() -> None:
         "Keep the battery away from heat and sunlight while it is charging. "
         "(2) Includes the losses on the battery business sold in fiscal year 2022."
     )
-    kept = build_outline([_row(0, 1, text, "Battery")], EMB, section_sentences=4)
+    kept = build_outline([row(0, 1, text, "Battery")], EMB, section_sentences=4)
     assert [s.text for s in kept.sections[0].sentences] == [
         "The battery charges fully in about two hours from the supplied adapter.",
         "Keep the battery away from heat and sunlight while it is charging.",
@@ -178,9 +142,9 @@ def test_table_rows_and_runs_without_a_full_stop_are_not_sentences() -> None:
 
 def test_bookmarks_give_the_sections_even_those_that_start_inside_a_chunk() -> None:
     rows = [
-        _row(0, 1, BATTERY, "Results"),
-        _row(1, 2, SCREEN, "Outlook"),  # "Balance Sheet" starts on page 2 too, inside this chunk
-        _row(2, 3, BATTERY, "Results"),  # a second "Results", after the first two
+        row(0, 1, BATTERY, "Results"),
+        row(1, 2, SCREEN, "Outlook"),  # "Balance Sheet" starts on page 2 too, inside this chunk
+        row(2, 3, BATTERY, "Results"),  # a second "Results", after the first two
     ]
     bookmarks = [(0, "Results", 1), (0, "Outlook", 2), (0, "Balance Sheet", 2), (0, "Results", 3)]
     outline = build_outline(rows, EMB, headings=bookmarks)
@@ -195,8 +159,8 @@ def test_bookmarks_give_the_sections_even_those_that_start_inside_a_chunk() -> N
 
 def test_navigation_pages_are_left_out() -> None:
     rows = [
-        _row(0, 1, "Contents of the manual with every section listed here in order.", nav=True),
-        *_manual(),
+        row(0, 1, "Contents of the manual with every section listed here in order.", nav=True),
+        *manual(),
     ]
     outline = build_outline(rows, EMB)
     assert all(s.page != 1 or s.text.startswith("A short") for s in outline.gist)
@@ -204,7 +168,7 @@ def test_navigation_pages_are_left_out() -> None:
 
 
 def test_a_document_without_headings_is_cut_into_parts_of_pages() -> None:
-    rows = [_row(i, i + 1, f"Page {i + 1} tells of the battery and the screen here. " + BATTERY)
+    rows = [row(i, i + 1, f"Page {i + 1} tells of the battery and the screen here. " + BATTERY)
             for i in range(25)]  # fmt: skip
     outline = build_outline(rows, EMB)
     assert not outline.headings
@@ -217,7 +181,7 @@ def test_a_document_without_headings_is_cut_into_parts_of_pages() -> None:
 
 
 def test_only_the_sentences_of_the_chunks_nearest_the_mean_are_embedded() -> None:
-    rows = [_row(i, i + 1, BATTERY.replace("two", str(i + 2)), "Battery") for i in range(40)]
+    rows = [row(i, i + 1, BATTERY.replace("two", str(i + 2)), "Battery") for i in range(40)]
     embedder = HashEmbedder()
     build_outline(rows, embedder, gist_sentences=0)
     # 40 chunks of 3 sentences: only CANDIDATE_CHUNKS of them are split and embedded.
@@ -226,7 +190,7 @@ def test_only_the_sentences_of_the_chunks_nearest_the_mean_are_embedded() -> Non
 
 def test_progress_counts_up_to_the_sections_and_cancel_stops_the_build() -> None:
     seen: list[Progress] = []
-    build_outline(_manual(), EMB, on_progress=seen.append)
+    build_outline(manual(), EMB, on_progress=seen.append)
     assert seen[0].files_done == 0 and seen[-1].files_done == seen[-1].files_total == 5
     assert [p.files_done for p in seen] == sorted(p.files_done for p in seen)
 
@@ -237,11 +201,11 @@ def test_progress_counts_up_to_the_sections_and_cancel_stops_the_build() -> None
             cancel.set()
 
     with pytest.raises(Cancelled):
-        build_outline(_manual(), EMB, on_progress=cancel_at_second, cancel=cancel)
+        build_outline(manual(), EMB, on_progress=cancel_at_second, cancel=cancel)
 
 
 def test_the_outline_reads_back_from_json_and_as_text() -> None:
-    outline = build_outline(_manual(), EMB, path="/docs/manual.pdf", pages=3)
+    outline = build_outline(manual(), EMB, path="/docs/manual.pdf", pages=3)
     again = Outline.from_json(outline.to_json())
     assert again == outline
     text = outline.text()
@@ -281,7 +245,7 @@ def _record(sha: str = "a" * 64) -> DocumentRecord:
 
 
 def test_an_outline_is_built_once_per_document_version(tmp_path: Path) -> None:
-    store = _Store(_manual(), _record())
+    store = _Store(manual(), _record())
     embedder = HashEmbedder()
     service = OutlineService(store, embedder, tmp_path / "outlines")
     first = service.outline("/docs/manual.pdf")
@@ -300,7 +264,7 @@ def test_an_outline_is_built_once_per_document_version(tmp_path: Path) -> None:
 
 
 def test_a_cancelled_outline_is_not_kept(tmp_path: Path) -> None:
-    store = _Store(_manual(), _record())
+    store = _Store(manual(), _record())
     service = OutlineService(store, HashEmbedder(), tmp_path / "outlines")
     cancel = threading.Event()
     cancel.set()
@@ -320,7 +284,7 @@ def test_an_outline_becomes_an_answer_citing_each_page_once() -> None:
     from desktop_rag.query.outline import outline_events
     from desktop_rag.types import DoneEvent, QuotesEvent, SourcesEvent, TokenEvent
 
-    outline = build_outline(_manual(), EMB, path="/docs/manual.pdf", pages=3)
+    outline = build_outline(manual(), EMB, path="/docs/manual.pdf", pages=3)
     sources, quotes, token, done = outline_events(outline)
     assert isinstance(sources, SourcesEvent) and isinstance(quotes, QuotesEvent)
     assert isinstance(token, TokenEvent) and isinstance(done, DoneEvent)
@@ -350,16 +314,16 @@ def test_every_bookmark_is_listed_with_its_page_even_with_no_sentences_of_its_ow
     from desktop_rag.query.outline import outline_events
 
     rows = [
-        _row(0, 1, BATTERY, "Results"),
-        _row(1, 2, SCREEN, "Outlook"),
-        _row(2, 3, BATTERY, "Results"),
+        row(0, 1, BATTERY, "Results"),
+        row(1, 2, SCREEN, "Outlook"),
+        row(2, 3, BATTERY, "Results"),
     ]
     bookmarks = [(0, "Results", 1), (0, "Outlook", 2), (0, "Balance Sheet", 2), (0, "Results", 3)]
     outline = build_outline(rows, EMB, path="/docs/report.pdf", headings=bookmarks)
     assert "Balance Sheet (p. 2)" in outline.text()
     done = outline_events(outline)[-1]
     assert "Balance Sheet [" in done.answer and "Outlook [" in done.answer
-    nested = build_outline(_manual(), EMB, path="/docs/manual.pdf", pages=3)
+    nested = build_outline(manual(), EMB, path="/docs/manual.pdf", pages=3)
     assert "2 Power" in nested.text() and "2 Power" in outline_events(nested)[-1].answer
 
 
@@ -370,9 +334,9 @@ def test_a_section_of_tables_without_a_whole_sentence_is_still_listed_with_its_p
 
     table = "Total assets 17,003 16,867 Total liabilities 12,234 11,846 Equity 4,769 5,021"
     rows = [
-        _row(0, 1, BATTERY, "Results"),
-        _row(1, 2, SCREEN, "Outlook"),
-        _row(2, 3, table, "Balance Sheet"),
+        row(0, 1, BATTERY, "Results"),
+        row(1, 2, SCREEN, "Outlook"),
+        row(2, 3, table, "Balance Sheet"),
     ]
     bookmarks = [(0, "Results", 1), (0, "Outlook", 2), (0, "Balance Sheet", 3)]
     outline = build_outline(rows, EMB, path="/docs/report.pdf", headings=bookmarks)

@@ -9,13 +9,13 @@ from desktop_rag.query.outline import build_outline, outline_events
 from desktop_rag.query.summary import summary_events
 from desktop_rag.types import DoneEvent, QuotesEvent, SourcesEvent, TokenEvent
 from tests.fakes import FakeLlm, HashEmbedder
-from tests.unit.query.test_outline import _manual
+from tests.helpers.rows import manual
 
 EMB = HashEmbedder()
 
 
 def _outline():
-    return build_outline(_manual(), EMB, path="/docs/manual.pdf", pages=3)
+    return build_outline(manual(), EMB, path="/docs/manual.pdf", pages=3)
 
 
 def _no_rarity(word: str) -> float:
