@@ -96,9 +96,9 @@ def main() -> int:
     answer_factory = default_answerer
     if args.fake_answers:
         sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-        from tests.gui.conftest import FakeAnswerService
+        from tests.helpers.answers import composed
 
-        answer_factory = FakeAnswerService
+        answer_factory = composed
     session = Session(Settings.load(), answer_factory=answer_factory)
     window = MainWindow(session, quit_on_close=False)
     window.resize(1400, 860)

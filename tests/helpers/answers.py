@@ -11,7 +11,8 @@ from tests.fakes import FakeLlm
 
 if TYPE_CHECKING:
     from desktop_rag.app import App
-    from desktop_rag.library_service import Answerer, AnswerFactory
+    from desktop_rag.library_service import AnswerFactory
+    from desktop_rag.routing import Answerer
 
 # A written answer its first source (octopus.pdf's page 2, for "Why is octopus blood blue?")
 # backs word for word: the service shows it as written.

@@ -19,8 +19,10 @@ from desktop_rag.errors import (
     StoreError,
     UnreachableError,
 )
+from desktop_rag.query.kind import PASSAGE
+from desktop_rag.routing import Questions
 from desktop_rag.store.remote import RemoteStore
-from desktop_rag.team import TEAM, BothRetriever, TeamConfig, TeamSearch, merge, source_name
+from desktop_rag.team import TEAM, TeamConfig, TeamSearch, merge, source_name
 from desktop_rag.types import DoneEvent, Hit, SourcesEvent, Timings
 from tests.helpers.s3 import Moto, moto, moto_server  # noqa: F401
 from tests.helpers.team import NOTICE, URI, personal_app
@@ -160,7 +162,8 @@ def test_the_notice_is_added_to_the_sources_and_an_empty_library_says_why(
 ) -> None:
     app = personal_app(tmp_path, with_contract=False)
     failing = Failing(UnreachableError("no answer"))
-    both = BothRetriever(app.retriever, failing)
+    both = app.retriever
+    both.team = failing
     events = [SourcesEvent((), "Searching by words only."), DoneEvent("x", (), Timings())]
 
     def answered():  # type: ignore[no-untyped-def]
@@ -190,20 +193,18 @@ def test_attached_the_personal_library_answers_with_one_notice_and_detached_alon
     moto: Moto,  # noqa: F811
 ) -> None:
     app = personal_app(tmp_path)  # its contract answers NOTICE; the bucket holds no library
-    personal = app.retriever
+    retriever, store = app.retriever, app.answer.store
     searched = team.attach(app, app.settings, URI)
-    assert searched is not None and isinstance(app.retriever, BothRetriever)
-    assert app.answer.retriever is app.retriever
-    answers = team.answers(app.answer, app)
-    assert isinstance(answers, team.TeamAnswers)
-    events = list(answers.ask(NOTICE))
+    assert searched is not None and app.retriever.team is searched
+    assert app.retriever is retriever and app.answer.retriever is retriever  # nothing replaced
+    assert app.answer.store is store and isinstance(store, team.BothStores)
+    events = list(Questions(app).ask(NOTICE, kind=PASSAGE))
     sources = next(e for e in events if isinstance(e, SourcesEvent))
     assert sources.notice.count("no team library at s3://team/library yet") == 1
     assert "Your personal library still answers." in sources.notice
     assert sources.sources[0].path.endswith("contract.pdf") and not sources.sources[0].library
 
     assert team.attach(app, Settings(), None) is None
-    assert app.answer.store is app.store
-    assert app.retriever.team is None and app.retriever.personal is personal  # type: ignore[attr-defined]
+    assert app.retriever.team is None and app.retriever is retriever
     sources = next(e for e in app.answer.ask(NOTICE) if isinstance(e, SourcesEvent))
     assert not sources.notice, "alone again: nothing to say of a team library"
