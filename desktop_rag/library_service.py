@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from desktop_rag.config import Settings, default_library_dir
-from desktop_rag.errors import DesktopRagError, user_message
+from desktop_rag.errors import DesktopRagError, UsageError, user_message
 from desktop_rag.infra.paths import is_under, normalize
 from desktop_rag.routing import Answerer, Questions
 from desktop_rag.types import DocumentRecord, IndexReport, Page
@@ -28,6 +28,8 @@ from desktop_rag.types import DocumentRecord, IndexReport, Page
 if TYPE_CHECKING:
     from desktop_rag.app import App
     from desktop_rag.engines.llm import Llm
+    from desktop_rag.ingest.control import RunControl
+    from desktop_rag.ingest.pipeline import IngestService
     from desktop_rag.ingest.progress import FileFn, ProgressFn
     from desktop_rag.ingest.sandbox import ReadFn
     from desktop_rag.library import Copied
@@ -182,14 +184,20 @@ class LibraryService:
         self.questions = Questions(app, self.answer)
 
     def _attach_team(self, app: App) -> None:
-        """Search the settings' team library beside this one (desktop_rag/team.py; nothing is
-        opened here)."""
-        from desktop_rag import team
-
+        """The settings' team library searched beside this one; an address that is none is
+        logged, not raised (the window's settings say so where it is typed)."""
         try:
-            team.attach(app, self.settings)
+            self.use_team(app)
         except DesktopRagError as exc:  # a hand-edited address that is none
             log.warning("team library not searched: %s", exc)
+
+    def use_team(self, app: App | None = None, uri: str | None = None) -> None:
+        """Search the settings' team library (or `uri`, the command line's --team; "none" for
+        none) beside this one from the next question on (desktop_rag/team.py; nothing is
+        opened here). Raises StoreError for an address that is no team library's."""
+        from desktop_rag import team
+
+        team.attach(app or self._opened(), self.settings, uri)
 
     def notices(self) -> list[str]:
         """What opening found that the user must be told (a stale index is asked about)."""
@@ -243,11 +251,16 @@ class LibraryService:
         return Edit(index=(path,))
 
     def read_with_ocr(self, path: str) -> Edit:
-        """Read every page of this PDF with OCR from now on (its text layer is garbage): the
-        next run records the wish in the index and reads the file again."""
+        """Read every page of this PDF (or of the PDFs in this folder) with OCR from now on
+        (its text layer is garbage): the next run records the wish in the index and reads the
+        file again. Raises UsageError for a file that is not a PDF."""
         app = self.app
         if app is None:
             return Edit()
+        if os.path.isfile(path) and not path.lower().endswith(".pdf"):
+            raise UsageError(
+                f"{path} is not a PDF: only PDFs are read with OCR. Name the PDF files to read."
+            )
         app.ingest.ocr_requested.add(path)
         return Edit(index=(path,))
 
@@ -323,6 +336,43 @@ class LibraryService:
 
     def documents(self) -> list[DocumentRecord]:
         return self._opened().store.documents()
+
+    def index(
+        self,
+        paths: Sequence[str],
+        control: RunControl | None = None,
+        *,
+        ocr: bool = False,
+        ingest: IngestService | None = None,
+    ) -> IndexReport:
+        """Index the files and folders the user named (the command line's `index`), with what a
+        reset index held before. Refused while the index was built differently: `rebuild`
+        replaces it. `ocr`: every page of these PDFs is read with OCR from now on. `ingest`:
+        another service to run it (Ray's, ingest/ray_engine.py), the app's by default."""
+        app = self._opened()
+        if app.stale is not None:
+            minutes = max(1, round(app.rebuild_estimate_s() / 60))
+            raise UsageError(
+                f"{app.stale} A rebuild should take about {minutes} "
+                f"minute{'s' if minutes != 1 else ''}."
+            )
+        if ocr:
+            for path in paths:
+                if os.path.isfile(path) and not path.lower().endswith(".pdf"):
+                    raise UsageError(f"{path} is not a PDF: only PDFs are read with OCR.")
+            for path in paths:
+                self.read_with_ocr(path)
+        roots = [*paths, *(app.roots() if app.needs_reindex else [])]
+        if ingest is not None:
+            return ingest.index(roots, control)
+        return app.index(roots, control)
+
+    def recover(self, control: RunControl | None = None) -> IndexReport | None:
+        """Index again what a reset index held (it was damaged and moved aside, and the
+        notices say so); None when there is nothing to index again."""
+        app = self._opened()
+        roots = app.roots() if app.needs_reindex else []
+        return app.index(roots, control) if roots else None
 
     def reindex(
         self,

@@ -12,7 +12,7 @@ import textwrap
 from pathlib import Path
 
 README = Path(__file__).resolve().parents[1] / "README.md"
-BEGIN = "<!-- cli: generated from desktop_rag/cli.py by tools/readme_cli.py; do not edit -->"
+BEGIN = "<!-- cli: generated from desktop_rag/cli/parser.py by tools/readme_cli.py; do not edit -->"
 END = "<!-- cli: end -->"
 WIDTH = 100
 INDENT = 4  # a command's description and options, under its usage line
@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.check:
         print(
-            "README.md's command-line block differs from desktop_rag/cli.py's parser: "
+            "README.md's command-line block differs from desktop_rag/cli/parser.py's parser: "
             "run `python tools/readme_cli.py` and commit the result",
             file=sys.stderr,
         )

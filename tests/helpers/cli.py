@@ -44,7 +44,7 @@ def run_in_process(app, argv: list[str], capsys) -> tuple[int, str, str]:  # typ
     for name, default in (("data_dir", None), ("json", False), ("verbose", False)):
         if not hasattr(args, name):
             setattr(args, name, default)
-    command = commands._COMMANDS[args.command]
+    command = commands.COMMANDS[args.command]
     code = commands.run_core(args, command, sys.stdout, sys.stderr, app_factory=lambda: app)
     captured = capsys.readouterr()
     return code, captured.out, captured.err

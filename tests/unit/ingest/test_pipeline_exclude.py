@@ -31,7 +31,9 @@ def _paths(app):
 def _status_json(app, capsys):
     args = cli.build_parser().parse_args(["status", "--json"])
     args.verbose = False
-    code = cli.run_core(args, cli._cmd_status, sys.stdout, sys.stderr, app_factory=lambda: app)
+    code = cli.run_core(
+        args, cli.indexing.cmd_status, sys.stdout, sys.stderr, app_factory=lambda: app
+    )
     assert code == 0
     return json.loads(capsys.readouterr().out)
 

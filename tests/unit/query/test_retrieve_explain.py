@@ -34,7 +34,9 @@ def _search(app: App, argv: list[str], capsys: pytest.CaptureFixture[str]) -> st
     for name, default in (("data_dir", None), ("json", False), ("verbose", False)):
         if not hasattr(args, name):
             setattr(args, name, default)
-    code = cli.run_core(args, cli._cmd_search, sys.stdout, sys.stderr, app_factory=lambda: app)
+    code = cli.run_core(
+        args, cli.asking.cmd_search, sys.stdout, sys.stderr, app_factory=lambda: app
+    )
     assert code == 0
     return capsys.readouterr().out
 

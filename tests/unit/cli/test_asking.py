@@ -47,7 +47,7 @@ def run_ask(
     app.ingest.index([str(data_dir.parent / "library")])
     import sys
 
-    code = cli.run_core(args, cli._cmd_ask, sys.stdout, sys.stderr, app_factory=lambda: app)
+    code = cli.run_core(args, cli.asking.cmd_ask, sys.stdout, sys.stderr, app_factory=lambda: app)
     return code, capsys.readouterr()
 
 
