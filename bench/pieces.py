@@ -73,7 +73,7 @@ def account(files: Sequence[Path], params_json: dict[str, int]) -> dict[str, Any
     """Both sides' word pieces on `files`, per page and in all."""
     from desktop_rag.ingest.chunk import ChunkParams, bundled_tokenizer, chunk_pages, embedded_text
     from desktop_rag.ingest.extract import extract
-    from desktop_rag.ingest.outline import layout_pages
+    from desktop_rag.ingest.layout import layout_pages
 
     params = replace(ChunkParams(), **params_json)
     tok = bundled_tokenizer()

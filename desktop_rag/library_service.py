@@ -22,15 +22,15 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from desktop_rag.config import Settings, default_library_dir
 from desktop_rag.errors import DesktopRagError, UsageError, user_message
 from desktop_rag.infra.paths import is_under, normalize
+from desktop_rag.ingest.control import RunControl
 from desktop_rag.routing import Answerer, Questions
 from desktop_rag.types import DocumentRecord, IndexReport, Page
 
 if TYPE_CHECKING:
     from desktop_rag.app import App
     from desktop_rag.engines.llm import Llm
-    from desktop_rag.ingest.control import RunControl
     from desktop_rag.ingest.pipeline import IngestService
-    from desktop_rag.ingest.progress import FileFn, ProgressFn
+    from desktop_rag.ingest.progress import ProgressFn
     from desktop_rag.ingest.sandbox import ReadFn
     from desktop_rag.library import Copied
 
@@ -374,21 +374,10 @@ class LibraryService:
         roots = app.roots() if app.needs_reindex else []
         return app.index(roots, control) if roots else None
 
-    def reindex(
-        self,
-        roots: Sequence[str],
-        on_progress: ProgressFn | None = None,
-        cancel: threading.Event | None = None,
-        *,
-        pause: threading.Event | None = None,
-        on_file: FileFn | None = None,
-    ) -> IndexReport:
+    def reindex(self, roots: Sequence[str], control: RunControl | None = None) -> IndexReport:
         """Reconcile these roots with the index (ingest/watch.py says how)."""
-        from desktop_rag.ingest.control import RunControl
         from desktop_rag.ingest.watch import reindex
 
-        cancel = cancel or threading.Event()
-        control = RunControl(on_progress=on_progress, on_file=on_file, cancel=cancel, pause=pause)
         return reindex(self._opened(), roots, control)
 
     def rebuild(
@@ -463,7 +452,8 @@ class LibraryService:
                 pending = self.take_pending()
                 if pending:
                     with progress() if progress is not None else nullcontext(None) as on_progress:
-                        report = self.reindex(pending, on_progress, stop)
+                        control = RunControl(on_progress=on_progress, cancel=stop)
+                        report = self.reindex(pending, control)
                     if report.cancelled:
                         break
                     on_report(report)

@@ -298,7 +298,7 @@ class Questions:
             return
         if routed.route.kind == DOCUMENT and routed.document:
             from desktop_rag.errors import Cancelled
-            from desktop_rag.outlines import document_events, outline_service
+            from desktop_rag.outline_service import document_events, outline_service
 
             try:
                 built = outline_service(app).outline(routed.document, cancel=cancel)

@@ -328,7 +328,7 @@ def cmd_collection(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_outline(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from desktop_rag.outlines import outline_service
+    from desktop_rag.outline_service import outline_service
 
     service = outline_service(app)
     path = os.path.abspath(os.path.expanduser(args.file))

@@ -23,6 +23,7 @@ from desktop_rag.config import Settings
 from desktop_rag.conversations import Conversation, ConversationStore
 from desktop_rag.errors import user_message
 from desktop_rag.gui.workers import Job, Lanes
+from desktop_rag.ingest.control import RunControl
 from desktop_rag.library_service import (
     NO_MODEL,
     AnswerFactory,
@@ -357,9 +358,10 @@ class Session(QObject):
 
         def run(job: Job) -> tuple[IndexReport, list[Any]]:
             events = FileEvents(job.report)
-            report = library.reindex(
-                roots, job.report, job.cancel, pause=job.pause, on_file=events.add
+            control = RunControl(
+                on_progress=job.report, on_file=events.add, cancel=job.cancel, pause=job.pause
             )
+            report = library.reindex(roots, control)
             return report, library.documents()
 
         self._start_index_job(run, "index")
@@ -590,7 +592,7 @@ class Session(QObject):
         if self._answer_job is not None:
             return False
         from desktop_rag.errors import Cancelled
-        from desktop_rag.outlines import document_events, outline_service
+        from desktop_rag.outline_service import document_events, outline_service
         from desktop_rag.types import DoneEvent, Timings
 
         service = outline_service(app)

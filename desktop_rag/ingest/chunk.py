@@ -12,7 +12,7 @@ from desktop_rag.locations import SEPARATOR
 from desktop_rag.types import Chunk, Page
 
 if TYPE_CHECKING:
-    from desktop_rag.ingest.outline import PageLayout
+    from desktop_rag.ingest.layout import PageLayout
 
 
 class TokenOffsets(Protocol):
@@ -183,7 +183,7 @@ def chunk_pages(
 ) -> list[Chunk]:
     """Split every page into overlapping chunks that never cross a page boundary.
 
-    With `layouts` (ingest/outline.py), a page is cut only within its body (its running
+    With `layouts` (ingest/layout.py), a page is cut only within its body (its running
     headers and footers are left out), each chunk gets the heading in force at its middle,
     and the chunks of a navigation page are marked `nav`.
     """

@@ -22,8 +22,8 @@ from desktop_rag.ingest.readers.pdf import READER_ORDER, read_pdf
 from desktop_rag.types import FailKind, Page
 
 if TYPE_CHECKING:
+    from desktop_rag.ingest.layout import Heading
     from desktop_rag.ingest.ocr import OcrRequest
-    from desktop_rag.ingest.outline import Heading
     from desktop_rag.ingest.readers import FormatReader
 
 __all__ = ["ExtractError", "Extracted", "extract", "sha256_file"]
@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True, slots=True)
 class Extracted:
     """The pages of one file, the reader that produced them, the file's content hash, its
-    outline (a PDF's bookmarks, ingest/outline.py; empty for other formats) and its own date
+    outline (a PDF's bookmarks, ingest/layout.py; empty for other formats) and its own date
     (a PDF's metadata, ingest/dates.py; 0 when it says none)."""
 
     pages: list[Page]

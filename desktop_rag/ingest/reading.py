@@ -12,8 +12,8 @@ from desktop_rag.ingest import sandbox
 from desktop_rag.ingest.chunk import ChunkParams, TokenOffsets, chunk_pages
 from desktop_rag.ingest.engine import Run
 from desktop_rag.ingest.extract import Extracted, ExtractError
+from desktop_rag.ingest.layout import layout_pages
 from desktop_rag.ingest.ocr import with_boxes
-from desktop_rag.ingest.outline import layout_pages
 from desktop_rag.ingest.progress import OcrProgress
 from desktop_rag.ingest.scan import Decision, doc_id_for
 from desktop_rag.types import Chunk

@@ -27,8 +27,8 @@ from pebble import ProcessExpired, ProcessPool
 from desktop_rag.errors import DesktopRagError
 from desktop_rag.infra import memory, priority
 from desktop_rag.ingest.extract import Extracted, ExtractError, extract
+from desktop_rag.ingest.layout import Heading
 from desktop_rag.ingest.ocr import OcrDeferred, OcrRequest
-from desktop_rag.ingest.outline import Heading
 from desktop_rag.types import FailKind, Page
 
 log = logging.getLogger(__name__)

@@ -1,7 +1,7 @@
 """The outline of one indexed document, built without the language model.
 
 Its sections are the heading paths its chunks were indexed under (PDF bookmarks, detected
-headings, the sections of other formats; ingest/outline.py); a document without headings is cut
+headings, the sections of other formats; ingest/layout.py); a document without headings is cut
 into parts of a few pages. Each section gets its most central sentences: the chunks nearest the
 section's mean vector (the vectors stored in the index, not recomputed) are split into
 sentences, only those sentences are embedded, and the ones nearest the mean are kept, each

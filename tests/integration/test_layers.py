@@ -15,7 +15,9 @@ FOUNDATION = {"config", "errors", "types", "locations", "cleaning"}
 # What each layer may import from desktop_rag (besides itself), bottom to top. The services
 # at the top use any core layer; only the window, and the CLI to open it, use gui.
 CORE = FOUNDATION | {"infra", "engines", "store", "ingest", "query"}
-SERVICES = {"app", "library", "library_service", "conversations", "outlines", "routing", "team"}
+SERVICES = {
+    "app", "library", "library_service", "conversations", "outline_service", "routing", "team",
+}  # fmt: skip
 MAY_IMPORT: dict[str, set[str]] = {
     "foundation": FOUNDATION,
     "infra": FOUNDATION,

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from desktop_rag.cleaning import clean_text
 from desktop_rag.ingest.dates import date_of, pdf_date
+from desktop_rag.ingest.layout import Heading, outline_of, read_outline
 from desktop_rag.ingest.ocr import OcrDeferred
-from desktop_rag.ingest.outline import Heading, outline_of, read_outline
 from desktop_rag.ingest.readers.base import ExtractError, cap_page, corrupt_message
 from desktop_rag.types import FailKind, Page
 

@@ -118,7 +118,7 @@ def test_text_is_not_a_navigation_line(line: str) -> None:
 
 
 def test_navigation_lines_are_cut_from_sections_of_every_format() -> None:
-    from desktop_rag.ingest.outline import layout_pages
+    from desktop_rag.ingest.layout import layout_pages
     from desktop_rag.types import Page
 
     sections = [

@@ -7,7 +7,7 @@ from pathlib import Path
 import pypdf
 
 from desktop_rag.ingest.chunk import ChunkParams, chunk_pages, document_title, embedded_text
-from desktop_rag.ingest.outline import Heading, heading_lines, layout_pages, read_outline
+from desktop_rag.ingest.layout import Heading, heading_lines, layout_pages, read_outline
 from desktop_rag.locations import SEPARATOR
 from desktop_rag.types import Page
 from tests.fakes import WordTokenizer

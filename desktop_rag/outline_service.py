@@ -19,7 +19,7 @@ OUTLINES_DIR = "outlines"  # under the data folder: derived data, rebuilt when m
 
 def bookmarks(path: str) -> list[tuple[int, str, int]]:
     """A PDF's bookmarks as the outline wants them, (level, title, page); [] for other files."""
-    from desktop_rag.ingest.outline import read_outline
+    from desktop_rag.ingest.layout import read_outline
 
     if not path.lower().endswith(".pdf"):
         return []
