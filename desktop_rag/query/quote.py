@@ -46,12 +46,29 @@ TERM_WEIGHT = 0.4
 BM25_K1 = 1.2
 BM25_B = 0.75
 
+# What may open a sentence after a stop: a digit or a capital of any alphabet (Latin with its
+# accents, Greek, Cyrillic: "Étape", "Über"), or a letter of a script without capitals
+# (Chinese, Japanese, Korean).
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CAPITAL = (
+    "A-Z0-9" + "".join(re.escape(chr(c)) for c in range(0xC0, 0x530) if chr(c).isupper()) + _CJK
+)
+# Chinese and Japanese end a sentence with a full-width stop and no space after it; the words
+# have no spaces between them either: such a run counts a word for every two characters.
+_CJK_STOPS = "。！？"
+_CJK_CLOSERS = "」』）】〕”’"
+_CJK_CHAR = re.compile(f"[{_CJK}]")
 # A sentence ends at . ! or ? followed by a space and a capital, digit or opening mark; not
-# after a lone capital or a common abbreviation ("e.g. The", "Fig. 3", "J. Smith").
+# after a lone capital or a common abbreviation ("e.g. The", "Fig. 3", "J. Smith", German's
+# "z. B. Die", "d. h.", "Nr. 5"; a lone small letter is often a unit: "for 45 s. The"); or at
+# 。！？ unless a closing mark follows ("「…。」と言った").
 _SENTENCE_END = re.compile(
-    r"(?<!\b[A-Z]\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bFig\.)(?<!\bfig\.)(?<!\bal\.)"
-    r"(?<!\bvs\.)(?<!\bNo\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bSt\.)"
-    r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+(?=[\"'(\[]?[A-Z0-9])"
+    r"(?<!\b[A-Z]\.)(?<!\bz\.)(?<!\bd\.)(?<!\bu\.)(?<!\bo\.)"
+    r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bFig\.)(?<!\bfig\.)"
+    r"(?<!\bal\.)(?<!\bvs\.)(?<!\bNo\.)(?<!\bNr\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bSt\.)"
+    r"(?<!\bvgl\.)(?<!\bbzw\.)(?<!\bca\.)(?<!\bAbs\.)(?<!\bArt\.)"
+    rf"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+(?=[\"'(\[«„“]?[{_CAPITAL}])"
+    rf"|(?<=[{_CJK_STOPS}])(?![{_CJK_CLOSERS}])\s*"
 )
 _GAP = " … "
 _WORD = re.compile(r"[A-Za-z0-9]+(?:[-'][A-Za-z0-9]+)*")
@@ -89,18 +106,32 @@ def content_words(text: str) -> list[str]:
     return out
 
 
+def words_in(text: str) -> int:
+    """How many words a sentence has: those between spaces, and one for every two characters
+    of Chinese, Japanese or Korean, which puts no spaces between its words."""
+    cjk = len(_CJK_CHAR.findall(text))
+    if not cjk:
+        return len(text.split())
+    return len(_CJK_CHAR.sub(" ", text).split()) + cjk // 2
+
+
 def split_sentences(text: str) -> list[str]:
     """The sentences of a source, verbatim; a run of words with no full stop is cut into
-    pieces of at most MAX_WORDS words."""
+    pieces of at most MAX_WORDS words (a run of Chinese or Japanese, of 2 x MAX_WORDS
+    characters)."""
     out: list[str] = []
     for part in text.split(_GAP):
         for sentence in _SENTENCE_END.split(part):
             sentence = sentence.strip().removesuffix("…").strip()
             words = sentence.split(" ")
-            for i in range(0, len(words), MAX_WORDS):
-                piece = " ".join(words[i : i + MAX_WORDS])
-                if len(piece.split()) >= MIN_WORDS:
-                    out.append(piece)
+            if len(words) == 1 and words_in(sentence) > MAX_WORDS:
+                size = 2 * MAX_WORDS
+                pieces = [sentence[i : i + size] for i in range(0, len(sentence), size)]
+            else:
+                pieces = [
+                    " ".join(words[i : i + MAX_WORDS]) for i in range(0, len(words), MAX_WORDS)
+                ]
+            out.extend(piece for piece in pieces if words_in(piece) >= MIN_WORDS)
     return out
 
 
@@ -128,8 +159,8 @@ _GOES_ON = re.compile(r"(?:\b(?:Inc|Ltd|Corp|Co|Cos|Bros|Jr|Sr)|\b[ap]\.m)\.$")
 # A reference number a page prints before a sentence ("22 For example, …").
 _LABEL_END = re.compile(r"(?<=:)[ \t]*\n(?=[ \t]*[A-Z])")
 _LEADING_MARK = re.compile(r"^\d{1,3} (?=[A-Z][a-z])")
-_STOP = re.compile(r"[.!?][\"”')\]]*$")
-_OPENS = re.compile(r"^[\"“'(\[]?[A-Z0-9$€£]")
+_STOP = re.compile(rf"[.!?][\"”')\]]*$|[{_CJK_STOPS}][{_CJK_CLOSERS}]*$")
+_OPENS = re.compile(rf"^[\"“'(\[«„]?[{_CAPITAL}$€£]")
 
 
 def metadata(text: str) -> bool:
@@ -221,8 +252,11 @@ def answer_blocks(text: str, page_start: bool = True, whole: bool = False) -> li
 WIDEN_REACH = 400
 # Where a sentence or a paragraph ends on a page: a stop (with its closing quote or bracket)
 # before white space and a capital (not "U.S. beauty") or the page's end, or an empty line.
-_ENDS = re.compile(r"[.!?][\"”')\]]*(?=\s+[\"“'(\[•]?[A-Z0-9]|\s*$)|\n[ \t]*\n")
-_ENDS_BEFORE = re.compile(r"(?:[.!?][\"”')\]]*|\n[ \t]*\n)\s*$")
+_ENDS = re.compile(
+    rf"[.!?][\"”')\]]*(?=\s+[\"“'(\[•«„]?[{_CAPITAL}]|\s*$)|\n[ \t]*\n"
+    rf"|[{_CJK_STOPS}][{_CJK_CLOSERS}]*"
+)
+_ENDS_BEFORE = re.compile(rf"(?:[.!?][\"”')\]]*|[{_CJK_STOPS}][{_CJK_CLOSERS}]*|\n[ \t]*\n)\s*$")
 
 
 def widen(hit: Hit, page: str) -> Hit:
@@ -301,7 +335,7 @@ def _whole_sentences(text: str, cut: bool) -> list[Block]:
                 else ""
             )
             sentence = _LEADING_MARK.sub("", sentence)
-            if metadata(sentence) or not MIN_WORDS <= len(sentence.split()) <= MAX_WORDS:
+            if metadata(sentence) or not MIN_WORDS <= words_in(sentence) <= MAX_WORDS:
                 continue
             if not side and not _OPENS.match(sentence) and not _CODE_START.match(sentence):
                 continue

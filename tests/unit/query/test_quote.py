@@ -191,3 +191,76 @@ def test_an_option_list_entry_is_a_sentence_though_it_starts_with_the_option() -
     ]
     prose = "It was seen in vitro.\nand Western blots showed a band at 40 kDa."
     assert answer_sentences(prose) == [" ".join(prose.split())]
+
+
+# -- sentences in other languages (issue 46, item 3) ---------------------------------------------
+
+
+def test_chinese_and_japanese_sentences_end_at_their_full_stops() -> None:
+    """No space follows 。！？, and no space parts the words: a page in Chinese or Japanese had
+    no sentence at all, so no quote and no composed answer."""
+    chinese = "数据库已经在昨天晚上备份完毕。请在维护窗口内重新启动服务器！这样做安全吗？"
+    assert split_sentences(chinese) == [
+        "数据库已经在昨天晚上备份完毕。",
+        "请在维护窗口内重新启动服务器！",
+        "这样做安全吗？",
+    ]
+    japanese = (
+        "バックアップは昨夜完了しました。「サーバーを再起動してください。」と管理者が言った。"
+    )
+    assert split_sentences(japanese)[0] == "バックアップは昨夜完了しました。"
+    assert len(split_sentences(japanese)) == 2
+
+
+def test_a_long_run_of_chinese_with_no_full_stop_is_cut_into_pieces() -> None:
+    run = "服务器" * 200
+    pieces = split_sentences(run)
+    assert len(pieces) > 1 and "".join(pieces) == run
+
+
+def test_a_sentence_may_start_with_an_accented_capital() -> None:
+    text = "Le fichier de configuration est lu au démarrage. Étape suivante : le service démarre."
+    assert split_sentences(text) == [
+        "Le fichier de configuration est lu au démarrage.",
+        "Étape suivante : le service démarre.",
+    ]
+    german = "Die Sicherung läuft jede Nacht um zwei Uhr. Über das Menü wird sie geändert."
+    assert len(split_sentences(german)) == 2
+
+
+def test_german_and_french_abbreviations_do_not_end_a_sentence() -> None:
+    text = "Die Datei, z. B. die Konfiguration, wird gelesen. Siehe Nr. 5 im Handbuch dazu."
+    assert split_sentences(text) == [
+        "Die Datei, z. B. die Konfiguration, wird gelesen.",
+        "Siehe Nr. 5 im Handbuch dazu.",
+    ]
+
+
+def test_the_composed_answers_sentences_in_other_languages_are_whole() -> None:
+    """answer_sentences (what a composed answer is made of) gave no sentence of a Chinese page,
+    ran two French sentences into one at "Étape", and cut a German one at "z. B."."""
+    from desktop_rag.query.quote import answer_sentences
+
+    chinese = "数据库已经在昨天晚上备份完毕。请在维护窗口内重新启动服务器！这样做安全吗？"
+    assert answer_sentences(chinese) == [
+        "数据库已经在昨天晚上备份完毕。",
+        "请在维护窗口内重新启动服务器！",
+        "这样做安全吗？",
+    ]
+    french = "Le fichier de configuration est lu au démarrage. Étape suivante : le service démarre."
+    assert answer_sentences(french) == [
+        "Le fichier de configuration est lu au démarrage.",
+        "Étape suivante : le service démarre.",
+    ]
+    german = "Die Datei, z. B. die Konfiguration, wird gelesen. Über das Menü wird sie geändert."
+    assert answer_sentences(german) == [
+        "Die Datei, z. B. die Konfiguration, wird gelesen.",
+        "Über das Menü wird sie geändert.",
+    ]
+
+
+def test_a_word_count_counts_two_characters_of_chinese_as_a_word() -> None:
+    from desktop_rag.query.quote import words_in
+
+    assert words_in("The boiler warranty lasts five years.") == 6
+    assert words_in("这样做安全吗？") == 4 and words_in("The 服务器 restarts") == 3
