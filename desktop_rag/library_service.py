@@ -41,6 +41,15 @@ NO_MODEL = "No answer model is available in this build."
 BUILT_IN_MODEL = "Gemma 3 270M (built in)"
 
 
+def _only_pdfs(paths: Sequence[str]) -> None:
+    """Raise UsageError naming the first file that is not a PDF (folders pass: their PDFs)."""
+    for path in paths:
+        if os.path.isfile(path) and not path.lower().endswith(".pdf"):
+            raise UsageError(
+                f"{path} is not a PDF: only PDFs are read with OCR. Name the PDF files to read."
+            )
+
+
 @runtime_checkable
 class WithLlm(Protocol):
     """An answer service that says which model it answers with (the real one does)."""
@@ -257,10 +266,7 @@ class LibraryService:
         app = self.app
         if app is None:
             return Edit()
-        if os.path.isfile(path) and not path.lower().endswith(".pdf"):
-            raise UsageError(
-                f"{path} is not a PDF: only PDFs are read with OCR. Name the PDF files to read."
-            )
+        _only_pdfs([path])
         app.ingest.ocr_requested.add(path)
         return Edit(index=(path,))
 
@@ -357,9 +363,7 @@ class LibraryService:
                 f"minute{'s' if minutes != 1 else ''}."
             )
         if ocr:
-            for path in paths:
-                if os.path.isfile(path) and not path.lower().endswith(".pdf"):
-                    raise UsageError(f"{path} is not a PDF: only PDFs are read with OCR.")
+            _only_pdfs(paths)  # all checked before any is asked for
             for path in paths:
                 self.read_with_ocr(path)
         roots = [*paths, *(app.roots() if app.needs_reindex else [])]
