@@ -8,11 +8,13 @@ import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from desktop_rag.errors import Cancelled
 from desktop_rag.query.outline import Outline, OutlineService, outline_events
-from desktop_rag.types import AnswerEvent
+from desktop_rag.types import AnswerEvent, DoneEvent, Timings
 
 if TYPE_CHECKING:
     from desktop_rag.app import App
+    from desktop_rag.ingest.progress import ProgressFn
 
 OUTLINES_DIR = "outlines"  # under the data folder: derived data, rebuilt when missing
 
@@ -24,6 +26,22 @@ def bookmarks(path: str) -> list[tuple[int, str, int]]:
     if not path.lower().endswith(".pdf"):
         return []
     return [(h.level, h.title, h.page) for h in read_outline(path)]
+
+
+def document_answer(
+    app: App,
+    path: str,
+    cancel: threading.Event | None = None,
+    on_progress: ProgressFn | None = None,
+) -> Iterator[AnswerEvent]:
+    """A document's outline as an answer's events (document_events), built now or read from
+    the cache; a cancel while it is built ends it with a cancelled answer ("Stopped.")."""
+    try:
+        built = outline_service(app).outline(path, on_progress=on_progress, cancel=cancel)
+    except Cancelled:
+        yield DoneEvent("", (), Timings(), cancelled=True)
+        return
+    yield from document_events(app, built, cancel)
 
 
 def document_events(

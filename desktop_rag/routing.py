@@ -297,14 +297,8 @@ class Questions:
             yield from listing_events(app, question, scope)
             return
         if routed.route.kind == DOCUMENT and routed.document:
-            from desktop_rag.errors import Cancelled
-            from desktop_rag.outline_service import document_events, outline_service
+            from desktop_rag.outline_service import document_answer
 
-            try:
-                built = outline_service(app).outline(routed.document, cancel=cancel)
-            except Cancelled:  # Esc while the outline was being built
-                yield DoneEvent("", (), Timings(), cancelled=True)
-                return
-            yield from document_events(app, built, cancel)
+            yield from document_answer(app, routed.document, cancel)
             return
         yield from self.answers.ask(question, history, k=k, cancel=cancel, scope=scope)

@@ -591,18 +591,10 @@ class Session(QObject):
             return False
         if self._answer_job is not None:
             return False
-        from desktop_rag.errors import Cancelled
-        from desktop_rag.outline_service import document_events, outline_service
-        from desktop_rag.types import DoneEvent, Timings
-
-        service = outline_service(app)
+        from desktop_rag.outline_service import document_answer
 
         def run(job: Job) -> Iterator[AnswerEvent]:
-            try:
-                built = service.outline(path, on_progress=job.report, cancel=job.cancel)
-            except Cancelled:  # the window says "Stopped."
-                return iter([DoneEvent("", (), Timings(), cancelled=True)])
-            return document_events(app, built, job.cancel)
+            return document_answer(app, path, job.cancel, on_progress=job.report)
 
         job = Job(run, "outline")
         job.signals.progress.connect(self.outline_progress.emit)
