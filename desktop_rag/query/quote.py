@@ -58,6 +58,8 @@ _CAPITAL = (
 _CJK_STOPS = "。！？"
 _CJK_CLOSERS = "」』）】〕”’"
 _CJK_CHAR = re.compile(f"[{_CJK}]")
+# A stop with the closing quotes or brackets after it, in either kind of script.
+_STOP_MARK = rf"(?:[.!?][\"”')\]]*|[{_CJK_STOPS}][{_CJK_CLOSERS}]*)"
 # A sentence ends at . ! or ? followed by a space and a capital, digit or opening mark; not
 # after a lone capital or a common abbreviation ("e.g. The", "Fig. 3", "J. Smith", German's
 # "z. B. Die", "d. h.", "Nr. 5"; a lone small letter is often a unit: "for 45 s. The"); or at
@@ -159,7 +161,7 @@ _GOES_ON = re.compile(r"(?:\b(?:Inc|Ltd|Corp|Co|Cos|Bros|Jr|Sr)|\b[ap]\.m)\.$")
 # A reference number a page prints before a sentence ("22 For example, …").
 _LABEL_END = re.compile(r"(?<=:)[ \t]*\n(?=[ \t]*[A-Z])")
 _LEADING_MARK = re.compile(r"^\d{1,3} (?=[A-Z][a-z])")
-_STOP = re.compile(rf"[.!?][\"”')\]]*$|[{_CJK_STOPS}][{_CJK_CLOSERS}]*$")
+_STOP = re.compile(rf"{_STOP_MARK}$")
 _OPENS = re.compile(rf"^[\"“'(\[«„]?[{_CAPITAL}$€£]")
 
 
@@ -256,7 +258,7 @@ _ENDS = re.compile(
     rf"[.!?][\"”')\]]*(?=\s+[\"“'(\[•«„]?[{_CAPITAL}]|\s*$)|\n[ \t]*\n"
     rf"|[{_CJK_STOPS}][{_CJK_CLOSERS}]*"
 )
-_ENDS_BEFORE = re.compile(rf"(?:[.!?][\"”')\]]*|[{_CJK_STOPS}][{_CJK_CLOSERS}]*|\n[ \t]*\n)\s*$")
+_ENDS_BEFORE = re.compile(rf"(?:{_STOP_MARK}|\n[ \t]*\n)\s*$")
 
 
 def widen(hit: Hit, page: str) -> Hit:
