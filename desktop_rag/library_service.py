@@ -41,6 +41,17 @@ NO_MODEL = "No answer model is available in this build."
 BUILT_IN_MODEL = "Gemma 3 270M (built in)"
 
 
+def _rebuild_takes(estimate_s: float) -> str:
+    """How long a rebuild should take, in whole minutes (at least one)."""
+    minutes = max(1, round(estimate_s / 60))
+    return f"A rebuild should take about {minutes} minute{'s' if minutes != 1 else ''}"
+
+
+def _reset_roots(app: App) -> list[str]:
+    """What a damaged index, moved aside and started afresh, held: to index again."""
+    return app.roots() if app.needs_reindex else []
+
+
 def _only_pdfs(paths: Sequence[str]) -> None:
     """Raise UsageError naming the first file that is not a PDF (folders pass: their PDFs)."""
     for path in paths:
@@ -149,11 +160,9 @@ class LibraryService:
 
     def rebuild_question(self, estimate_s: float) -> str:
         """What to ask the user before rebuilding an index that was built differently."""
-        minutes = max(1, round(estimate_s / 60))
-        return (
-            f"{self.app.stale if self.app else ''}\n\nA rebuild should take about {minutes} "
-            f"minute{'s' if minutes != 1 else ''}; the current index keeps answering meanwhile."
-        )
+        stale = self.app.stale if self.app else ""
+        takes = _rebuild_takes(estimate_s)
+        return f"{stale}\n\n{takes}; the current index keeps answering meanwhile."
 
     @property
     def model_name(self) -> str:
@@ -175,7 +184,7 @@ class LibraryService:
             self.settings.save()
         app = self._app_factory(self.settings)
         # A damaged index was reset: what was indexed before comes back.
-        roots = app.roots() if app.needs_reindex else []
+        roots = _reset_roots(app)
         estimate = app.rebuild_estimate_s() if app.stale is not None else 0.0
         return Opened(first, app, app.store.documents(), roots, estimate)
 
@@ -357,16 +366,12 @@ class LibraryService:
         another service to run it (Ray's, ingest/ray_engine.py), the app's by default."""
         app = self._opened()
         if app.stale is not None:
-            minutes = max(1, round(app.rebuild_estimate_s() / 60))
-            raise UsageError(
-                f"{app.stale} A rebuild should take about {minutes} "
-                f"minute{'s' if minutes != 1 else ''}."
-            )
+            raise UsageError(f"{app.stale} {_rebuild_takes(app.rebuild_estimate_s())}.")
         if ocr:
             _only_pdfs(paths)  # all checked before any is asked for
             for path in paths:
                 self.read_with_ocr(path)
-        roots = [*paths, *(app.roots() if app.needs_reindex else [])]
+        roots = [*paths, *_reset_roots(app)]
         if ingest is not None:
             return ingest.index(roots, control)
         return app.index(roots, control)
@@ -375,7 +380,7 @@ class LibraryService:
         """Index again what a reset index held (it was damaged and moved aside, and the
         notices say so); None when there is nothing to index again."""
         app = self._opened()
-        roots = app.roots() if app.needs_reindex else []
+        roots = _reset_roots(app)
         return app.index(roots, control) if roots else None
 
     def reindex(self, roots: Sequence[str], control: RunControl | None = None) -> IndexReport:
