@@ -70,13 +70,12 @@ def cmd_watch(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> i
 
     from desktop_rag.infra import processes
     from desktop_rag.infra.paths import normalize
-    from desktop_rag.library_service import LibraryService
 
     roots = [normalize(p) for p in args.paths]
     missing = [r for r in roots if not os.path.exists(r)]
     if missing:
         raise UsageError(f"Not found: {', '.join(missing)}. Check the path and try again.")
-    library = LibraryService(app.settings, app=app, save_settings=False)
+    library = library_of(app)
     stop = threading.Event()
 
     def on_signal(signum: int, frame: object) -> None:
