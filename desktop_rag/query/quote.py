@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from desktop_rag.engines.embed import Embedder
+from desktop_rag.store.grams import grams, has_cjk
 from desktop_rag.types import Hit, Quote, Source
 
 if TYPE_CHECKING:
@@ -105,6 +106,8 @@ def content_words(text: str) -> list[str]:
         if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
             word = word[:-1]
         out.append(word)
+    # Chinese and Japanese words, as the full-text index reads them: pairs of characters.
+    out.extend(pair for pair in grams(text).split() if has_cjk(pair))
     return out
 
 

@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from desktop_rag.errors import IndexDamagedError, IndexMismatchError, StoreError
 from desktop_rag.infra import faults
+from desktop_rag.store.grams import grams
 from desktop_rag.store.lock import writer
 from desktop_rag.store.schema import (
     ADDED_CHUNK_COLUMNS,
@@ -31,6 +32,7 @@ from desktop_rag.store.schema import (
     CHUNK_EXTRAS,
     CHUNKS,
     DOCUMENTS,
+    GRAMS,
     HIT_EXTRAS,
     META_FILE,
     PENDING,
@@ -314,10 +316,17 @@ class LanceStore:
                     "the next indexing run builds it"
                 )
             return [], []
+        fields = {"text": 1.0}
         if "section" in self._fts_columns and self.section_boost > 0:
-            match = _multi_match(terms, self.section_boost)
-        else:
-            match = _match(terms)
+            fields["section"] = self.section_boost
+        pairs = grams(query) if GRAMS in self._fts_columns else ""
+        if pairs:
+            # A question in Chinese or Japanese: its words are found as pairs of characters,
+            # and a word of another script glued to them whole (store/grams.py). Any other
+            # question is asked as before, and scores as before.
+            fields[GRAMS] = 1.0
+            terms = f"{terms} {pairs}"
+        match = _multi_match(terms, fields) if len(fields) > 1 else _match(terms)
         search = self._chunks.search(match, query_type="fts")
         if where:
             search = search.where(where, prefilter=True)
@@ -558,6 +567,7 @@ class LanceStore:
             "section": [c.section for c in chunks],
             "nav": [c.nav for c in chunks],
             "boxes": [c.boxes for c in chunks],
+            GRAMS: [grams(c.text) for c in chunks],
         }
         arrays = [
             pa.FixedSizeListArray.from_arrays(pa.array(flat), self.meta.dim)
@@ -595,10 +605,11 @@ class LanceStore:
     def has_fts_index(self) -> bool:
         """Whether the full-text index exists (a writer may have built it since we looked)."""
         stale = time.monotonic() - self._fts_seen > FTS_RECHECK_S
-        if not self.has_text_index or ("section" not in self._fts_columns and stale):
+        added = {"section", GRAMS} - self._fts_columns
+        if not self.has_text_index or (added and stale):
             # Indexes are never dropped while the store is open: once seen, it stays. The
-            # heading index, which a writer may add to an older index, is looked for again
-            # now and then rather than at every search.
+            # heading and pairs indexes, which a writer may add to an older index, are looked
+            # for again now and then rather than at every search.
             fts = [i for i in self._chunks.list_indices() if i.index_type == "FTS"]
             self._fts_columns = frozenset(c for i in fts for c in i.columns)
             self._fts_seen = time.monotonic()
@@ -610,6 +621,11 @@ class LanceStore:
         self.has_fts_index()
         return "section" in self._fts_columns
 
+    def has_grams_index(self) -> bool:
+        """Whether Chinese and Japanese words are searched as pairs (store/grams.py)."""
+        self.has_fts_index()
+        return GRAMS in self._fts_columns
+
     def needs_indexes(self) -> bool:
         """Whether a writer should run `optimize` though nothing was written (a crash or a
         failure stopped the last run before it built the full-text index)."""
@@ -618,7 +634,10 @@ class LanceStore:
         if not self.has_fts_index():
             return True
         self._fts_seen = 0.0
-        return "section" in self._chunks.schema.names and not self.has_section_index()
+        names = self._chunks.schema.names
+        return ("section" in names and not self.has_section_index()) or (
+            GRAMS in names and not self.has_grams_index()
+        )
 
 
 def _match(terms: str, *, every: bool = False, fuzziness: int = 0) -> Any:
@@ -630,11 +649,12 @@ def _match(terms: str, *, every: bool = False, fuzziness: int = 0) -> Any:
     return MatchQuery(terms, "text", operator=operator, fuzziness=fuzziness)  # type: ignore[call-arg]
 
 
-def _multi_match(terms: str, section_boost: float) -> Any:
+def _multi_match(terms: str, boosts: dict[str, float]) -> Any:
+    """A full-text query for any of the words in any of the fields, each weighed by its boost."""
     from lancedb.query import FullTextOperator, MultiMatchQuery
 
     return MultiMatchQuery(
-        terms, ["text", "section"], boosts=[1.0, section_boost], operator=FullTextOperator.OR
+        terms, list(boosts), boosts=list(boosts.values()), operator=FullTextOperator.OR
     )
 
 

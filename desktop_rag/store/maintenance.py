@@ -12,6 +12,7 @@ import time
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
+from desktop_rag.store.schema import GRAMS
 from desktop_rag.types import Status
 
 if TYPE_CHECKING:
@@ -131,6 +132,11 @@ def ensure_text_index(store: LanceStore) -> None:
     # index made before them gains it here, with no rebuild.
     if "section" in table.schema.names and not store.has_section_index():
         table.create_index("section", config=FTS(with_position=False), replace=True)
+    # Chinese and Japanese words as pairs of characters (store/grams.py): not stemmed, no stop
+    # words, and the pairs kept as they are.
+    if GRAMS in table.schema.names and not store.has_grams_index():
+        pairs = FTS(with_position=False, stem=False, remove_stop_words=False, ascii_folding=False)
+        table.create_index(GRAMS, config=pairs, replace=True)
     store.has_text_index = False  # look again: both indexes now exist
     store.has_fts_index()
 

@@ -120,14 +120,18 @@ def chunks_schema(dim: int) -> pa.Schema:
             # Stored with its text before its vector exists (issue 32 item 4): its vector is a
             # placeholder (zeros) until the pipeline fills it in; vector search skips it.
             ("pending", pa.bool_()),
+            # Its Chinese and Japanese words as pairs of characters (store/grams.py), for the
+            # full-text index; empty for text in other scripts.
+            ("grams", pa.string()),
         ]
     )
 
 
 # Columns added to the chunks table since format 2, with the value old rows get (by the first
 # writer, as ADDED_DOCUMENT_COLUMNS). An index without them is read as before.
-ADDED_CHUNK_COLUMNS = {"pending": "false"}
+ADDED_CHUNK_COLUMNS = {"pending": "false", "grams": "''"}
 PENDING = "pending"
+GRAMS = "grams"
 
 
 def chunk_from_row(row: dict[str, Any]) -> Chunk:

@@ -264,3 +264,13 @@ def test_a_word_count_counts_two_characters_of_chinese_as_a_word() -> None:
 
     assert words_in("The boiler warranty lasts five years.") == 6
     assert words_in("这样做安全吗？") == 4 and words_in("The 服务器 restarts") == 3
+
+
+def test_chinese_words_are_content_words_as_pairs() -> None:
+    """Issue 46, item 2: the composed answer's word scores see Chinese and Japanese words."""
+    from desktop_rag.query.quote import content_words, term_scores
+
+    assert content_words("如何安装软件包") == ["如何", "何安", "安装", "装软", "软件", "件包"]
+    assert content_words("The vaccines work") == ["vaccine", "work"]  # as before
+    scores = term_scores("怎么安装软件包", ["网络配置文件位于这里。", "使用apt命令安装软件包。"])
+    assert scores[1] == 1.0 and scores[0] == 0.0

@@ -19,7 +19,7 @@ from desktop_rag.team import BothStores
 # the Protocol.
 NOT_READS = {
     "open", "open_as_built", "chunk_table", "commit", "fill_vectors", "remove", "cache_bytes",
-    "write_lock", "chunks_table", "documents_table", "needs_indexes",
+    "write_lock", "chunks_table", "documents_table", "needs_indexes", "has_grams_index",
 }  # fmt: skip
 
 
