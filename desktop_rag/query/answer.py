@@ -59,6 +59,10 @@ log = logging.getLogger(__name__)
 # cross-encoder's). Chosen on the tune halves of bench/answer_facts.py and bench/
 # unanswerable.py (docs/performance.md, "Names the documents never mention").
 NAMED_ANSWERABLE = 0.8
+# A model that writes reads no page after the last one with a sentence at least this likely to
+# answer (or cited by the composed answer). Chosen on the tune halves (docs/performance.md, "The
+# pages a model that writes reads").
+WRITTEN_FLOOR = 0.1
 COMPOSED = AnswerMode.COMPOSED
 WRITTEN = AnswerMode.WRITTEN
 MODES = (COMPOSED, WRITTEN)
@@ -166,6 +170,10 @@ class AnswerService:
         # with the first words at 5.8 s instead of 10.7 on two cores; four, 0.692 at 6.9 s
         # (docs/performance.md, "A model the user brings writes the answer").
         self.written_sources: int | None = TOP_SOURCES
+        # ... and of those, none after the last page the composed answer cites or whose best
+        # sentence the cross-encoder gives at least this (0: all of them): a page that answers
+        # nothing is tokens the model reads before its first word (issue 43, item 5).
+        self.written_floor = WRITTEN_FLOOR
         # A written answer that its cited sources do not back is replaced by the composed one
         # (off: flagged or withheld as before, for the benchmark's "before").
         self.replace_unbacked = True
@@ -317,7 +325,7 @@ class AnswerService:
             history=history,
             chat=llm.has_chat_template,
             marked=composed.quotes,
-            max_sources=self.written_sources,
+            max_sources=self._pages_read(composed, len(numbered)),
         )
         if fitted.dropped or fitted.truncated:
             log.info(
@@ -345,6 +353,20 @@ class AnswerService:
             clock.streamed(streamed, n_tokens),
             cancel.is_set(),
         )
+
+    def _pages_read(self, composed: Composed, found: int) -> int | None:
+        """How many of the first pages a model that writes reads: at most `written_sources`,
+        and none after the last one that answers (cited by the composed answer, or holding a
+        sentence at least `written_floor` likely to answer)."""
+        most = self.written_sources
+        if not composed.strength or self.written_floor <= 0:
+            return most
+        strength = dict(composed.strength)
+        last = 1
+        for n in range(1, min(most or found, found) + 1):
+            if n in composed.cited or strength.get(n, 0.0) >= self.written_floor:
+                last = n
+        return last
 
     def _stream(
         self, llm: Llm, prompt: Prompt, budget: int, cancel: threading.Event

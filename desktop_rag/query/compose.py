@@ -137,6 +137,9 @@ class Composed:
     cited: tuple[int, ...]
     answerable: float | None = None
     missing: tuple[str, ...] = ()  # the question's names no passage mentions (a refusal's why)
+    # Each source's best sentence's probability of answering, (n, p) in the sources' order
+    # (with the cross-encoder; empty without it).
+    strength: tuple[tuple[int, float], ...] = ()
 
 
 def candidates(sources: Sequence[Source], top: int = TOP_SOURCES) -> list[Candidate]:
@@ -336,10 +339,13 @@ def compose(
         return render(choose(question, found, score(question, found, embedder)), sources)
     probs = cross_probs(question, found, reranker)
     best = max(probs)
+    strength: dict[int, float] = {}
+    for c, p in zip(found, probs, strict=True):
+        strength[c.n] = max(strength.get(c.n, 0.0), p)
     if best < answerable:
-        return Composed("", (), (), best)
+        return Composed("", (), (), best, strength=tuple(strength.items()))
     scores = score(question, found, embedder)
     if cross_weight:
         scores = [s + cross_weight * p for s, p in zip(scores, probs, strict=True)]
     made = render(choose(question, found, scores), sources)
-    return Composed(made.text, made.quotes, made.cited, best)
+    return Composed(made.text, made.quotes, made.cited, best, strength=tuple(strength.items()))

@@ -181,11 +181,33 @@ def test_a_model_reads_the_first_pages_and_every_page_found_is_shown(
     app = make_app(tmp_path, llm, mode="written", reranker=FakeReranker({"three hearts": 0.9}))
     app.ingest.index([str(animal_pdfs)])
     app.answer.written_sources = 2
+    app.answer.written_floor = 0.0  # pages that answer nothing are read too (the test below)
     sources, _, _, done = _ask(app, "How many hearts does an octopus have?")
     read = "\n".join(text for _, text in llm.prompts[-1].messages)
     assert "[2]" in read and "[3]" not in read
     assert len(sources) > 2, "the sources shown are all those found"
     assert done.mode == "written"
+
+
+def test_pages_after_the_last_that_answers_are_not_read_by_the_model(
+    tmp_path: Path, animal_pdfs: Path
+) -> None:
+    """Issue 43, item 5: a page none of whose sentences answers (and the composed answer does
+    not cite) is left out of the prompt when every page read after it is such a page too: the
+    model reads fewer tokens before its first word. Every page found is still shown."""
+    llm = FakeLlm("An octopus has three hearts [1].", chat=True)
+    reranker = FakeReranker({"three hearts": 0.9}, default=0.01)
+    app = make_app(tmp_path, llm, mode="written", reranker=reranker)
+    app.ingest.index([str(animal_pdfs)])
+    sources, _, _, done = _ask(app, "How many hearts does an octopus have?")
+    read = "\n".join(text for _, text in llm.prompts[-1].messages)
+    assert "[1]" in read and "[2]" not in read, read
+    assert len(sources) > 1, "the sources shown are all those found"
+    assert done.mode == "written" and "three hearts" in done.answer
+    # With the floor at 0 the model reads the first pages, as before.
+    app.answer.written_floor = 0.0
+    _ask(app, "How many hearts does an octopus have?")
+    assert "[2]" in "\n".join(text for _, text in llm.prompts[-1].messages)
 
 
 def test_an_answer_from_what_the_model_knows_gives_way_to_the_answering_sentences(
