@@ -640,9 +640,10 @@ class ChatPane(QWidget):
         c = self._colors()
         # A shaded paragraph, not a table: every table is a frame that Qt lays out again on
         # each change to the document, which made appending a token cost O(conversation).
+        you = html.escape(self.tr("You"))
         parts = [
             f"<p style='margin-top: 10px; background-color: {c['bubble']};"
-            f" line-height: 130%;'>&nbsp;<b>{html.escape(self.tr('You'))}</b><br>&nbsp;"
+            f" line-height: 130%;'>&nbsp;<b>{you}</b><br>&nbsp;"
             # Every line of a Shift+Enter question is set in as far as the first.
             f"{_text_html(e.question).replace('<br>', '<br>&nbsp;')}</p>"
         ]
@@ -663,15 +664,15 @@ class ChatPane(QWidget):
             and last
             and self._busy
         ):
-            answer = (
-                f"<span class='muted'>{html.escape(self._status or self.tr('Thinking…'))}</span>"
-            )
+            status = html.escape(self._status or self.tr("Thinking…"))
+            answer = f"<span class='muted'>{status}</span>"
         parts.append(f"<p style='margin: 8px 8px 0 8px'>{answer}</p>")
         notes = []
         if e.error:
             notes.append(f"<span class='warn'>{_text_html(e.error)}</span>")
         if e.stopped:
-            notes.append(f"<span class='muted'>{html.escape(self.tr('Stopped.'))}</span>")
+            stopped = html.escape(self.tr("Stopped."))
+            notes.append(f"<span class='muted'>{stopped}</span>")
         if e.recited_from and e.cited and not (last and self._busy):
             note = recited_note(e.cited[0], e.recited_from)
             notes.append(f"<span class='muted'>{html.escape(note)}</span>")
@@ -681,7 +682,8 @@ class ChatPane(QWidget):
             note = unsupported_note(tuple(e.unsupported))
             notes.append(f"<span class='warn'>{html.escape(note)}</span>")
         if e.answer and not (last and self._busy):
-            notes.append(f"<a href='copy:{i}'>{html.escape(self.tr('Copy answer'))}</a>")
+            copy = html.escape(self.tr("Copy answer"))
+            notes.append(f"<a href='copy:{i}'>{copy}</a>")
             notes.extend(self._other_notes(i, e))
         if notes:
             parts.append(f"<p style='margin: 4px 8px 0 8px'>{' &nbsp;·&nbsp; '.join(notes)}</p>")
@@ -732,9 +734,11 @@ class ChatPane(QWidget):
                 f"{html.escape(source_name(path, library))}: {' &nbsp;'.join(links)}"
                 for (library, path), links in by_file.items()
             ]
+        sources = html.escape(self.tr("Sources"))
         return (
-            f"<p class='muted' style='margin: 6px 8px 0 8px'>{html.escape(self.tr('Sources'))}"
-            f" &nbsp;·&nbsp; {toggle}<br>" + "<br>".join(lines) + "</p>"
+            f"<p class='muted' style='margin: 6px 8px 0 8px'>{sources} &nbsp;·&nbsp; {toggle}<br>"
+            + "<br>".join(lines)
+            + "</p>"
         )
 
     def set_explain(self, index: int, on: bool) -> None:
@@ -783,9 +787,10 @@ class ChatPane(QWidget):
         links = "<br>".join(
             f"<a href='ask:{quote(question)}'>{html.escape(question)}</a>" for question in offered
         )
+        heading = html.escape(self.tr("Ask your documents"))
         body = (
             "<div style='margin: 24px;'>"
-            f"<h2>{html.escape(self.tr('Ask your documents'))}</h2>"
+            f"<h2>{heading}</h2>"
             f"<p>{html.escape(intro)}</p>"
             f"<p style='margin-left: 12px; line-height: 150%'>{links}</p>"
             "<p class='muted'>"
@@ -860,7 +865,7 @@ class ConversationsPane(QWidget):
     def __init__(self, model: ConversationsModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = model
-        title = QLabel(f"<b>{html.escape(self.tr('Conversations'))}</b>")
+        title = QLabel("<b>" + html.escape(self.tr("Conversations")) + "</b>")
         self.new_button = tool_button(
             "new-chat",
             self.tr("New"),

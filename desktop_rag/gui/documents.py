@@ -64,7 +64,7 @@ class DocumentsPane(QWidget):
         self.running = False
         self.opening = False  # the library is being opened: its documents are not known yet
 
-        title = QLabel(f"<b>{_esc(self.tr('Documents'))}</b>")
+        title = QLabel("<b>" + _esc(self.tr("Documents")) + "</b>")
         self.add_button = tool_button(
             "folder-add",
             self.tr("Add folder…"),
@@ -399,9 +399,11 @@ class DocumentsPane(QWidget):
         text = f"<b>{_esc(row.name)}</b> {_esc(reason)}"
         if engine and self._detail_open:
             said = _esc(self.tr("The reader said: {words}")).format(words=_esc(engine))
-            text += f"<br>{said} <a href='hide'>{_esc(self.tr('Hide'))}</a>"
+            hide = _esc(self.tr("Hide"))
+            text += f"<br>{said} <a href='hide'>{hide}</a>"
         elif engine:
-            text += f" <a href='details'>{_esc(self.tr('Details'))}</a>"
+            details = _esc(self.tr("Details"))
+            text += f" <a href='details'>{details}</a>"
         self.detail.setText(text)
         self.detail.show()
 

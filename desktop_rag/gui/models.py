@@ -475,7 +475,8 @@ class ConversationsModel(QAbstractListModel):
             when = time.strftime("%d %b %Y, %H:%M", time.localtime(conv.updated))
             n = len(conv.exchanges)
             questions = self.tr("1 question") if n == 1 else self.tr("{n} questions").format(n=n)
-            return f"{conv.title or self.tr('New conversation')}\n{questions}, {when}"
+            title = conv.title or self.tr("New conversation")
+            return f"{title}\n{questions}, {when}"
         if role == self.IdRole:
             return conv.id
         return None

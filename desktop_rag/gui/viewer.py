@@ -80,7 +80,7 @@ class SourcePane(QWidget):
         self._on_model_reset()
 
     def _make_list(self) -> None:
-        self.title = QLabel(f"<b>{html.escape(self.tr('Sources'))}</b>")
+        self.title = QLabel("<b>" + html.escape(self.tr("Sources")) + "</b>")
         self.list = QListView()
         self.list.setModel(self.model)
         self.list.setAccessibleName(self.tr("Sources of the answer"))
@@ -179,7 +179,7 @@ class SourcePane(QWidget):
         passage_box = QWidget()
         passage_layout = QVBoxLayout(passage_box)
         passage_layout.setContentsMargins(0, 4, 0, 0)
-        passage_layout.addWidget(QLabel(f"<b>{html.escape(self.tr('Cited passage'))}</b>"))
+        passage_layout.addWidget(QLabel("<b>" + html.escape(self.tr("Cited passage")) + "</b>"))
         passage_layout.addWidget(self.passage)
         self.split.addWidget(passage_box)
         self.split.setStretchFactor(0, 4)
