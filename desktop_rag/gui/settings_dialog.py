@@ -284,11 +284,10 @@ class SettingsDialog(QDialog):
             self.resize(self.width(), need)
 
     def _on_n_ctx_value_changed(self, value: int) -> None:
-        self.n_ctx_words.setText(
-            self.tr("word pieces, about {words} words").format(
-                words=f"{round(value * 0.75, -2):,.0f}"
-            )
-        )
+        # The thousands separator is the translation's ("3,100" in English, "3.100" in German).
+        separator = self.tr(",", "thousands separator")
+        words = f"{round(value * 0.75, -2):,.0f}".replace(",", separator)
+        self.n_ctx_words.setText(self.tr("word pieces, about {words} words").format(words=words))
 
     def _on_model_text_changed(self, text: str) -> None:
         self.answers_line.setText(settings_line(text.strip(), self._abilities))

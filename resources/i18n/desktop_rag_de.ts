@@ -1040,6 +1040,11 @@
         <translation>GGUF-Modelle (*.gguf);;Alle Dateien (*)</translation>
     </message>
     <message>
+        <source>,</source>
+        <comment>thousands separator</comment>
+        <translation>.</translation>
+    </message>
+    <message>
         <source>word pieces, about {words} words</source>
         <translation>Wortteile, etwa {words} Wörter</translation>
     </message>

@@ -1040,6 +1040,11 @@
         <translation>Modelos GGUF (*.gguf);;Todos los archivos (*)</translation>
     </message>
     <message>
+        <source>,</source>
+        <comment>thousands separator</comment>
+        <translation>.</translation>
+    </message>
+    <message>
         <source>word pieces, about {words} words</source>
         <translation>fragmentos de palabra, unas {words} palabras</translation>
     </message>

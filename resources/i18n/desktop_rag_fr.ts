@@ -1040,6 +1040,11 @@
         <translation>Modèles GGUF (*.gguf);;Tous les fichiers (*)</translation>
     </message>
     <message>
+        <source>,</source>
+        <comment>thousands separator</comment>
+        <translation>&#x202f;</translation>
+    </message>
+    <message>
         <source>word pieces, about {words} words</source>
         <translation>fragments de mots, environ {words} mots</translation>
     </message>
