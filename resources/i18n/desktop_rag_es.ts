@@ -787,7 +787,7 @@
     </message>
     <message>
         <source>Answers: ready</source>
-        <translation>Respuestas: listo</translation>
+        <translation>Respuestas: listas</translation>
     </message>
     <message>
         <source>Answers: failed</source>
@@ -795,7 +795,7 @@
     </message>
     <message>
         <source>Answers: unavailable</source>
-        <translation>Respuestas: no disponible</translation>
+        <translation>Respuestas: no disponibles</translation>
     </message>
     <message>
         <source>The answer model could not be loaded: {why}</source>

@@ -763,7 +763,7 @@
     </message>
     <message>
         <source>Search: ready</source>
-        <translation>Recherche : prêt</translation>
+        <translation>Recherche : prête</translation>
     </message>
     <message>
         <source>Search: failed</source>
@@ -771,7 +771,7 @@
     </message>
     <message>
         <source>Search: missing</source>
-        <translation>Recherche : absent</translation>
+        <translation>Recherche : introuvable</translation>
     </message>
     <message>
         <source>The model that finds passages (MiniLM)</source>
@@ -787,7 +787,7 @@
     </message>
     <message>
         <source>Answers: ready</source>
-        <translation>Réponses : prêt</translation>
+        <translation>Réponses : prêtes</translation>
     </message>
     <message>
         <source>Answers: failed</source>
@@ -795,7 +795,7 @@
     </message>
     <message>
         <source>Answers: unavailable</source>
-        <translation>Réponses : indisponible</translation>
+        <translation>Réponses : indisponibles</translation>
     </message>
     <message>
         <source>The answer model could not be loaded: {why}</source>
