@@ -71,9 +71,10 @@ NOTHING_CLOSE = QT_TRANSLATE_NOOP(
 )
 
 
-def _tr(text: str) -> str:
-    """`text` in the window's language, for the chat's plain functions."""
-    return QCoreApplication.translate("ChatPane", text)
+def _tr(text: object) -> str:
+    """`text` in the window's language, for the chat's plain functions (PySide6 types what
+    QT_TRANSLATE_NOOP returns as object)."""
+    return QCoreApplication.translate("ChatPane", str(text))
 
 
 class QuestionEdit(QPlainTextEdit):

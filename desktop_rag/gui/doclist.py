@@ -66,7 +66,7 @@ class DocumentListModel(QAbstractTableModel):
             and role == Qt.ItemDataRole.DisplayRole
             and 0 <= section < len(COLUMNS)
         ):
-            return self.tr(COLUMNS[section])
+            return self.tr(str(COLUMNS[section]))
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

@@ -47,7 +47,7 @@ class KindBar(QWidget):
         self._actions: dict[str, QAction] = {}
         for kind in KINDS:
             text, keys = CHOICES[kind]
-            action = QAction(self.tr(text), self)
+            action = QAction(self.tr(str(text)), self)
             action.setCheckable(True)
             action.setData(kind)
             action.setShortcut(QKeySequence(keys))

@@ -31,9 +31,10 @@ StatusRole = Qt.ItemDataRole.UserRole + 2
 SortRole = Qt.ItemDataRole.UserRole + 3
 
 
-def translated(text: str) -> str:
-    """`text` in the window's language (the documents' table's words)."""
-    return QCoreApplication.translate("DocumentsModel", text)
+def translated(text: object) -> str:
+    """`text`, one of the words below, in the window's language (PySide6 types what
+    QT_TRANSLATE_NOOP returns as object)."""
+    return QCoreApplication.translate("DocumentsModel", str(text))
 
 
 # Translated where they are shown (translated), in the window's language.

@@ -42,7 +42,7 @@ class TeamLibraryBox(QWidget):
             self.tr("from the profile, or us-east-1"),
             self.tr("Team library Region"),
         )
-        hint = QLabel(self.tr(TEAM_HINT))
+        hint = QLabel(self.tr(str(TEAM_HINT)))
         hint.setWordWrap(True)  # as readable as the rest: it was drawn disabled, pale
         form = QFormLayout()
         form.setContentsMargins(0, 0, 0, 0)

@@ -65,7 +65,7 @@ def scores(text: str) -> dict[str, float]:
     lowered = text.lower().replace("’", "'")
     words = _WORD.findall(lowered)
     out = {lang: sum(weights.get(w, 0.0) for w in words) for lang, weights in _WEIGHTS.items()}
-    letters = Counter[str]()
+    letters: dict[str, float] = {lang: 0.0 for lang in _LETTERS}
     for lang, own in _LETTERS.items():
         letters[lang] += sum(lowered.count(ch) for ch in own)
     for ch, langs in _SHARED_LETTERS.items():

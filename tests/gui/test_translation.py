@@ -60,7 +60,8 @@ def test_every_message_is_translated_with_its_placeholders(language: str) -> Non
     for context, source, element in messages:
         text = element.text or ""
         where = f"{context}: {source!r} -> {text!r}"
-        if element.get("type") in ("unfinished", "vanished", "obsolete") or not text.strip():
+        # Whitespace is a translation too: French separates thousands with a narrow space.
+        if element.get("type") in ("unfinished", "vanished", "obsolete") or not text:
             problems.append(f"not translated: {where}")
             continue
         if sorted(PLACEHOLDER.findall(source)) != sorted(PLACEHOLDER.findall(text)):
