@@ -12,7 +12,16 @@ import re
 from collections.abc import Collection
 from urllib.parse import quote, unquote
 
-from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QCoreApplication,
+    QModelIndex,
+    QPoint,
+    Qt,
+    QTimer,
+    QUrl,
+    Signal,
+)
 from PySide6.QtGui import (
     QAction,
     QColor,
@@ -54,9 +63,18 @@ from desktop_rag.types import AnswerMode, Explanation
 
 _CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 FOLLOW_MARGIN_PX = 8  # room above the last question when a long answer stops the scrolling
-SHOW_COMPOSED = "Show the documents' own sentences"
-COMPOSING = "Finding the documents' own sentences…"
-NOTHING_CLOSE = "None of the sources' sentences answers it closely enough."
+# Translated where they are shown (QCoreApplication.translate, context ChatPane).
+SHOW_COMPOSED = QT_TRANSLATE_NOOP("ChatPane", "Show the documents' own sentences")
+COMPOSING = QT_TRANSLATE_NOOP("ChatPane", "Finding the documents' own sentences…")
+NOTHING_CLOSE = QT_TRANSLATE_NOOP(
+    "ChatPane", "None of the sources' sentences answers it closely enough."
+)
+
+
+def _tr(text: object) -> str:
+    """`text` in the window's language, for the chat's plain functions (PySide6 types what
+    QT_TRANSLATE_NOOP returns as object)."""
+    return QCoreApplication.translate("ChatPane", str(text))
 
 
 class QuestionEdit(QPlainTextEdit):
@@ -127,16 +145,27 @@ def _own(match: re.Match[str], sources: Collection[int] | None) -> bool:
     return sources is None or all(int(n) in sources for n in match.group(1).split(","))
 
 
-def other_answer(e: Exchange) -> str:
+def other_answer(e: Exchange, *, menu: bool = False) -> str:
     """What the link under a finished answer offers instead of it ("" for nothing): the
     documents' own sentences under one the model wrote (unless they were found not to
-    answer), and the model's answer back under them."""
+    answer), and the model's answer back under them. `menu`: as the Chat menu's item says it,
+    with its accelerator (W for both ways: C, A, N and S are taken in that menu)."""
     if not e.complete:
         return ""
     if e.other is not None and e.other.mode == AnswerMode.WRITTEN and e.other.answer:
-        return f"Show {e.model or 'the model'}'s answer"
+        if menu:
+            if not e.model:
+                return QCoreApplication.translate("MainWindow", "Sho&w the model's answer")
+            return QCoreApplication.translate("MainWindow", "Sho&w {model}'s answer").format(
+                model=e.model.replace("&", "&&")
+            )
+        if not e.model:
+            return QCoreApplication.translate("ChatPane", "Show the model's answer")
+        return QCoreApplication.translate("ChatPane", "Show {model}'s answer").format(model=e.model)
     if e.mode == AnswerMode.WRITTEN and (e.other is None or e.other.answer):
-        return SHOW_COMPOSED
+        if menu:
+            return QCoreApplication.translate("MainWindow", "Sho&w the documents' own sentences")
+        return _tr(SHOW_COMPOSED)
     return ""
 
 
@@ -208,52 +237,54 @@ class ChatPane(QWidget):
         self.view = ConversationView()
         self.view.at_end_resized.connect(self._follow)
         self.view.setOpenLinks(False)
-        self.view.setAccessibleName("Conversation")
+        self.view.setAccessibleName(self.tr("Conversation"))
         self.view.anchorClicked.connect(self._on_view_anchor_clicked)
 
         self.status = QLabel()
-        self.status.setAccessibleName("Answer status")
+        self.status.setAccessibleName(self.tr("Answer status"))
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
 
         self.question = QuestionEdit()
-        self.question.setPlaceholderText("Ask a question about your documents…")
-        self.question.setToolTip("Enter sends the question; Shift+Enter starts a new line")
-        self.question.setAccessibleName("Question")
+        self.question.setPlaceholderText(self.tr("Ask a question about your documents…"))
+        self.question.setToolTip(self.tr("Enter sends the question; Shift+Enter starts a new line"))
+        self.question.setAccessibleName(self.tr("Question"))
         self.question.setTabChangesFocus(True)
         self.question.setFixedHeight(self.question.fontMetrics().lineSpacing() * 3 + 16)
         self.question.submitted.connect(self._on_question_submitted)
 
-        self.send_button = QPushButton("Ask")
+        self.send_button = QPushButton(self.tr("Ask"))
         set_icon(self.send_button, "send")
-        self.send_button.setAccessibleName("Ask")
-        self.send_button.setToolTip("Send the question (Enter)")
+        self.send_button.setAccessibleName(self.tr("Ask"))
+        self.send_button.setToolTip(self.tr("Send the question (Enter)"))
         self.send_button.clicked.connect(self._on_question_submitted)
-        self.stop_button = QPushButton("Stop")
+        self.stop_button = QPushButton(self.tr("Stop"))
         set_icon(self.stop_button, "stop")
-        self.stop_button.setAccessibleName("Stop answering")
-        self.stop_button.setToolTip("Stop the answer (Esc)")
+        self.stop_button.setAccessibleName(self.tr("Stop answering"))
+        self.stop_button.setToolTip(self.tr("Stop the answer (Esc)"))
         self.stop_button.clicked.connect(self.stop_requested)
         self.stop_button.hide()
 
         # The scope chip: what the questions of this conversation are answered from, when
         # not the whole library, with a button to widen it back.
         self.scope_label = QLabel()
-        self.scope_label.setAccessibleName("Scope")
+        self.scope_label.setAccessibleName(self.tr("Scope"))
         self.scope_label.setTextFormat(Qt.TextFormat.PlainText)
         self.scope_clear = QToolButton()
         self.scope_clear.setText("×")
         self.scope_clear.setAutoRaise(True)
-        self.scope_clear.setAccessibleName("Clear the scope")
-        self.scope_clear.setToolTip("Ask the whole library again")
+        self.scope_clear.setAccessibleName(self.tr("Clear the scope"))
+        self.scope_clear.setToolTip(self.tr("Ask the whole library again"))
         self.scope_clear.clicked.connect(self.scope_cleared)
         # Change the scope to a saved collection (`desktop-rag collection add`), or back.
         self.scope_menu = QMenu(self)
         self.scope_menu.triggered.connect(self._on_scope_menu_triggered)
         self.scope_change = QToolButton()
-        self.scope_change.setText("Change")
+        self.scope_change.setText(self.tr("Change"))
         self.scope_change.setAutoRaise(True)
-        self.scope_change.setAccessibleName("Change the scope")
-        self.scope_change.setToolTip("Answer from a saved collection, or from all documents")
+        self.scope_change.setAccessibleName(self.tr("Change the scope"))
+        self.scope_change.setToolTip(
+            self.tr("Answer from a saved collection, or from all documents")
+        )
         self.scope_change.setMenu(self.scope_menu)
         self.scope_change.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.collections: dict[str, list[str]] = {}
@@ -323,7 +354,7 @@ class ChatPane(QWidget):
         """The saved collections the chip offers (the chip shows while there are any)."""
         self.collections = dict(collections)
         self.scope_menu.clear()
-        self.scope_menu.addAction("All documents").setData("")
+        self.scope_menu.addAction(self.tr("All documents")).setData("")
         for name in sorted(self.collections):
             self.scope_menu.addAction(name).setData(name)
         self.set_scope(self.scope)
@@ -337,15 +368,15 @@ class ChatPane(QWidget):
         """Show the scope of the conversation shown in the chip: hidden for the whole
         library unless there are collections to choose from."""
         self.scope = scope
-        self.scope_label.setText(f"Answering from: {scope.label()}")
+        self.scope_label.setText(self.tr("Answering from: {scope}").format(scope=scope.label()))
         self.scope_chip.setToolTip("\n".join(scope.paths))
         self.scope_clear.setVisible(not scope.whole_library)
         self.scope_change.setVisible(bool(self.collections))
         self.scope_chip.setVisible(not scope.whole_library or bool(self.collections))
         self.question.setPlaceholderText(
-            "Ask a question about your documents…"
+            self.tr("Ask a question about your documents…")
             if scope.whole_library
-            else f"Ask a question about {scope.label()}…"
+            else self.tr("Ask a question about {scope}…").format(scope=scope.label())
         )
         # QPlainTextEdit repaints only when its hint shows or hides, not when it changes: the
         # last conversation's "Ask a question about 2 documents…" stayed on screen.
@@ -610,9 +641,10 @@ class ChatPane(QWidget):
         c = self._colors()
         # A shaded paragraph, not a table: every table is a frame that Qt lays out again on
         # each change to the document, which made appending a token cost O(conversation).
+        you = html.escape(self.tr("You"))
         parts = [
             f"<p style='margin-top: 10px; background-color: {c['bubble']};"
-            f" line-height: 130%;'>&nbsp;<b>You</b><br>&nbsp;"
+            f" line-height: 130%;'>&nbsp;<b>{you}</b><br>&nbsp;"
             # Every line of a Shift+Enter question is set in as far as the first.
             f"{_text_html(e.question).replace('<br>', '<br>&nbsp;')}</p>"
         ]
@@ -633,13 +665,15 @@ class ChatPane(QWidget):
             and last
             and self._busy
         ):
-            answer = f"<span class='muted'>{html.escape(self._status or 'Thinking…')}</span>"
+            status = html.escape(self._status or self.tr("Thinking…"))
+            answer = f"<span class='muted'>{status}</span>"
         parts.append(f"<p style='margin: 8px 8px 0 8px'>{answer}</p>")
         notes = []
         if e.error:
             notes.append(f"<span class='warn'>{_text_html(e.error)}</span>")
         if e.stopped:
-            notes.append("<span class='muted'>Stopped.</span>")
+            stopped = html.escape(self.tr("Stopped."))
+            notes.append(f"<span class='muted'>{stopped}</span>")
         if e.recited_from and e.cited and not (last and self._busy):
             note = recited_note(e.cited[0], e.recited_from)
             notes.append(f"<span class='muted'>{html.escape(note)}</span>")
@@ -649,7 +683,8 @@ class ChatPane(QWidget):
             note = unsupported_note(tuple(e.unsupported))
             notes.append(f"<span class='warn'>{html.escape(note)}</span>")
         if e.answer and not (last and self._busy):
-            notes.append(f"<a href='copy:{i}'>Copy answer</a>")
+            copy = html.escape(self.tr("Copy answer"))
+            notes.append(f"<a href='copy:{i}'>{copy}</a>")
             notes.extend(self._other_notes(i, e))
         if notes:
             parts.append(f"<p style='margin: 4px 8px 0 8px'>{' &nbsp;·&nbsp; '.join(notes)}</p>")
@@ -658,30 +693,33 @@ class ChatPane(QWidget):
     def _other_notes(self, i: int, e: Exchange) -> list[str]:
         """The link to the exchange's other answer, or why there is none to show."""
         if any(x is e for x in self.composing):
-            return [f"<span class='muted'>{html.escape(COMPOSING)}</span>"]
+            return [f"<span class='muted'>{html.escape(_tr(COMPOSING))}</span>"]
         offer = other_answer(e)
         if offer:
             return [f"<a href='other:{i}'>{html.escape(offer)}</a>"]
         if e.complete and e.mode == AnswerMode.WRITTEN and e.other is not None:
-            return [f"<span class='muted'>{html.escape(NOTHING_CLOSE)}</span>"]
+            return [f"<span class='muted'>{html.escape(_tr(NOTHING_CLOSE))}</span>"]
         return []
 
     def _sources_html(self, i: int, e: Exchange) -> str:
         """One line per file: its name, then each numbered passage's page, all clickable;
         with `explain`, one line per passage saying how retrieval ranked it."""
         explain = i in self.explained
-        toggle = f"<a href='explain:{i}'>{'Hide ranking' if explain else 'Why these?'}</a>"
+        toggle_text = self.tr("Hide ranking") if explain else self.tr("Why these?")
+        toggle = f"<a href='explain:{i}'>{html.escape(toggle_text)}</a>"
         if explain:
             figures = i in self.figures
             lines = []
             for s in e.sources:
                 where = html.escape(cite(s.path, s.page, s.section, short=True))
                 if s.why is None:
-                    why = "not recorded"
+                    why = html.escape(self.tr("not recorded"))
                 else:  # the search engine's own figures only when asked for
                     why = html.escape(s.why.describe() if figures else plain_why(s.why))
                 lines.append(f"<a href='src:{i}:{s.n}'>[{s.n}]&nbsp;{where}</a>: {why}")
-            label = "Hide the figures" if figures else "Show the search's figures"
+            label = html.escape(
+                self.tr("Hide the figures") if figures else self.tr("Show the search's figures")
+            )
             lines.append(f"<a href='figures:{i}'>{label}</a>")
         else:
             by_file: dict[tuple[str, str], list[str]] = {}
@@ -697,8 +735,9 @@ class ChatPane(QWidget):
                 f"{html.escape(source_name(path, library))}: {' &nbsp;'.join(links)}"
                 for (library, path), links in by_file.items()
             ]
+        sources = html.escape(self.tr("Sources"))
         return (
-            f"<p class='muted' style='margin: 6px 8px 0 8px'>Sources &nbsp;·&nbsp; {toggle}<br>"
+            f"<p class='muted' style='margin: 6px 8px 0 8px'>{sources} &nbsp;·&nbsp; {toggle}<br>"
             + "<br>".join(lines)
             + "</p>"
         )
@@ -726,35 +765,42 @@ class ChatPane(QWidget):
             )
         # A shaded paragraph, not a table: a table is a frame Qt lays out again on every change
         # to the document, which would make each streamed token cost O(conversation).
+        heading = html.escape(self.tr("In the sources' own words"))
         return (
             f"<p class='quotes' style='margin: 6px 8px 0 8px; background-color: {c['bubble']};"
-            f" color: {c['text']};'><span class='muted'>In the sources' own words</span><br>"
+            f" color: {c['text']};'><span class='muted'>{heading}</span><br>"
             + "<br>".join(rows)
             + "</p>"
         )
 
     def _welcome_html(self) -> str:
         if self._first_start and self._documents <= 1:
-            intro = "<p>Your library starts with the Desktop RAG user guide. Ask it something:</p>"
-        elif self._documents > 1:
-            intro = (
-                f"<p>Ask anything about the {self._documents} documents in your library. "
-                "For example:</p>"
+            intro = self.tr(
+                "Your library starts with the Desktop RAG user guide. Ask it something:"
             )
+        elif self._documents > 1:
+            intro = self.tr(
+                "Ask anything about the {n} documents in your library. For example:"
+            ).format(n=self._documents)
         else:
-            intro = "<p>Ask anything about the documents in your library. For example:</p>"
+            intro = self.tr("Ask anything about the documents in your library. For example:")
         offered = [*self._suggestions, GUIDE_QUESTION] if self._documents > 1 else [GUIDE_QUESTION]
         links = "<br>".join(
             f"<a href='ask:{quote(question)}'>{html.escape(question)}</a>" for question in offered
         )
+        heading = html.escape(self.tr("Ask your documents"))
         body = (
             "<div style='margin: 24px;'>"
-            "<h2>Ask your documents</h2>"
-            f"{intro}"
+            f"<h2>{heading}</h2>"
+            f"<p>{html.escape(intro)}</p>"
             f"<p style='margin-left: 12px; line-height: 150%'>{links}</p>"
-            "<p class='muted'>Add documents by dropping files or folders on this window, or with "
-            "<i>Add folder</i> (Ctrl+O). Answers cite their sources as [1], [2]…: click one to "
-            "see the page. Everything stays on this computer.</p>"
+            "<p class='muted'>"
+            + self.tr(
+                "Add documents by dropping files or folders on this window, or with "
+                "<i>Add folder</i> (Ctrl+O). Answers cite their sources as [1], [2]…: click one "
+                "to see the page. Everything stays on this computer."
+            )
+            + "</p>"
             "</div>"
         )
         return self._page(body)
@@ -820,13 +866,13 @@ class ConversationsPane(QWidget):
     def __init__(self, model: ConversationsModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = model
-        title = QLabel("<b>Conversations</b>")
+        title = QLabel("<b>" + html.escape(self.tr("Conversations")) + "</b>")
         self.new_button = tool_button(
             "new-chat",
-            "New",
-            "Start a new conversation (Ctrl+N)",
+            self.tr("New"),
+            self.tr("Start a new conversation (Ctrl+N)"),
             text_beside=True,
-            accessible="New conversation",
+            accessible=self.tr("New conversation"),
         )
         self.new_button.clicked.connect(self.new_requested)
         head = QHBoxLayout()
@@ -834,9 +880,9 @@ class ConversationsPane(QWidget):
         head.addStretch(1)
         head.addWidget(self.new_button)
 
-        self.list = PlaceholderListView("Your conversations will be listed here.")
+        self.list = PlaceholderListView(self.tr("Your conversations will be listed here."))
         self.list.setModel(model)
-        self.list.setAccessibleName("Conversations")
+        self.list.setAccessibleName(self.tr("Conversations"))
         # A long title is cut at its end (the tooltip has it whole), not scrolled sideways.
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -866,6 +912,6 @@ class ConversationsPane(QWidget):
         if not index.isValid():
             return
         menu = QMenu(self)
-        delete = menu.addAction(icon("delete"), "Delete conversation")
+        delete = menu.addAction(icon("delete"), self.tr("Delete conversation"))
         if menu.exec(self.list.viewport().mapToGlobal(pos)) is delete:
             self.delete_requested.emit(str(index.data(ConversationsModel.IdRole)))

@@ -12,7 +12,14 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -26,7 +33,12 @@ from desktop_rag.locations import place
 from desktop_rag.types import Source
 
 Index = QModelIndex | QPersistentModelIndex
-COLUMNS = ("Document", "Matching passages", "Best page", "Folder")
+COLUMNS = (  # translated where shown
+    QT_TRANSLATE_NOOP("DocumentListModel", "Document"),
+    QT_TRANSLATE_NOOP("DocumentListModel", "Matching passages"),
+    QT_TRANSLATE_NOOP("DocumentListModel", "Best page"),
+    QT_TRANSLATE_NOOP("DocumentListModel", "Folder"),
+)
 TIP_CHARS = 300
 SHOWN_ROWS = 6  # the view's height before it scrolls: the transcript keeps the rest
 
@@ -54,7 +66,7 @@ class DocumentListModel(QAbstractTableModel):
             and role == Qt.ItemDataRole.DisplayRole
             and 0 <= section < len(COLUMNS)
         ):
-            return COLUMNS[section]
+            return self.tr(str(COLUMNS[section]))
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -100,17 +112,17 @@ class DocumentListPanel(QWidget):
         super().__init__(parent)
         self.model = DocumentListModel(self)
         self.heading = QLabel()
-        self.heading.setAccessibleName("Documents found")
+        self.heading.setAccessibleName(self.tr("Documents found"))
         self.heading.setTextFormat(Qt.TextFormat.PlainText)
         self.heading.setWordWrap(True)
         self.view = QTreeView()
-        self.view.setAccessibleName("Documents that answer the question")
+        self.view.setAccessibleName(self.tr("Documents that answer the question"))
         self.view.setModel(self.model)
         self.view.setRootIsDecorated(False)
         self.view.setUniformRowHeights(True)
         self.view.setAlternatingRowColors(True)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setToolTip("Click a document to open it at its best passage")
+        self.view.setToolTip(self.tr("Click a document to open it at its best passage"))
         header = self.view.header()
         header.setStretchLastSection(True)
         for column in range(len(COLUMNS) - 1):  # the folder takes what is left, cut if need be

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_rag.gui.icons import icon, set_icon, tool_button
-from desktop_rag.gui.models import STATE_WORD, DocumentsModel, PathRole, StatusRole
+from desktop_rag.gui.models import STATE_WORD, DocumentsModel, PathRole, StatusRole, translated
 from desktop_rag.types import FailKind, IndexReport, Progress, Status
 
 NARROW_PANE = 420  # pixels: below this, the Passages column is hidden
@@ -64,12 +64,18 @@ class DocumentsPane(QWidget):
         self.running = False
         self.opening = False  # the library is being opened: its documents are not known yet
 
-        title = QLabel("<b>Documents</b>")
+        title = QLabel("<b>" + _esc(self.tr("Documents")) + "</b>")
         self.add_button = tool_button(
-            "folder-add", "Add folder…", "Watch a folder of documents (Ctrl+O)", text_beside=True
+            "folder-add",
+            self.tr("Add folder…"),
+            self.tr("Watch a folder of documents (Ctrl+O)"),
+            text_beside=True,
         )
         self.remove_button = tool_button(
-            "folder-remove", "Remove", "Stop watching the selected folder", text_beside=True
+            "folder-remove",
+            self.tr("Remove"),
+            self.tr("Stop watching the selected folder"),
+            text_beside=True,
         )
         self.remove_button.setEnabled(False)
         head = QHBoxLayout()
@@ -79,15 +85,15 @@ class DocumentsPane(QWidget):
         head.addWidget(self.remove_button)
 
         self.folders = QListWidget()
-        self.folders.setAccessibleName("Watched folders")
+        self.folders.setAccessibleName(self.tr("Watched folders"))
         self.folders.setSizeAdjustPolicy(QListWidget.SizeAdjustPolicy.AdjustToContents)
         self.folders.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.folders.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.folders.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
         self.filter = QLineEdit()
-        self.filter.setPlaceholderText("Filter files")
-        self.filter.setAccessibleName("Filter files")
+        self.filter.setPlaceholderText(self.tr("Filter files"))
+        self.filter.setAccessibleName(self.tr("Filter files"))
         self.filter.setClearButtonEnabled(True)
 
         self.proxy = _FilterProxy(self)
@@ -100,7 +106,7 @@ class DocumentsPane(QWidget):
         # (asking the model of each), which a library of thousands of files feels on every
         # sort and batch of new rows; a table's rows are fixed-height header sections.
         self.table = QTableView()
-        self.table.setAccessibleName("Documents")
+        self.table.setAccessibleName(self.tr("Documents"))
         self.table.setModel(self.proxy)
         self.table.setShowGrid(False)
         self.table.setWordWrap(False)
@@ -125,13 +131,24 @@ class DocumentsPane(QWidget):
         header.setStretchLastSection(False)
         header.setSectionResizeMode(DocumentsModel.NAME, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(DocumentsModel.STATUS, QHeaderView.ResizeMode.Interactive)
-        numbers = self.fontMetrics().horizontalAdvance("Passages") + 24  # room for the sort mark
+        # The wider number column's heading, with room for the sort mark.
+        numbers = (
+            max(
+                self.fontMetrics().horizontalAdvance(
+                    str(model.headerData(col, Qt.Orientation.Horizontal))
+                )
+                for col in (DocumentsModel.PAGES, DocumentsModel.CHUNKS)
+            )
+            + 24
+        )
         for col in (DocumentsModel.PAGES, DocumentsModel.CHUNKS):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Fixed)
             header.resizeSection(col, numbers)
         header.setMinimumSectionSize(40)
         # The widest state word beside its icon: the column never cuts its word.
-        state = max(self.fontMetrics().horizontalAdvance(w) for w in STATE_WORD.values())
+        state = max(
+            self.fontMetrics().horizontalAdvance(translated(w)) for w in STATE_WORD.values()
+        )
         header.resizeSection(
             DocumentsModel.STATUS,
             state + self.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize) + 20,
@@ -144,30 +161,38 @@ class DocumentsPane(QWidget):
             Qt.TextInteractionFlag.TextSelectableByMouse
             | Qt.TextInteractionFlag.LinksAccessibleByMouse
         )
-        self.detail.setAccessibleName("Selected file")
+        self.detail.setAccessibleName(self.tr("Selected file"))
         self.detail.linkActivated.connect(self._on_detail_link_activated)
         self.detail.hide()
         self._detail_open = False  # the reader's own words about the failure shown
 
         self.progress = QProgressBar()
-        self.progress.setAccessibleName("Indexing progress")
+        self.progress.setAccessibleName(self.tr("Indexing progress"))
         self.progress.setTextVisible(False)
         self.progress.setMaximumHeight(12)
         self.summary = QLabel()
-        self.summary.setAccessibleName("Library summary")
+        self.summary.setAccessibleName(self.tr("Library summary"))
         self.summary.setWordWrap(True)
         self.summary.linkActivated.connect(self._on_summary_link_activated)
         self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.progress_label = QLabel()
-        self.progress_label.setAccessibleName("Indexing status")
+        self.progress_label.setAccessibleName(self.tr("Indexing status"))
         self.progress_label.setWordWrap(True)
         self.progress_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.pause_button = tool_button("pause", "Pause", "Pause indexing", text_beside=True)
+        self.pause_button = tool_button(
+            "pause", self.tr("Pause"), self.tr("Pause indexing"), text_beside=True
+        )
         self.cancel_button = tool_button(
-            "cancel", "Cancel", "Stop indexing; what is done is kept", text_beside=True
+            "cancel",
+            self.tr("Cancel"),
+            self.tr("Stop indexing; what is done is kept"),
+            text_beside=True,
         )
         self.rescan_button = tool_button(
-            "rescan", "Rescan", "Check the watched folders for changes", text_beside=True
+            "rescan",
+            self.tr("Rescan"),
+            self.tr("Check the watched folders for changes"),
+            text_beside=True,
         )
         bar_row = QHBoxLayout()
         bar_row.addWidget(self.progress, 1)
@@ -231,11 +256,14 @@ class DocumentsPane(QWidget):
             item.setText(f"{name}   {_home(os.path.dirname(folder))}")
             if folder in polled:
                 every = problems.get(folder, "").rpartition("checked for changes ")[2]
-                item.setText(f"{item.text()}   (not watched: checked {every})")
+                not_watched = self.tr("(not watched: checked {every})").format(every=every)
+                item.setText(f"{item.text()}   {not_watched}")
             tip = folder + (f"\n{problems[folder]}" if folder in problems else "")
             item.setToolTip(tip)
             item.setData(Qt.ItemDataRole.UserRole, folder)
-            item.setData(Qt.ItemDataRole.AccessibleTextRole, f"Folder {folder}")
+            item.setData(
+                Qt.ItemDataRole.AccessibleTextRole, self.tr("Folder {path}").format(path=folder)
+            )
             self.folders.addItem(item)
             if folder == selected:
                 item.setSelected(True)
@@ -297,34 +325,41 @@ class DocumentsPane(QWidget):
             chosen_paths = [row.path]
         menu = QMenu(self)
         ask_action = menu.addAction(
-            "Ask about these" if len(chosen_paths) > 1 else "Ask about this document"
+            self.tr("Ask about these")
+            if len(chosen_paths) > 1
+            else self.tr("Ask about this document")
         )
-        ask_action.setToolTip("A new conversation that answers from these documents only")
+        ask_action.setToolTip(self.tr("A new conversation that answers from these documents only"))
         menu.addSeparator()
-        open_action = menu.addAction(icon("document"), "Open")
-        folder_action = menu.addAction(icon("folder"), "Show in folder")
+        open_action = menu.addAction(icon("document"), self.tr("Open"))
+        folder_action = menu.addAction(icon("folder"), self.tr("Show in folder"))
         outline_action = None
         if row.status == Status.INDEXED:
-            outline_action = menu.addAction("Outline")
+            outline_action = menu.addAction(self.tr("Outline"))
             outline_action.setToolTip(
-                "Its headings, each with its most central sentences and their pages, in the chat"
+                self.tr(
+                    "Its headings, each with its most central sentences and their pages, in the "
+                    "chat"
+                )
             )
         password_action = None
         if row.kind == FailKind.PASSWORD:
-            password_action = menu.addAction("Enter password…")
+            password_action = menu.addAction(self.tr("Enter password…"))
         remove_action = None
         ocr_action = None
         if row.status == Status.EXCLUDED:
-            again_action = menu.addAction(icon("rescan"), "Include again")
+            again_action = menu.addAction(icon("rescan"), self.tr("Include again"))
         else:
-            again_action = menu.addAction(icon("rescan"), "Index again")
+            again_action = menu.addAction(icon("rescan"), self.tr("Index again"))
             if row.path.lower().endswith(".pdf") and row.reader != "ocr":
-                ocr_action = menu.addAction("Read with OCR")
+                ocr_action = menu.addAction(self.tr("Read with OCR"))
                 ocr_action.setToolTip(
-                    "For a PDF whose text comes out as garbage: read every page from its "
-                    "image instead. Remembered for this file."
+                    self.tr(
+                        "For a PDF whose text comes out as garbage: read every page from its "
+                        "image instead. Remembered for this file."
+                    )
                 )
-            remove_action = menu.addAction(icon("delete"), "Remove from the index")
+            remove_action = menu.addAction(icon("delete"), self.tr("Remove from the index"))
         chosen = menu.exec(self.table.viewport().mapToGlobal(pos))
         if chosen is ask_action:
             self.ask_about_requested.emit(chosen_paths)
@@ -363,9 +398,12 @@ class DocumentsPane(QWidget):
         reason, engine = plain_reason(row.error)
         text = f"<b>{_esc(row.name)}</b> {_esc(reason)}"
         if engine and self._detail_open:
-            text += f"<br>The reader said: {_esc(engine)} <a href='hide'>Hide</a>"
+            said = _esc(self.tr("The reader said: {words}")).format(words=_esc(engine))
+            hide = _esc(self.tr("Hide"))
+            text += f"<br>{said} <a href='hide'>{hide}</a>"
         elif engine:
-            text += " <a href='details'>Details</a>"
+            details = _esc(self.tr("Details"))
+            text += f" <a href='details'>{details}</a>"
         self.detail.setText(text)
         self.detail.show()
 
@@ -384,7 +422,7 @@ class DocumentsPane(QWidget):
         self.pause_button.show()
         self.cancel_button.show()
         self.rescan_button.hide()
-        self.progress_label.setText("Looking for changes…")
+        self.progress_label.setText(self.tr("Looking for changes…"))
 
     def set_progress(self, p: Progress) -> None:
         if not self.running:
@@ -393,9 +431,11 @@ class DocumentsPane(QWidget):
             self.progress.setRange(0, p.files_total)
             self.progress.setValue(p.files_done)
             name = os.path.basename(p.current)
-            text = f"{p.files_done} of {p.files_total} files · {p.pages_done} pages"
+            text = self.tr("{done} of {total} files · {pages} pages").format(
+                done=p.files_done, total=p.files_total, pages=p.pages_done
+            )
             if p.stage == "indexing" and p.eta_s is not None:
-                text += f" · about {p.eta_text} left"
+                text += " · " + self.tr("about {eta} left").format(eta=p.eta_text)
             if name and p.stage == "indexing":
                 text += f"\n{name}"
             elif name and p.stage == "ocr":
@@ -406,21 +446,28 @@ class DocumentsPane(QWidget):
             self.progress.setRange(0, 0)
             text = p.message or p.stage.capitalize()
         if self._paused:
-            text = "Paused · " + text
+            text = self._paused_prefix() + text
         self.progress_label.setText(text)
         self.progress.setAccessibleDescription(text)
 
     def set_paused(self, paused: bool) -> None:
         self._paused = paused
         set_icon(self.pause_button, "resume" if paused else "pause")
-        self.pause_button.setText("Resume" if paused else "Pause")
+        self.pause_button.setText(self.tr("Resume") if paused else self.tr("Pause"))
         self.pause_button.setAccessibleName(self.pause_button.text())
-        self.pause_button.setToolTip("Carry on indexing" if paused else "Pause indexing")
+        self.pause_button.setToolTip(
+            self.tr("Carry on indexing") if paused else self.tr("Pause indexing")
+        )
         text = self.progress_label.text()
-        if paused and not text.startswith("Paused"):
-            self.progress_label.setText("Paused · " + text)
-        elif not paused and text.startswith("Paused · "):
-            self.progress_label.setText(text.removeprefix("Paused · "))
+        prefix = self._paused_prefix()
+        if paused and not text.startswith(prefix):
+            self.progress_label.setText(prefix + text)
+        elif not paused and text.startswith(prefix):
+            self.progress_label.setText(text.removeprefix(prefix))
+
+    def _paused_prefix(self) -> str:
+        """What the progress line starts with while indexing is paused."""
+        return self.tr("Paused") + " · "
 
     def _on_pause_button_clicked(self) -> None:
         self.pause_requested.emit(not self._paused)
@@ -445,17 +492,24 @@ class DocumentsPane(QWidget):
         failed = counts.get(Status.FAILED, 0)
         waiting = counts.get(Status.QUEUED, 0) + counts.get(Status.INDEXING, 0)
         if self.opening and not self.model.rowCount():
-            text = "Opening the library…"
+            text = self.tr("Opening the library…")
         elif not self.model.rowCount():
-            text = "No documents yet. Drop files or a folder on this window, or add a folder."
+            text = self.tr(
+                "No documents yet. Drop files or a folder on this window, or add a folder."
+            )
         else:
-            text = f"{done} document{'s' if done != 1 else ''} · {pages} pages indexed"
+            text = (
+                self.tr("1 document · {pages} pages indexed")
+                if done == 1
+                else self.tr("{n} documents · {pages} pages indexed")
+            ).format(n=done, pages=pages)
             if failed:
-                text += f" · <a href='failed'>{failed} could not be read</a>"
+                unread = self.tr("{n} could not be read").format(n=failed)
+                text += f" · <a href='failed'>{unread}</a>"
             if waiting:
-                text += f" · {waiting} waiting"
+                text += " · " + self.tr("{n} waiting").format(n=waiting)
         if report is not None and report.cancelled:
-            text = "Indexing cancelled; what was done is kept. " + text
+            text = self.tr("Indexing cancelled; what was done is kept.") + " " + text
         self.summary.setText(text)
 
 

@@ -7,16 +7,17 @@ menu (or Ctrl+1, Ctrl+2, Ctrl+3) asks the same question again as the kind the us
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QSizePolicy, QToolButton, QWidget
 
 from desktop_rag.query.kind import DOCUMENT, KINDS, LIBRARY, PASSAGE
 
+# Each item's text (translated where shown) and keys; the keys are the same in every language.
 CHOICES = {
-    PASSAGE: ("Answer from &passages", "Ctrl+1"),
-    DOCUMENT: ("Answer with the &document's outline", "Ctrl+2"),
-    LIBRARY: ("Answer with a &list of documents", "Ctrl+3"),
+    PASSAGE: (QT_TRANSLATE_NOOP("KindBar", "Answer from &passages"), "Ctrl+1"),
+    DOCUMENT: (QT_TRANSLATE_NOOP("KindBar", "Answer with the &document's outline"), "Ctrl+2"),
+    LIBRARY: (QT_TRANSLATE_NOOP("KindBar", "Answer with a &list of documents"), "Ctrl+3"),
 }
 
 
@@ -28,22 +29,25 @@ class KindBar(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.label = QLabel()
-        self.label.setAccessibleName("Kind of question")
+        self.label.setAccessibleName(self.tr("Kind of question"))
         self.label.setTextFormat(Qt.TextFormat.PlainText)
         # A long line ("Outline of ULTABEAUTY_2023Q4_EARNINGS.pdf (asks for …)") wraps instead
         # of widening the chat and squeezing the panes beside it.
         self.label.setWordWrap(True)
         self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.label.setToolTip(
-            "How the question was taken, by plain rules; Answer as asks it again as another kind"
+            self.tr(
+                "How the question was taken, by plain rules; Answer as asks it again as another "
+                "kind"
+            )
         )
-        self.menu = QMenu("Answer as", self)
+        self.menu = QMenu(self.tr("Answer as"), self)
         self.group = QActionGroup(self)
         self.group.setExclusive(True)
         self._actions: dict[str, QAction] = {}
         for kind in KINDS:
             text, keys = CHOICES[kind]
-            action = QAction(text, self)
+            action = QAction(self.tr(str(text)), self)
             action.setCheckable(True)
             action.setData(kind)
             action.setShortcut(QKeySequence(keys))
@@ -54,9 +58,9 @@ class KindBar(QWidget):
             self._actions[kind] = action
         self.group.triggered.connect(self._on_group_triggered)
         self.button = QToolButton()
-        self.button.setText("Answer as")
+        self.button.setText(self.tr("Answer as"))
         self.button.setAutoRaise(True)
-        self.button.setAccessibleName("Answer as another kind of question")
+        self.button.setAccessibleName(self.tr("Answer as another kind of question"))
         self.button.setMenu(self.menu)
         self.button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         row = QHBoxLayout(self)

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-from PySide6.QtCore import QObject, QSocketNotifier, QTimer
+from PySide6.QtCore import QCoreApplication, QObject, QSocketNotifier, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from desktop_rag import __version__
@@ -93,6 +93,10 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     assert isinstance(app, QApplication)
     app.setQuitOnLastWindowClosed(False)  # the window quits once its jobs have stopped
 
+    from desktop_rag.gui import translation
+
+    translation.install(app)  # before any window or dialog is built: they read it once
+
     from desktop_rag.config import Settings
     from desktop_rag.gui.session import Session
     from desktop_rag.gui.window import MainWindow
@@ -104,7 +108,8 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
         log.warning("%s", lock)
         print(f"desktop-rag: {lock}", file=sys.stderr)
         if app.platformName() not in ("offscreen", "minimal"):  # nobody to click OK there
-            QMessageBox.information(None, "Desktop RAG is already running", lock)
+            title = QCoreApplication.translate("main", "Desktop RAG is already running")
+            QMessageBox.information(None, title, lock)
         logging.shutdown()
         os._exit(1)
     session = Session(settings)

@@ -10,8 +10,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
     QAbstractListModel,
     QAbstractTableModel,
+    QCoreApplication,
     QModelIndex,
     QPersistentModelIndex,
     Qt,
@@ -28,21 +30,29 @@ PathRole = Qt.ItemDataRole.UserRole + 1
 StatusRole = Qt.ItemDataRole.UserRole + 2
 SortRole = Qt.ItemDataRole.UserRole + 3
 
+
+def translated(text: object) -> str:
+    """`text`, one of the words below, in the window's language (PySide6 types what
+    QT_TRANSLATE_NOOP returns as object)."""
+    return QCoreApplication.translate("DocumentsModel", str(text))
+
+
+# Translated where they are shown (translated), in the window's language.
 STATUS_TEXT = {
-    Status.QUEUED: "Queued",
-    Status.INDEXING: "Indexing…",
-    Status.INDEXED: "Indexed",
-    Status.FAILED: "Failed",
-    Status.EXCLUDED: "Removed from the index",
+    Status.QUEUED: QT_TRANSLATE_NOOP("DocumentsModel", "Queued"),
+    Status.INDEXING: QT_TRANSLATE_NOOP("DocumentsModel", "Indexing…"),
+    Status.INDEXED: QT_TRANSLATE_NOOP("DocumentsModel", "Indexed"),
+    Status.FAILED: QT_TRANSLATE_NOOP("DocumentsModel", "Failed"),
+    Status.EXCLUDED: QT_TRANSLATE_NOOP("DocumentsModel", "Removed from the index"),
 }
 # What the Status column shows beside the state's icon: one word a glance can read at any
 # width (the reason of a failure is in the row's tooltip and the line below the list).
 STATE_WORD = {
-    Status.QUEUED: "Queued",
-    Status.INDEXING: "Indexing",
-    Status.INDEXED: "Indexed",
-    Status.FAILED: "Failed",
-    Status.EXCLUDED: "Removed",
+    Status.QUEUED: QT_TRANSLATE_NOOP("DocumentsModel", "Queued"),
+    Status.INDEXING: QT_TRANSLATE_NOOP("DocumentsModel", "Indexing"),
+    Status.INDEXED: QT_TRANSLATE_NOOP("DocumentsModel", "Indexed"),
+    Status.FAILED: QT_TRANSLATE_NOOP("DocumentsModel", "Failed"),
+    Status.EXCLUDED: QT_TRANSLATE_NOOP("DocumentsModel", "Removed"),
 }
 # Sorting by status puts what needs attention first.
 STATUS_ORDER = {
@@ -75,16 +85,24 @@ class DocumentRow:
 
     @property
     def state_word(self) -> str:
-        return STATE_WORD.get(Status(self.status), self.status.title())
+        word = STATE_WORD.get(Status(self.status))
+        return translated(word) if word else self.status.title()
 
     @property
     def status_text(self) -> str:
-        text = STATUS_TEXT.get(Status(self.status), self.status.title())
+        said = STATUS_TEXT.get(Status(self.status))
+        text = translated(said) if said else self.status.title()
         if self.error:
             return f"{text}: {self.error}"
         if self.status == Status.INDEXED and self.reader.endswith("ocr"):
-            which = "" if self.reader == "ocr" else "some "
-            return f"{text}: {self.pages} pages, {which}read with OCR"
+            ocr = (
+                QCoreApplication.translate("DocumentsModel", "{pages} pages, read with OCR")
+                if self.reader == "ocr"
+                else QCoreApplication.translate(
+                    "DocumentsModel", "{pages} pages, some read with OCR"
+                )
+            )
+            return f"{text}: " + ocr.format(pages=self.pages)
         return text
 
 
@@ -112,7 +130,12 @@ class DocumentsModel(QAbstractTableModel):
     """
 
     NAME, STATUS, PAGES, CHUNKS = range(4)
-    HEADERS = ("Name", "Status", "Pages", "Passages")
+    HEADERS = (
+        QT_TRANSLATE_NOOP("DocumentsModel", "Name"),
+        QT_TRANSLATE_NOOP("DocumentsModel", "Status"),
+        QT_TRANSLATE_NOOP("DocumentsModel", "Pages"),
+        QT_TRANSLATE_NOOP("DocumentsModel", "Passages"),
+    )
 
     def __init__(self, icons: dict[str, QIcon] | None = None, parent: Any = None) -> None:
         super().__init__(parent)
@@ -135,7 +158,7 @@ class DocumentsModel(QAbstractTableModel):
     ) -> Any:
         if orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.HEADERS):
             if role == Qt.ItemDataRole.DisplayRole:
-                return self.HEADERS[section]
+                return translated(self.HEADERS[section])
             if role == Qt.ItemDataRole.TextAlignmentRole and section >= self.PAGES:
                 return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -158,9 +181,19 @@ class DocumentsModel(QAbstractTableModel):
             tip = row.path
             if row.pages and not paginated(row.path):
                 # The Pages column counts its sections: such a document has no pages.
-                tip += f"\n{row.pages} section{'s' if row.pages != 1 else ''}"
+                sections = (
+                    QCoreApplication.translate("DocumentsModel", "1 section")
+                    if row.pages == 1
+                    else QCoreApplication.translate("DocumentsModel", "{n} sections")
+                )
+                tip += "\n" + sections.format(n=row.pages)
             if row.chunks:  # the Chunks column is hidden in a narrow pane
-                tip += f"\n{row.chunks} passage{'s' if row.chunks != 1 else ''} indexed"
+                passages = (
+                    QCoreApplication.translate("DocumentsModel", "1 passage indexed")
+                    if row.chunks == 1
+                    else QCoreApplication.translate("DocumentsModel", "{n} passages indexed")
+                )
+                tip += "\n" + passages.format(n=row.chunks)
             if row.error:
                 tip += f"\n\n{row.name} {row.error}"
             elif row.status_text != row.state_word:
@@ -438,13 +471,13 @@ class ConversationsModel(QAbstractListModel):
             return None
         conv = self._items[index.row()]
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            return conv.title or "New conversation"
+            return conv.title or self.tr("New conversation")
         if role == Qt.ItemDataRole.ToolTipRole:
             when = time.strftime("%d %b %Y, %H:%M", time.localtime(conv.updated))
             n = len(conv.exchanges)
-            return (
-                f"{conv.title or 'New conversation'}\n{n} question{'s' if n != 1 else ''}, {when}"
-            )
+            questions = self.tr("1 question") if n == 1 else self.tr("{n} questions").format(n=n)
+            title = conv.title or self.tr("New conversation")
+            return f"{title}\n{questions}, {when}"
         if role == self.IdRole:
             return conv.id
         return None

@@ -240,14 +240,14 @@ class Session(QObject):
         """Build a new index beside the old one (which keeps answering), then swap it in."""
         library, folders = self.library, self.folders
         if library.app is None or self._index_job is not None:
-            self.notice.emit("Wait for the current indexing to finish, then rebuild.")
+            self.notice.emit(self.tr("Wait for the current indexing to finish, then rebuild."))
             return
 
         def run(job: Job) -> tuple[IndexReport, list[Any]]:
             report = library.rebuild(folders, job.report, job.cancel)
             return report, library.documents()
 
-        self.notice.emit("Rebuilding the index from your documents…")
+        self.notice.emit(self.tr("Rebuilding the index from your documents…"))
         self._start_index_job(run, "rebuild")
 
     def _warm_up(self) -> None:
@@ -350,8 +350,10 @@ class Session(QObject):
         if library.needs_rebuild:
             # Kept queued, not dropped: the rebuild's end starts them.
             self.notice.emit(
-                "The index must be rebuilt before changes can be indexed; they are indexed "
-                "once it is."
+                self.tr(
+                    "The index must be rebuilt before changes can be indexed; they are indexed "
+                    "once it is."
+                )
             )
             return
         roots = library.take_pending()
@@ -507,7 +509,9 @@ class Session(QObject):
         """Copy PDFs into the library folder (the originals are only read), then index them."""
         library = self.library
         if library.app is None:
-            self.notice.emit("The library is still opening; drop the files again in a moment.")
+            self.notice.emit(
+                self.tr("The library is still opening; drop the files again in a moment.")
+            )
             return
         self._carry_out(library.before_import())
         self.lanes.run(
@@ -561,7 +565,9 @@ class Session(QObject):
         or the rules'); False if it cannot start now."""
         if self.answer is None or self.app is None:
             self.answer_failed.emit(
-                "The library is still opening." if self.app is None else self.model_status[1]
+                self.tr("The library is still opening.")
+                if self.app is None
+                else self.model_status[1]
             )
             return False
         questions = self.library.questions
@@ -587,7 +593,7 @@ class Session(QObject):
         the way; stop_answer cancels it. False if it cannot start now."""
         app = self.app
         if app is None:
-            self.answer_failed.emit("The library is still opening.")
+            self.answer_failed.emit(self.tr("The library is still opening."))
             return False
         if self._answer_job is not None:
             return False
@@ -629,9 +635,11 @@ class Session(QObject):
         Returns why it cannot start now ("" when it starts)."""
         answer = self.answer
         if self.app is None:
-            return "The library is still opening."
+            return self.tr("The library is still opening.")
         if not isinstance(answer, Composer):
-            return self.model_status[1] or "Answers cannot be composed from the sources here."
+            return self.model_status[1] or self.tr(
+                "Answers cannot be composed from the sources here."
+            )
         sources = tuple(sources)
         self.lanes.run(
             ANSWER,
@@ -660,7 +668,7 @@ class Session(QObject):
             SAVE,
             lambda job: store.save(snapshot),
             on_errored=lambda e: self.notice.emit(
-                f"The conversation could not be saved: {user_message(e)}"
+                self.tr("The conversation could not be saved: {why}").format(why=user_message(e))
             ),
             name="save conversation",
         )

@@ -6,7 +6,7 @@ import os
 from collections.abc import Callable
 from dataclasses import replace
 
-from PySide6.QtCore import QEvent, Qt, QThreadPool
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt, QThreadPool
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -38,10 +38,11 @@ from desktop_rag.library import is_gguf
 from desktop_rag.query.ability import Abilities, settings_line
 
 # What the bundled OCR reads well, measured (README, "Scanned PDFs"), in a reader's words.
-OCR_HINT = (
+OCR_HINT = QT_TRANSLATE_NOOP(
+    "SettingsDialog",
     "Pages that are only pictures (scans, photos of pages) are read on this computer, about "
     "half a minute a page. Printed English reads well; accented letters (é, ü) often lose "
-    "their accents, so a search for such words may miss those pages. Handwriting is not read."
+    "their accents, so a search for such words may miss those pages. Handwriting is not read.",
 )
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
@@ -68,25 +69,25 @@ class SettingsDialog(QDialog):
         find: Callable[[], list[FoundModel]] = find_models,
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Settings")
+        self.setWindowTitle(self.tr("Settings"))
         self.setMinimumWidth(680)
         self._original = settings
         self.removed_folders: list[str] = []
 
         self.folders = QListWidget()
-        self.folders.setAccessibleName("Watched folders")
+        self.folders.setAccessibleName(self.tr("Watched folders"))
         for folder in settings.folders:
             self.folders.addItem(folder)
             self.folders.item(self.folders.count() - 1).setToolTip(folder)
         self.folders.setFixedHeight(self.fontMetrics().lineSpacing() * 5 + 12)
         self.folders.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.folders.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        add = QPushButton("Add…")
+        add = QPushButton(self.tr("Add…"))
         set_icon(add, "folder-add")
-        add.setAccessibleName("Add folder")
-        remove = QPushButton("Remove")
+        add.setAccessibleName(self.tr("Add folder"))
+        remove = QPushButton(self.tr("Remove"))
         set_icon(remove, "folder-remove")
-        remove.setAccessibleName("Remove folder")
+        remove.setAccessibleName(self.tr("Remove folder"))
         add.clicked.connect(self._on_add_clicked)
         remove.clicked.connect(self._on_remove_clicked)
         folder_buttons = QVBoxLayout()
@@ -98,14 +99,14 @@ class SettingsDialog(QDialog):
         folder_row.addLayout(folder_buttons)
 
         self.model = QLineEdit(settings.model_path)
-        self.model.setPlaceholderText("Built in: Gemma 3 270M")
-        self.model.setAccessibleName("Model file")
+        self.model.setPlaceholderText(self.tr("Built in: Gemma 3 270M"))
+        self.model.setAccessibleName(self.tr("Model file"))
         self.model.setClearButtonEnabled(True)
-        browse = QPushButton("Choose…")
-        browse.setAccessibleName("Choose a model file")
+        browse = QPushButton(self.tr("Choose…"))
+        browse.setAccessibleName(self.tr("Choose a model file"))
         browse.clicked.connect(self._on_browse_clicked)
-        builtin = QPushButton("Use built-in")
-        builtin.setAccessibleName("Use the built-in model")
+        builtin = QPushButton(self.tr("Use built-in"))
+        builtin.setAccessibleName(self.tr("Use the built-in model"))
         builtin.clicked.connect(self.model.clear)
         model_row = QHBoxLayout()
         model_row.addWidget(self.model, 1)
@@ -124,13 +125,23 @@ class SettingsDialog(QDialog):
 
         # The models other apps already downloaded; choosing one fills in the file above.
         self.found = QTreeWidget()
-        self.found.setAccessibleName("Models found on this computer")
-        self.found.setHeaderLabels(["Model", "From", "Quantisation", "Size", "Memory"])
+        self.found.setAccessibleName(self.tr("Models found on this computer"))
+        self.found.setHeaderLabels(
+            [
+                self.tr("Model"),
+                self.tr("From"),
+                self.tr("Quantisation"),
+                self.tr("Size"),
+                self.tr("Memory"),
+            ]
+        )
         self.found.setRootIsDecorated(False)
         self.found.setFixedHeight(self.fontMetrics().lineSpacing() * 6 + 24)
         self.found.itemSelectionChanged.connect(self._on_found_itemSelectionChanged)
         self.found.hide()
-        self.found_status = QLabel("Looking for models of LM Studio, Ollama, GPT4All, Jan…")
+        self.found_status = QLabel(
+            self.tr("Looking for models of LM Studio, Ollama, GPT4All, Jan…")
+        )
         full_width(self.found_status)
         self._find_job = Job(lambda job: find(), "find models")
         self._find_job.signals.returned.connect(self._on_find_job_returned)
@@ -142,16 +153,16 @@ class SettingsDialog(QDialog):
 
         self.threads = QSpinBox()
         self.threads.setRange(0, max(64, os.cpu_count() or 1))
-        self.threads.setSpecialValueText(f"Automatic ({default_threads()})")
+        self.threads.setSpecialValueText(self.tr("Automatic ({n})").format(n=default_threads()))
         self.threads.setValue(settings.n_threads)
-        self.threads.setAccessibleName("Processor threads")
+        self.threads.setAccessibleName(self.tr("Processor threads"))
 
         # How much text the model reads at once, in its word pieces ("tokens"), said in
         # words beside it: about three words for four pieces.
         self.n_ctx = QSpinBox()
         self.n_ctx.setRange(512, 131072)
         self.n_ctx.setSingleStep(1024)
-        self.n_ctx.setAccessibleName("Text the model reads at once")
+        self.n_ctx.setAccessibleName(self.tr("Text the model reads at once"))
         self.n_ctx_words = QLabel()
         self.n_ctx.valueChanged.connect(self._on_n_ctx_value_changed)
         self.n_ctx.setValue(settings.n_ctx)
@@ -163,13 +174,13 @@ class SettingsDialog(QDialog):
         self.top_k = QSpinBox()
         self.top_k.setRange(1, 20)
         self.top_k.setValue(settings.top_k)
-        self.top_k.setAccessibleName("Sources per answer")
+        self.top_k.setAccessibleName(self.tr("Sources per answer"))
 
-        self.ocr = QCheckBox("Read scanned pages with OCR (on this computer, offline)")
+        self.ocr = QCheckBox(self.tr("Read scanned pages with OCR (on this computer, offline)"))
         self.ocr.setChecked(settings.ocr)
-        self.ocr.setAccessibleName("Read scanned pages with OCR")
-        self.ocr.setToolTip(OCR_HINT)
-        ocr_hint = QLabel(OCR_HINT)
+        self.ocr.setAccessibleName(self.tr("Read scanned pages with OCR"))
+        self.ocr.setToolTip(self.tr(str(OCR_HINT)))
+        ocr_hint = QLabel(self.tr(str(OCR_HINT)))
         full_width(ocr_hint)
         ocr_box = QVBoxLayout()
         ocr_box.setContentsMargins(0, 0, 0, 0)
@@ -185,21 +196,23 @@ class SettingsDialog(QDialog):
 
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
-        form.addRow("Watched folders:", folder_row)
-        form.addRow("Answer model:", model_box)
+        form.addRow(self.tr("Watched folders:"), folder_row)
+        form.addRow(self.tr("Answer model:"), model_box)
         found_box = QVBoxLayout()
         found_box.setContentsMargins(0, 0, 0, 0)
         found_box.addWidget(self.found_status)
         found_box.addWidget(self.found)
-        form.addRow("Models on this computer:", found_box)
-        form.addRow("Processor threads:", self.threads)
-        form.addRow("Text read at once:", n_ctx_row)
-        form.addRow("Sources per answer:", self.top_k)
-        form.addRow("Scanned PDFs:", ocr_box)
+        form.addRow(self.tr("Models on this computer:"), found_box)
+        form.addRow(self.tr("Processor threads:"), self.threads)
+        form.addRow(self.tr("Text read at once:"), n_ctx_row)
+        form.addRow(self.tr("Sources per answer:"), self.top_k)
+        form.addRow(self.tr("Scanned PDFs:"), ocr_box)
         hint = QLabel(
-            "The more text the model reads at once, the more sources it can read, and the "
-            "more memory it needs. Removing a folder removes its documents from the index, "
-            "never from your disk."
+            self.tr(
+                "The more text the model reads at once, the more sources it can read, and the "
+                "more memory it needs. Removing a folder removes its documents from the index, "
+                "never from your disk."
+            )
         )
         hint.setWordWrap(True)
         # The team library is for a few: its own tab, out of everyone's way.
@@ -213,8 +226,8 @@ class SettingsDialog(QDialog):
         team_layout.addWidget(self.team)
         team_layout.addStretch(1)
         self.tabs = QTabWidget()
-        self.tabs.addTab(general, "&General")
-        self.tabs.addTab(team_page, "&Team library")
+        self.tabs.addTab(general, self.tr("&General"))
+        self.tabs.addTab(team_page, self.tr("&Team library"))
 
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
@@ -228,7 +241,7 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.buttons)
 
     def _on_add_clicked(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Add a folder of documents")
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Add a folder of documents"))
         if folder and not self.folders.findItems(folder, Qt.MatchFlag.MatchExactly):
             self.folders.addItem(folder)
 
@@ -238,7 +251,10 @@ class SettingsDialog(QDialog):
 
     def _on_browse_clicked(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, "Choose a GGUF model", "", "GGUF models (*.gguf);;All files (*)"
+            self,
+            self.tr("Choose a GGUF model"),
+            "",
+            self.tr("GGUF models (*.gguf);;All files (*)"),
         )
         if path:
             self.model.setText(path)
@@ -268,7 +284,10 @@ class SettingsDialog(QDialog):
             self.resize(self.width(), need)
 
     def _on_n_ctx_value_changed(self, value: int) -> None:
-        self.n_ctx_words.setText(f"word pieces, about {round(value * 0.75, -2):,.0f} words")
+        # The thousands separator is the translation's ("3,100" in English, "3.100" in German).
+        separator = self.tr(",", "thousands separator")
+        words = f"{round(value * 0.75, -2):,.0f}".replace(",", separator)
+        self.n_ctx_words.setText(self.tr("word pieces, about {words} words").format(words=words))
 
     def _on_model_text_changed(self, text: str) -> None:
         self.answers_line.setText(settings_line(text.strip(), self._abilities))
@@ -278,20 +297,24 @@ class SettingsDialog(QDialog):
         self.show_found(models)
 
     def _on_find_job_errored(self, exc: object) -> None:
-        self.found_status.setText(f"Could not look for other apps' models: {exc}")
+        self.found_status.setText(
+            self.tr("Could not look for other apps' models: {why}").format(why=exc)
+        )
 
     def show_found(self, models: list[FoundModel]) -> None:
         self.found.clear()
         if not models:
             self.found_status.setText(
-                "No models found in the folders of LM Studio, Ollama, GPT4All, Jan or llama.cpp. "
-                "Choose a .gguf file instead."
+                self.tr(
+                    "No models found in the folders of LM Studio, Ollama, GPT4All, Jan or "
+                    "llama.cpp. Choose a .gguf file instead."
+                )
             )
             return
-        self.found_status.setText("Downloaded by other apps; choose one to use it.")
+        self.found_status.setText(self.tr("Downloaded by other apps; choose one to use it."))
         current = self.model.text().strip()
         for m in models:
-            memory = "fits" if m.fits else "too large"
+            memory = self.tr("fits") if m.fits else self.tr("too large")
             item = QTreeWidgetItem(
                 [m.name, m.app, m.quantisation or "?", human_size(m.size), memory]
             )
@@ -301,8 +324,9 @@ class SettingsDialog(QDialog):
             if not m.fits:
                 item.setToolTip(
                     4,
-                    f"Needs about {human_size(m.needed)} of memory; "
-                    f"{human_size(m.available)} is free now.",
+                    self.tr("Needs about {needed} of memory; {free} is free now.").format(
+                        needed=human_size(m.needed), free=human_size(m.available)
+                    ),
                 )
             if not m.fits:
                 item.setForeground(4, self.palette().placeholderText())
@@ -337,9 +361,9 @@ class SettingsDialog(QDialog):
         """An error message, or "" when the settings can be used."""
         model = self.model.text().strip()
         if model and not os.path.isfile(model):
-            return f"The model file {model} does not exist."
+            return self.tr("The model file {path} does not exist.").format(path=model)
         if model and not is_gguf(model):
-            return f"{model} is not a GGUF model file."
+            return self.tr("{path} is not a GGUF model file.").format(path=model)
         return self.team.validate()
 
     def accept(self) -> None:
@@ -357,9 +381,12 @@ class SettingsDialog(QDialog):
         names = "\n".join(self.removed_folders)
         answer = QMessageBox.question(
             self,
-            "Remove folders from the library?",
-            f"These folders will no longer be watched, and their documents will be removed "
-            f"from the index (the files on your disk are not touched):\n\n{names}",
+            self.tr("Remove folders from the library?"),
+            self.tr(
+                "These folders will no longer be watched, and their documents will be removed "
+                "from the index (the files on your disk are not touched):"
+            )
+            + f"\n\n{names}",
             QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel,
         )
         return answer == QMessageBox.StandardButton.Ok

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtWidgets import QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from desktop_rag.config import Settings, is_remote
 from desktop_rag.errors import StoreError
 from desktop_rag.store.remote import Location
 
-TEAM_HINT = (
+TEAM_HINT = QT_TRANSLATE_NOOP(
+    "TeamLibraryBox",
     "A library your team keeps on object storage (S3, MinIO, Ceph), searched beside yours and "
     "never written from here; its sources say “Team:”. Keys come from the AWS variables, the "
-    "profile named here or the system keyring, and are never saved in these settings."
+    "profile named here or the system keyring, and are never saved in these settings.",
 )
 
 
@@ -22,20 +24,32 @@ class TeamLibraryBox(QWidget):
 
     def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.uri = self._field(settings.team_library, "s3://bucket/path (empty: none)", "URI")
-        self.profile = self._field(settings.team_profile, "default profile", "AWS profile")
-        self.endpoint = self._field(
-            settings.team_endpoint, "AWS, or http://nas.office:9000 for MinIO", "Endpoint"
+        self.uri = self._field(
+            settings.team_library,
+            self.tr("s3://bucket/path (empty: none)"),
+            self.tr("Team library URI"),
         )
-        self.region = self._field(settings.team_region, "from the profile, or us-east-1", "Region")
-        hint = QLabel(TEAM_HINT)
+        self.profile = self._field(
+            settings.team_profile, self.tr("default profile"), self.tr("Team library AWS profile")
+        )
+        self.endpoint = self._field(
+            settings.team_endpoint,
+            self.tr("AWS, or http://nas.office:9000 for MinIO"),
+            self.tr("Team library Endpoint"),
+        )
+        self.region = self._field(
+            settings.team_region,
+            self.tr("from the profile, or us-east-1"),
+            self.tr("Team library Region"),
+        )
+        hint = QLabel(self.tr(str(TEAM_HINT)))
         hint.setWordWrap(True)  # as readable as the rest: it was drawn disabled, pale
         form = QFormLayout()
         form.setContentsMargins(0, 0, 0, 0)
-        form.addRow("Address:", self.uri)
-        form.addRow("Profile:", self.profile)
-        form.addRow("Endpoint:", self.endpoint)
-        form.addRow("Region:", self.region)
+        form.addRow(self.tr("Address:"), self.uri)
+        form.addRow(self.tr("Profile:"), self.profile)
+        form.addRow(self.tr("Endpoint:"), self.endpoint)
+        form.addRow(self.tr("Region:"), self.region)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(form)
@@ -44,7 +58,7 @@ class TeamLibraryBox(QWidget):
     def _field(self, text: str, placeholder: str, name: str) -> QLineEdit:
         edit = QLineEdit(text)
         edit.setPlaceholderText(placeholder)
-        edit.setAccessibleName(f"Team library {name}")
+        edit.setAccessibleName(name)
         edit.setClearButtonEnabled(True)
         return edit
 
@@ -72,7 +86,9 @@ class TeamLibraryBox(QWidget):
         """An error message, or "" when the fields can be used."""
         uri = self.values()["team_library"]
         if uri and not is_remote(uri):
-            return f"The team library's address must start with s3:// (not {uri})."
+            return self.tr("The team library's address must start with s3:// (not {uri}).").format(
+                uri=uri
+            )
         if uri:
             try:
                 Location.parse(uri)
@@ -80,5 +96,7 @@ class TeamLibraryBox(QWidget):
                 return str(exc)
         endpoint = self.values()["team_endpoint"]
         if endpoint and not endpoint.startswith(("http://", "https://")):
-            return f"The team library's endpoint must start with http:// or https:// ({endpoint})."
+            return self.tr(
+                "The team library's endpoint must start with http:// or https:// ({endpoint})."
+            ).format(endpoint=endpoint)
         return ""

@@ -68,7 +68,7 @@ class TextView(QTextBrowser):
         # hang or bloat the window. The window may give its library's reader instead
         # (LibraryService.read_document: the library's limits and passwords).
         self.read_document: DocumentReader = read or read_document
-        self.setAccessibleName("Document text")
+        self.setAccessibleName(self.tr("Document text"))
         self.setOpenLinks(False)
         self.path = ""
         self.pages: list[Page] = []
@@ -99,7 +99,11 @@ class TextView(QTextBrowser):
         def error(exc: BaseException) -> None:
             if serial == self._serial:
                 self.path, self.pages, self._stamp = "", [], None
-                self.setPlainText(f"This document cannot be opened ({exc}): {path}")
+                self.setPlainText(
+                    self.tr("This document cannot be opened ({why}): {path}").format(
+                        why=exc, path=path
+                    )
+                )
                 self.failed.emit(path, str(exc))
 
         self._lanes.run("read", read, on_returned=done, on_errored=error, name="read document")

@@ -9,6 +9,7 @@ marks (gui/pageview.py) and scrolls them into view. The last request wins.
 
 from __future__ import annotations
 
+import html
 import os
 import re
 from collections.abc import Sequence
@@ -79,10 +80,10 @@ class SourcePane(QWidget):
         self._on_model_reset()
 
     def _make_list(self) -> None:
-        self.title = QLabel("<b>Sources</b>")
+        self.title = QLabel("<b>" + html.escape(self.tr("Sources")) + "</b>")
         self.list = QListView()
         self.list.setModel(self.model)
-        self.list.setAccessibleName("Sources of the answer")
+        self.list.setAccessibleName(self.tr("Sources of the answer"))
         # A long line is cut at its end, the section's, keeping the file and page in sight (the
         # tooltip has it whole): a sideways scroll bar would hide them and take a row's room.
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
@@ -91,25 +92,27 @@ class SourcePane(QWidget):
     def _make_bar(self) -> None:
         """The heading (file and page) and the buttons above the page."""
         self.heading = QLabel()
-        self.heading.setAccessibleName("Page shown")
+        self.heading.setAccessibleName(self.tr("Page shown"))
         self.heading.setTextFormat(Qt.TextFormat.PlainText)
         font = self.heading.font()
         font.setBold(True)
         self.heading.setFont(font)
         self.heading.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.heading.setWordWrap(True)  # a narrow pane shows the page and its label too
-        self.prev_button = tool_button("previous", "Previous page", "Previous page")
-        self.next_button = tool_button("next", "Next page", "Next page")
-        self.zoom_out_button = tool_button("zoom-out", "Zoom out", "Zoom out")
-        self.zoom_in_button = tool_button("zoom-in", "Zoom in", "Zoom in")
+        self.prev_button = tool_button(
+            "previous", self.tr("Previous page"), self.tr("Previous page")
+        )
+        self.next_button = tool_button("next", self.tr("Next page"), self.tr("Next page"))
+        self.zoom_out_button = tool_button("zoom-out", self.tr("Zoom out"), self.tr("Zoom out"))
+        self.zoom_in_button = tool_button("zoom-in", self.tr("Zoom in"), self.tr("Zoom in"))
         self.open_button = tool_button(
             "open-external",
-            "Open in system viewer",
-            "Open this PDF in your usual PDF viewer",
+            self.tr("Open in system viewer"),
+            self.tr("Open this PDF in your usual PDF viewer"),
             text_beside=True,
         )
         # Back to the sources list alone (in a narrow window, back to the library).
-        self.close_button = tool_button("cancel", "Close page", "Close this page")
+        self.close_button = tool_button("cancel", self.tr("Close page"), self.tr("Close this page"))
         self.bar = QHBoxLayout()
         self.bar.addStretch(1)
         for b in (
@@ -126,7 +129,7 @@ class SourcePane(QWidget):
         """The PDF view and, in its place for documents without pages, the text view."""
         self.document = QPdfDocument(self)
         self.pdf = PageView()
-        self.pdf.setAccessibleName("PDF page")
+        self.pdf.setAccessibleName(self.tr("PDF page"))
         self.pdf.setDocument(self.document)
         self.pdf.setPageMode(QPdfView.PageMode.MultiPage)
         self.pdf.setZoomMode(QPdfView.ZoomMode.FitToWidth)
@@ -136,18 +139,20 @@ class SourcePane(QWidget):
         self.page_stack.addWidget(self.pdf)
         self.page_stack.addWidget(self.text_view)
         self.passage = QTextBrowser()
-        self.passage.setAccessibleName("Cited passage")
+        self.passage.setAccessibleName(self.tr("Cited passage"))
         self.passage.setOpenLinks(False)
 
     def _make_placeholder(self) -> None:
         """What shows before any page: how to get one."""
         self.placeholder = QWidget()
-        self.placeholder.setAccessibleName("No page shown")
+        self.placeholder.setAccessibleName(self.tr("No page shown"))
         mark = QLabel()
         mark.setPixmap(icon("document").pixmap(48, 48, QIcon.Mode.Disabled))
         mark.setAlignment(Qt.AlignmentFlag.AlignCenter)
         hint = QLabel(
-            "Click a source, or a number like [1] in an answer, to see the page it came from."
+            self.tr(
+                "Click a source, or a number like [1] in an answer, to see the page it came from."
+            )
         )
         hint.setWordWrap(True)
         hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -174,7 +179,7 @@ class SourcePane(QWidget):
         passage_box = QWidget()
         passage_layout = QVBoxLayout(passage_box)
         passage_layout.setContentsMargins(0, 4, 0, 0)
-        passage_layout.addWidget(QLabel("<b>Cited passage</b>"))
+        passage_layout.addWidget(QLabel("<b>" + html.escape(self.tr("Cited passage")) + "</b>"))
         passage_layout.addWidget(self.passage)
         self.split.addWidget(passage_box)
         self.split.setStretchFactor(0, 4)
@@ -270,7 +275,7 @@ class SourcePane(QWidget):
             else:
                 self.loader.mark(request, self.boxes_lookup)
             return
-        self.heading.setText(f"Opening {os.path.basename(path)}…")
+        self.heading.setText(self.tr("Opening {name}…").format(name=os.path.basename(path)))
         self.heading.setToolTip(path)
         self.loader.open(request, self.boxes_lookup)
 
@@ -329,7 +334,8 @@ class SourcePane(QWidget):
         self.matched = ""
         self.heading.setText(os.path.basename(path))
         self.passage.setPlainText(
-            f"This PDF cannot be opened ({why}): {path}\n\n"
+            self.tr("This PDF cannot be opened ({why}): {path}").format(why=why, path=path)
+            + "\n\n"
             + (request.source.text if request.source else "")
         )
         self._update_buttons()
@@ -338,7 +344,7 @@ class SourcePane(QWidget):
     def _show_pdf_view(self) -> None:
         self._text_path = ""
         self.page_stack.setCurrentWidget(self.pdf)
-        self.open_button.setToolTip("Open this PDF in your usual PDF viewer")
+        self.open_button.setToolTip(self.tr("Open this PDF in your usual PDF viewer"))
 
     def _show_text(self, path: str, page: int, start: int, end: int) -> None:
         """A document without pages: its text, at the section, the passage marked."""
@@ -347,8 +353,10 @@ class SourcePane(QWidget):
         self._text_page = page
         self.matched = ""
         self.page_stack.setCurrentWidget(self.text_view)
-        self.open_button.setToolTip("Open this document in the program your system opens it with")
-        self.heading.setText(f"Opening {os.path.basename(path)}…")
+        self.open_button.setToolTip(
+            self.tr("Open this document in the program your system opens it with")
+        )
+        self.heading.setText(self.tr("Opening {name}…").format(name=os.path.basename(path)))
         self.heading.setToolTip(path)
         self._update_buttons()
         self.text_view.show_passage(path, page, start, end)
@@ -377,10 +385,12 @@ class SourcePane(QWidget):
             return
         n = f"[{self.source.n}] " if self.source else ""
         total = self.document.pageCount()
-        text = f"{n}{os.path.basename(path)} — page {self.current_page} of {total}"
+        text = n + self.tr("{name} — page {page} of {total}").format(
+            name=os.path.basename(path), page=self.current_page, total=total
+        )
         label = self.document.pageLabel(self.current_page - 1)
         if label and label != str(self.current_page):  # the number printed on the page
-            text += f" (printed {label})"
+            text += " " + self.tr("(printed {label})").format(label=label)
         self.heading.setText(text)
         self.heading.setToolTip(path)
         self._update_buttons()
@@ -454,6 +464,7 @@ class SourcePane(QWidget):
         )
         if path and not QDesktopServices.openUrl(QUrl.fromLocalFile(path)):
             self.notice.emit(
-                f"No program on this computer is set up to open {os.path.basename(path)}; "
-                f"the file is {path}."
+                self.tr(
+                    "No program on this computer is set up to open {name}; the file is {path}."
+                ).format(name=os.path.basename(path), path=path)
             )

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 from desktop_rag import __version__
 from desktop_rag.config import config_dir
 from desktop_rag.conversations import ChatState, Conversation, Exchange, Version
-from desktop_rag.gui.chat import SHOW_COMPOSED, ChatPane, ConversationsPane, other_answer
+from desktop_rag.gui.chat import ChatPane, ConversationsPane, other_answer
 from desktop_rag.gui.doclist import DocumentListPanel
 from desktop_rag.gui.documents import DocumentsPane
 from desktop_rag.gui.icons import icon, refresh, set_icon
@@ -66,10 +66,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DOCUMENT_FILTER = (
-    f"Documents (*.pdf {' '.join('*' + s for s in sorted(SUFFIXES))});;PDF files (*.pdf);;"
-    "All files (*)"
-)
+# The file dialog's filters: the names are translated, the patterns are not.
+DOCUMENT_PATTERNS = f"*.pdf {' '.join('*' + s for s in sorted(SUFFIXES))}"
 
 STATUS_ICONS = ("queued", "indexing", "indexed", "failed")
 # Narrower than this, the window shows two panes, not three: the library and the chat, or,
@@ -96,6 +94,7 @@ class MainWindow(QMainWindow):
         self.session = session
         self._quit_on_close = quit_on_close
         self.setWindowTitle("Desktop RAG")
+        self._welcome = ""  # the first start's message, while the status bar shows it
         self.setWindowIcon(icon("app"))
         self.setAcceptDrops(True)
         self.setMinimumSize(760, 480)
@@ -180,51 +179,53 @@ class MainWindow(QMainWindow):
         return action
 
     def _make_actions(self) -> None:
-        self.new_action = self._action("&New conversation", "new-chat", "Ctrl+N")
-        self.add_folder_action = self._action("Add &folder…", "folder-add", "Ctrl+O")
-        self.add_files_action = self._action("Add &documents…", "document", "Ctrl+Shift+O")
-        self.settings_action = self._action("&Settings…", "settings", "Ctrl+,")
-        self.rebuild_action = self._action("&Rebuild index…", "rescan", None)
-        self.quit_action = self._action("&Quit", "", QKeySequence.StandardKey.Quit)
+        self.new_action = self._action(self.tr("&New conversation"), "new-chat", "Ctrl+N")
+        self.add_folder_action = self._action(self.tr("Add &folder…"), "folder-add", "Ctrl+O")
+        self.add_files_action = self._action(self.tr("Add &documents…"), "document", "Ctrl+Shift+O")
+        self.settings_action = self._action(self.tr("&Settings…"), "settings", "Ctrl+,")
+        self.rebuild_action = self._action(self.tr("&Rebuild index…"), "rescan", None)
+        self.quit_action = self._action(self.tr("&Quit"), "", QKeySequence.StandardKey.Quit)
         if self.quit_action.shortcut().isEmpty():
             self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
-        self.stop_action = self._action("&Stop answering", "stop", "Esc")
+        self.stop_action = self._action(self.tr("&Stop answering"), "stop", "Esc")
         self.stop_action.setEnabled(False)
-        self.copy_action = self._action("&Copy last answer", "copy", "Ctrl+Shift+C")
+        self.copy_action = self._action(self.tr("&Copy last answer"), "copy", "Ctrl+Shift+C")
         # The last answer's other one: the documents' own sentences beside a written answer
         # (D for documents; Ctrl+Shift+O adds documents). Its text says which way it goes.
         self.other_answer_action = self._action(
-            SHOW_COMPOSED.replace("Show", "Sho&w", 1), "", "Ctrl+Shift+D"
+            self.tr("Sho&w the documents' own sentences"), "", "Ctrl+Shift+D"
         )
         self.other_answer_action.setEnabled(False)
-        self.guide_action = self._action("User &guide", "", QKeySequence.StandardKey.HelpContents)
-        self.about_action = self._action("&About Desktop RAG", "", None)
+        self.guide_action = self._action(
+            self.tr("User &guide"), "", QKeySequence.StandardKey.HelpContents
+        )
+        self.about_action = self._action(self.tr("&About Desktop RAG"), "", None)
         # In a narrow window an open page takes the library's place; this brings it back.
-        self.library_action = self._action("&Library", "folder", "Ctrl+L")
+        self.library_action = self._action(self.tr("&Library"), "folder", "Ctrl+L")
         self.library_action.setCheckable(True)
         self.library_action.setChecked(True)
-        self.library_action.setToolTip("Show your documents and conversations (Ctrl+L)")
+        self.library_action.setToolTip(self.tr("Show your documents and conversations (Ctrl+L)"))
 
         menu = self.menuBar()
-        file_menu = menu.addMenu("&File")
+        file_menu = menu.addMenu(self.tr("&File"))
         file_menu.addActions([self.add_folder_action, self.add_files_action])
         file_menu.addSeparator()
         file_menu.addAction(self.settings_action)
         file_menu.addAction(self.rebuild_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
-        chat_menu = menu.addMenu("&Chat")
+        chat_menu = menu.addMenu(self.tr("&Chat"))
         chat_menu.addActions(
             [self.new_action, self.stop_action, self.copy_action, self.other_answer_action]
         )
         chat_menu.addSeparator()
-        answer_as = chat_menu.addMenu("&Answer as")
+        answer_as = chat_menu.addMenu(self.tr("&Answer as"))
         answer_as.addActions(self.kind_bar.actions_for_menu())
         self.addActions(self.kind_bar.actions_for_menu())  # their keys work in any pane
-        help_menu = menu.addMenu("&Help")
+        help_menu = menu.addMenu(self.tr("&Help"))
         help_menu.addActions([self.guide_action, self.about_action])
 
-        bar = QToolBar("Main")
+        bar = QToolBar(self.tr("Main"))
         bar.setObjectName("mainToolbar")
         bar.setMovable(False)
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
@@ -236,13 +237,13 @@ class MainWindow(QMainWindow):
         self.addToolBar(bar)
 
     def _make_status_bar(self) -> None:
-        self.library_label = QLabel("Opening the library…")
+        self.library_label = QLabel(self.tr("Opening the library…"))
         self.embedder_label = QLabel()
         self.model_label = QLabel()
         for label, name in (
-            (self.library_label, "Library state"),
-            (self.embedder_label, "Search model state"),
-            (self.model_label, "Answer model state"),
+            (self.library_label, self.tr("Library state")),
+            (self.embedder_label, self.tr("Search model state")),
+            (self.model_label, self.tr("Answer model state")),
         ):
             label.setAccessibleName(name)
             self.statusBar().addPermanentWidget(label)
@@ -374,42 +375,45 @@ class MainWindow(QMainWindow):
 
     def _on_session_open_failed(self, message: str) -> None:
         self.documents.set_opening(False)
-        self.library_label.setText("Library: cannot be opened")
+        self.library_label.setText(self.tr("Library: cannot be opened"))
         self.statusBar().showMessage(message)
-        QMessageBox.warning(self, "The library cannot be opened", message)
+        QMessageBox.warning(self, self.tr("The library cannot be opened"), message)
 
     def _on_session_needs_rebuild(self, message: str) -> None:
-        self.library_label.setText("Library: needs rebuilding")
+        self.library_label.setText(self.tr("Library: needs rebuilding"))
         self._ask_rebuild(message)
 
     def _on_rebuild_action_triggered(self) -> None:
         self._ask_rebuild(
-            "The index is built again from every watched folder, beside the current one, "
-            "which keeps answering until the new one is complete."
+            self.tr(
+                "The index is built again from every watched folder, beside the current one, "
+                "which keeps answering until the new one is complete."
+            )
         )
 
     def _ask_rebuild(self, message: str) -> None:
         answer = QMessageBox.question(
             self,
-            "Rebuild the index?",
-            f"{message}\n\nRebuild now? Your files are not touched.",
+            self.tr("Rebuild the index?"),
+            f"{message}\n\n" + self.tr("Rebuild now? Your files are not touched."),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
         )
         if answer == QMessageBox.StandardButton.Yes:
             self.session.rebuild()
         elif self.session.needs_rebuilding:
             self.statusBar().showMessage(
-                "The index was not rebuilt: it answers as it was built, and changes to your "
-                "documents wait for a rebuild (File > Rebuild index)."
+                self.tr(
+                    "The index was not rebuilt: it answers as it was built, and changes to "
+                    "your documents wait for a rebuild (File > Rebuild index)."
+                )
             )
 
     def _on_session_first_start(self) -> None:
         self.chat.set_first_start(True)
-        self.statusBar().showMessage(
-            f"Welcome! Your library folder is {self.session.library_dir}; "
-            "the user guide in it is being indexed.",
-            15000,
-        )
+        self._welcome = self.tr(
+            "Welcome! Your library folder is {folder}; the user guide in it is being indexed."
+        ).format(folder=self.session.library_dir)
+        self.statusBar().showMessage(self._welcome, 15000)
 
     def _on_session_folders_changed(self, folders: list[str]) -> None:
         self.documents.set_folders(folders, self.session.watch_errors, self.session.watch_polled)
@@ -436,10 +440,12 @@ class MainWindow(QMainWindow):
         self.documents.set_progress(progress)
         if progress.stage == "vectors":
             # Every file is read and found by its words; meaning search follows.
-            self.library_label.setText("Found by words; computing vectors")
+            self.library_label.setText(self.tr("Found by words; computing vectors"))
         elif progress.files_total:
             self.library_label.setText(
-                f"Indexing {progress.files_done} of {progress.files_total} files"
+                self.tr("Indexing {done} of {total} files").format(
+                    done=progress.files_done, total=progress.files_total
+                )
             )
 
     def _on_session_index_finished(self, report: IndexReport) -> None:
@@ -447,26 +453,28 @@ class MainWindow(QMainWindow):
         self.session.suggest()  # the welcome's questions, from the documents now indexed
         if not self.session.indexing:
             self.documents.set_idle(report)
-            if self.statusBar().currentMessage().startswith("Welcome!"):
+            if self._welcome and self.statusBar().currentMessage() == self._welcome:
                 # The first start's message said the guide was being indexed: it now is.
-                self.statusBar().showMessage(
-                    f"Welcome! Your library folder is {self.session.library_dir}; "
-                    "the user guide in it is indexed: ask it a question below.",
-                    15000,
-                )
+                self._welcome = self.tr(
+                    "Welcome! Your library folder is {folder}; the user guide in it is "
+                    "indexed: ask it a question below."
+                ).format(folder=self.session.library_dir)
+                self.statusBar().showMessage(self._welcome, 15000)
         self._update_library_label()
         failed = self.documents_model.counts().get(Status.FAILED, 0)
         if report.failed and not report.cancelled and failed:
             # The pane's count, which holds the failures of earlier runs too: the two agree.
-            self.statusBar().showMessage(
-                f"{failed} file{'s' if failed != 1 else ''} could not be read; see Documents.",
-                10000,
+            text = (
+                self.tr("1 file could not be read; see Documents.")
+                if failed == 1
+                else self.tr("{n} files could not be read; see Documents.").format(n=failed)
             )
+            self.statusBar().showMessage(text, 10000)
 
     def _on_session_index_failed(self, message: str) -> None:
         self.documents_model.settle()
         self.documents.set_idle()
-        self.statusBar().showMessage(f"Indexing stopped: {message}")
+        self.statusBar().showMessage(self.tr("Indexing stopped: {why}").format(why=message))
         self._update_library_label()
 
     def _on_session_paused_changed(self, paused: bool) -> None:
@@ -479,16 +487,18 @@ class MainWindow(QMainWindow):
         done = counts.get("indexed", 0)
         pages, _ = self.documents_model.totals()
         self.chat.set_documents(done)
-        text = f"Library: {done} document{'s' if done != 1 else ''}, {pages} pages"
+        documents = self.tr("1 document") if done == 1 else self.tr("{n} documents").format(n=done)
         if self.session.indexing:
-            text += " (indexing)"
+            text = self.tr("Library: {documents}, {pages} pages (indexing)")
         elif self.session.needs_rebuilding:
-            text += " (needs rebuilding)"
-        self.library_label.setText(text)
+            text = self.tr("Library: {documents}, {pages} pages (needs rebuilding)")
+        else:
+            text = self.tr("Library: {documents}, {pages} pages")
+        self.library_label.setText(text.format(documents=documents, pages=pages))
 
     def _on_add_folder_action_triggered(self) -> None:
         folder = QFileDialog.getExistingDirectory(
-            self, "Add a folder of documents to watch", os.path.expanduser("~")
+            self, self.tr("Add a folder of documents to watch"), os.path.expanduser("~")
         )
         if folder:
             self.session.add_folder(folder)
@@ -496,9 +506,11 @@ class MainWindow(QMainWindow):
     def _on_add_files_action_triggered(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(
             self,
-            "Add documents (they are copied into your library)",
+            self.tr("Add documents (they are copied into your library)"),
             os.path.expanduser("~"),
-            DOCUMENT_FILTER,
+            self.tr("Documents ({patterns});;PDF files (*.pdf);;All files (*)").format(
+                patterns=DOCUMENT_PATTERNS
+            ),
         )
         if paths:
             self.session.import_files(paths)
@@ -506,9 +518,12 @@ class MainWindow(QMainWindow):
     def _on_documents_remove_folder_requested(self, folder: str) -> None:
         answer = QMessageBox.question(
             self,
-            "Stop watching this folder?",
-            f"{folder}\n\nIts documents will be removed from the index. The files on your "
-            "disk are not touched.",
+            self.tr("Stop watching this folder?"),
+            f"{folder}\n\n"
+            + self.tr(
+                "Its documents will be removed from the index. The files on your disk are not "
+                "touched."
+            ),
             QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel,
         )
         if answer == QMessageBox.StandardButton.Ok:
@@ -523,8 +538,10 @@ class MainWindow(QMainWindow):
     def _on_documents_password_requested(self, path: str) -> None:
         password, ok = QInputDialog.getText(
             self,
-            "Password",
-            f"Password for {os.path.basename(path)}\n(used to read it now; not saved):",
+            self.tr("Password"),
+            self.tr("Password for {name}\n(used to read it now; not saved):").format(
+                name=os.path.basename(path)
+            ),
             QLineEdit.EchoMode.Password,
         )
         if ok and password:
@@ -536,7 +553,10 @@ class MainWindow(QMainWindow):
         name = os.path.basename(path)
         if self.session.app is None:
             self.statusBar().showMessage(
-                f"The library is still opening; ask again for {name} in a moment.", 8000
+                self.tr("The library is still opening; ask again for {name} in a moment.").format(
+                    name=name
+                ),
+                8000,
             )
             return
         log.info("indexing %s again, as asked", path)
@@ -544,36 +564,42 @@ class MainWindow(QMainWindow):
         if self.session.needs_rebuilding:
             self.session.reindex([path])  # it says why it waits
             return
-        waits = " after the indexing in progress" if self.session.indexing else ""
-        self.statusBar().showMessage(f"{name} is queued to be indexed again{waits}.", 8000)
+        queued = (
+            self.tr("{name} is queued to be indexed again after the indexing in progress.")
+            if self.session.indexing
+            else self.tr("{name} is queued to be indexed again.")
+        )
+        self.statusBar().showMessage(queued.format(name=name), 8000)
         self.session.reindex([path])
 
     # -- models --------------------------------------------------------------------------------
 
     def _on_session_embedder_state(self, state: str, detail: str) -> None:
         text = {
-            ModelState.WAITING: "Search: waiting",
-            ModelState.LOADING: "Search: loading…",
-            ModelState.READY: "Search: ready",
-            ModelState.FAILED: "Search: failed",
-            ModelState.MISSING: "Search: missing",
+            ModelState.WAITING: self.tr("Search: waiting"),
+            ModelState.LOADING: self.tr("Search: loading…"),
+            ModelState.READY: self.tr("Search: ready"),
+            ModelState.FAILED: self.tr("Search: failed"),
+            ModelState.MISSING: self.tr("Search: missing"),
         }[ModelState(state)]
         self.embedder_label.setText(text)
-        self.embedder_label.setToolTip(detail or "The model that finds passages (MiniLM)")
+        self.embedder_label.setToolTip(detail or self.tr("The model that finds passages (MiniLM)"))
 
     def _on_session_model_state(self, state: str, detail: str) -> None:
         name = self.session.model_name
         text = {
-            ModelState.WAITING: "Answers: waiting",
-            ModelState.LOADING: "Answers: loading…",
-            ModelState.READY: "Answers: ready",
-            ModelState.FAILED: "Answers: failed",
-            ModelState.MISSING: "Answers: unavailable",
+            ModelState.WAITING: self.tr("Answers: waiting"),
+            ModelState.LOADING: self.tr("Answers: loading…"),
+            ModelState.READY: self.tr("Answers: ready"),
+            ModelState.FAILED: self.tr("Answers: failed"),
+            ModelState.MISSING: self.tr("Answers: unavailable"),
         }[ModelState(state)]
         self.model_label.setText(text)
         self.model_label.setToolTip(f"{name}\n{detail}" if detail else name)
         if state == ModelState.FAILED:
-            self.statusBar().showMessage(f"The answer model could not be loaded: {detail}")
+            self.statusBar().showMessage(
+                self.tr("The answer model could not be loaded: {why}").format(why=detail)
+            )
 
     # -- conversations -------------------------------------------------------------------------
 
@@ -644,7 +670,7 @@ class MainWindow(QMainWindow):
         self.conversations.select(conv.id)
         self.sources.clear()  # the last answer's page is not one of this answer's sources
         self.chat.set_busy(True)
-        self.chat.set_status("Searching your documents…")
+        self.chat.set_status(self.tr("Searching your documents…"))
         self.chat.show_conversation(conv)
         self.stop_action.setEnabled(True)
         self._show_kind()
@@ -670,7 +696,7 @@ class MainWindow(QMainWindow):
         self.conversations.select(conv.id)
         self.sources.clear()
         self.chat.set_busy(True)
-        self.chat.set_status("Building the outline…")
+        self.chat.set_status(self.tr("Building the outline…"))
         self.chat.show_conversation(conv)
         self.stop_action.setEnabled(True)
         self._show_kind()
@@ -680,8 +706,9 @@ class MainWindow(QMainWindow):
     def _on_session_outline_progress(self, progress: Progress) -> None:
         if progress.files_total:
             self.chat.set_status(
-                f"Building the outline: {progress.files_done} of {progress.files_total} "
-                f"sections (ETA {progress.eta_text})…"
+                self.tr("Building the outline: {done} of {total} sections (ETA {eta})…").format(
+                    done=progress.files_done, total=progress.files_total, eta=progress.eta_text
+                )
             )
 
     def ask_about(self, paths: list[str]) -> None:
@@ -738,11 +765,10 @@ class MainWindow(QMainWindow):
         """Chat > the last answer's other one: enabled, and saying which, when it has one."""
         conv = self.current
         last = conv.exchanges[-1] if conv is not None and conv.exchanges else None
-        offer = other_answer(last) if last is not None else ""
+        offer = other_answer(last, menu=True) if last is not None else ""
         composing = last is not None and any(e is last for e in self.chat.composing)
         # W for both ways: Alt+C, A (Answer as), N and S are taken in the Chat menu.
-        text = (offer or SHOW_COMPOSED).replace("&", "&&").replace("Show", "Sho&w", 1)
-        self.other_answer_action.setText(text)
+        self.other_answer_action.setText(offer or self.tr("Sho&w the documents' own sentences"))
         self.other_answer_action.setEnabled(
             bool(offer) and self.state.in_progress is None and not composing
         )
@@ -813,7 +839,9 @@ class MainWindow(QMainWindow):
         exchange = conv.exchanges[exchange_index]
         source = exchange.source(n)
         if source is None:
-            self.statusBar().showMessage(f"[{n}] is not one of this answer's sources.", 5000)
+            self.statusBar().showMessage(
+                self.tr("[{n}] is not one of this answer's sources.").format(n=n), 5000
+            )
             return
         self.sources_model.set_sources(exchange.sources, exchange.cited)
         self.sources.show_source(source, [q.text for q in exchange.quotes if q.n == n])
@@ -864,7 +892,9 @@ class MainWindow(QMainWindow):
         conv, exchange = key
         self._stop_composing(exchange)
         self._redraw_exchange(conv, exchange)
-        self.statusBar().showMessage(f"The documents' own sentences were not found: {why}", 10000)
+        self.statusBar().showMessage(
+            self.tr("The documents' own sentences were not found: {why}").format(why=why), 10000
+        )
 
     def _stop_composing(self, exchange: Exchange) -> None:
         self.chat.composing = [e for e in self.chat.composing if e is not exchange]
@@ -894,13 +924,18 @@ class MainWindow(QMainWindow):
 
     def _on_sources_open_failed(self, path: str, why: str) -> None:
         if Path(path) == self.session.library_dir / GUIDE_NAME:
-            self.statusBar().showMessage(f"The guide is not in {self.session.library_dir}.", 8000)
+            self.statusBar().showMessage(
+                self.tr("The guide is not in {folder}.").format(folder=self.session.library_dir),
+                8000,
+            )
         else:
-            self.statusBar().showMessage(f"{path} cannot be opened ({why}).", 8000)
+            self.statusBar().showMessage(
+                self.tr("{path} cannot be opened ({why}).").format(path=path, why=why), 8000
+            )
 
     def _on_chat_copied(self, text: str) -> None:
         QGuiApplication.clipboard().setText(text)
-        self.statusBar().showMessage("Answer copied.", 3000)
+        self.statusBar().showMessage(self.tr("Answer copied."), 3000)
 
     def _on_copy_action_triggered(self) -> None:
         self.chat.copy_answer(-1)
@@ -922,11 +957,16 @@ class MainWindow(QMainWindow):
     def _on_about_action_triggered(self) -> None:
         QMessageBox.about(
             self,
-            "About Desktop RAG",
-            f"<b>Desktop RAG {__version__}</b><p>Private answers from your own documents. "
-            "Everything runs on this computer; nothing is sent anywhere.</p>"
-            f"<p>Answer model: {self.session.model_name}<br>"
-            f"Data: {self.session.settings.data_path}</p>",
+            self.tr("About Desktop RAG"),
+            self.tr(
+                "<b>Desktop RAG {version}</b><p>Private answers from your own documents. "
+                "Everything runs on this computer; nothing is sent anywhere.</p>"
+                "<p>Answer model: {model}<br>Data: {data}</p>"
+            ).format(
+                version=__version__,
+                model=self.session.model_name,
+                data=self.session.settings.data_path,
+            ),
         )
 
     def _on_session_notice(self, text: str) -> None:
@@ -953,10 +993,17 @@ class MainWindow(QMainWindow):
             self.session.import_files(drop.documents)
         if drop.model:
             self.session.set_model(drop.model)
-            self.statusBar().showMessage(f"Using the model {os.path.basename(drop.model)}.", 8000)
+            self.statusBar().showMessage(
+                self.tr("Using the model {name}.").format(name=os.path.basename(drop.model)), 8000
+            )
         if drop.ignored and not (drop.folders or drop.documents or drop.model):
             path, why = drop.ignored[0]
-            self.statusBar().showMessage(f"{os.path.basename(path)} {why}; nothing added.", 8000)
+            self.statusBar().showMessage(
+                self.tr("{name} {why}; nothing added.").format(
+                    name=os.path.basename(path), why=why
+                ),
+                8000,
+            )
 
     # -- theme and closing ---------------------------------------------------------------------
 

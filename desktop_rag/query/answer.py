@@ -23,12 +23,12 @@ from desktop_rag.query.gate import (
     UNKNOWN_GATE_PASSAGES,
 )
 from desktop_rag.query.prompt import (
-    DOCUMENTS_DO_NOT_SAY,
     MODEL_NOT_FOUND,
-    NOTHING_RELEVANT,
     WORDS_ONLY,
     build_prompt,
     documents_do_not_mention,
+    documents_do_not_say,
+    nothing_relevant,
     number_sources,
     parse_citations,
     unechoed,
@@ -277,21 +277,25 @@ class AnswerService:
         clock = _Clock(t0, (time.perf_counter() - t0) * 1000.0)
         notice = WORDS_ONLY if self.retriever.text_only else ""
         if not question or not self.relevant(hits, query, question):
-            yield from self._irrelevant(hits, notice, clock)
+            yield from self._irrelevant(question, hits, notice, clock)
         elif self.answer_mode() == COMPOSED:
             answered = follow_up.answer_query(question, history)
             yield from self._composed(question, answered, hits, notice, clock)
         else:
             yield from self._written(question, history, hits, notice, clock, cancel)
 
-    def _irrelevant(self, hits: Sequence[Hit], notice: str, clock: _Clock) -> Iterator[AnswerEvent]:
-        """The refusal of a question nothing retrieved is about: no sources, no model."""
+    def _irrelevant(
+        self, question: str, hits: Sequence[Hit], notice: str, clock: _Clock
+    ) -> Iterator[AnswerEvent]:
+        """The refusal of a question nothing retrieved is about (in its language): no sources,
+        no model."""
         best = max((h.similarity for h in hits), default=0.0)
         log.info("nothing relevant (best similarity %.3f)", best)
         yield SourcesEvent((), notice)
         yield QuotesEvent(())
-        yield TokenEvent(NOTHING_RELEVANT)
-        yield DoneEvent(NOTHING_RELEVANT, (), clock.at_once(), refused=True)
+        refusal = nothing_relevant(question)
+        yield TokenEvent(refusal)
+        yield DoneEvent(refusal, (), clock.at_once(), refused=True)
 
     def _written(
         self,
@@ -310,7 +314,7 @@ class AnswerService:
         numbered = number_sources(widened)
         composed = self._sentences(question, answered, numbered)
         if not composed.text:
-            yield from self._composed_events(composed, numbered, notice, clock)
+            yield from self._composed_events(question, composed, numbered, notice, clock)
             return
         llm = self.llm
         llm.load()
@@ -455,7 +459,7 @@ class AnswerService:
                 note = withheld_note(llm.name, composed=True)
                 return instead(composed, timings, answer, note, support=found.support)
             return DoneEvent(
-                NOTHING_RELEVANT,
+                nothing_relevant(question),
                 (),
                 timings,
                 refused=True,
@@ -521,7 +525,7 @@ class AnswerService:
         """The answer from the sources' own sentences: no model, so it is on screen at once."""
         sources = number_sources(self.whole_sentences(hits))
         composed = self._sentences(question, query, sources)
-        yield from self._composed_events(composed, sources, notice, clock)
+        yield from self._composed_events(question, composed, sources, notice, clock)
 
     def _sentences(self, question: str, query: str, sources: Sequence[Source]) -> Composed:
         """The sources' sentences that answer `query` (the question as answered), or none with
@@ -539,22 +543,24 @@ class AnswerService:
 
     def _composed_events(
         self,
+        question: str,
         composed: Composed,
         sources: Sequence[Source],
         notice: str,
         clock: _Clock,
     ) -> Iterator[AnswerEvent]:
-        """The events of a composed answer, or of the refusal that says why there is none."""
+        """The events of a composed answer, or of the refusal that says why there is none (in
+        the question's language)."""
         yield SourcesEvent(tuple(sources), notice)
         yield QuotesEvent(composed.quotes)
         if composed.text:
             answer = composed.text
         elif composed.missing:
-            answer = documents_do_not_mention(unmentioned.quoted(composed.missing))
+            answer = documents_do_not_mention(unmentioned.quoted(composed.missing), question)
         elif composed.answerable is not None:
-            answer = DOCUMENTS_DO_NOT_SAY  # passages on the subject, none that answers
+            answer = documents_do_not_say(question)  # passages on the subject, none answers
         else:
-            answer = NOTHING_RELEVANT
+            answer = nothing_relevant(question)
         yield TokenEvent(answer)
         yield DoneEvent(
             answer,

@@ -10,6 +10,7 @@ from typing import Protocol
 
 from desktop_rag.engines.llm import Prompt
 from desktop_rag.locations import SEPARATOR, paginated, section_mark
+from desktop_rag.query.language import FRENCH, GERMAN, SPANISH, language_of
 from desktop_rag.types import Hit, Quote, Source, Turn
 
 # What the model is asked to say when the sources do not answer, and what the service says when
@@ -27,9 +28,69 @@ DOCUMENTS_DO_NOT_SAY = (
 )
 
 
-def documents_do_not_mention(names: str) -> str:
+# The refusals in the question's language when it is clearly German, French or Spanish
+# (query/language.py); any other question gets the English ones above, word for word.
+_NOTHING_RELEVANT = {
+    GERMAN: (
+        "Ich habe in Ihren Dokumenten nichts dazu gefunden, also rate ich nicht. Versuchen Sie "
+        "es mit anderen Wörtern, oder fügen Sie Ihrer Bibliothek die Dokumente hinzu, die das "
+        "Thema behandeln."
+    ),
+    FRENCH: (
+        "Je n’ai rien trouvé à ce sujet dans vos documents, donc je ne vais pas deviner. "
+        "Essayez d’autres mots, ou ajoutez à votre bibliothèque les documents qui en traitent."
+    ),
+    SPANISH: (
+        "No he encontrado nada sobre esto en sus documentos, así que no voy a adivinar. Pruebe "
+        "con otras palabras o añada a su biblioteca los documentos que traten el tema."
+    ),
+}
+_DOCUMENTS_DO_NOT_SAY = {
+    GERMAN: (
+        "Ihre Dokumente scheinen das nicht zu sagen. Die Textstellen, die Ihrer Frage am "
+        "nächsten kommen, sind als Quellen aufgeführt, falls eine davon hilft."
+    ),
+    FRENCH: (
+        "Vos documents ne semblent pas le dire. Les passages les plus proches de votre question "
+        "sont indiqués comme sources, au cas où l’un d’eux vous aiderait."
+    ),
+    SPANISH: (
+        "Sus documentos no parecen decirlo. Los pasajes más cercanos a su pregunta aparecen "
+        "como fuentes, por si alguno le sirve."
+    ),
+}
+_DO_NOT_MENTION = {
+    GERMAN: (
+        "Ihre Dokumente scheinen {names} nicht zu erwähnen. Die Textstellen, die Ihrer Frage am "
+        "nächsten kommen, sind als Quellen aufgeführt, falls eine davon hilft."
+    ),
+    FRENCH: (
+        "Vos documents ne semblent pas mentionner {names}. Les passages les plus proches de "
+        "votre question sont indiqués comme sources, au cas où l’un d’eux vous aiderait."
+    ),
+    SPANISH: (
+        "Sus documentos no parecen mencionar {names}. Los pasajes más cercanos a su pregunta "
+        "aparecen como fuentes, por si alguno le sirve."
+    ),
+}
+
+
+def nothing_relevant(question: str = "") -> str:
+    """NOTHING_RELEVANT, in the question's language."""
+    return _NOTHING_RELEVANT.get(language_of(question), NOTHING_RELEVANT)
+
+
+def documents_do_not_say(question: str = "") -> str:
+    """DOCUMENTS_DO_NOT_SAY, in the question's language."""
+    return _DOCUMENTS_DO_NOT_SAY.get(language_of(question), DOCUMENTS_DO_NOT_SAY)
+
+
+def documents_do_not_mention(names: str, question: str = "") -> str:
     """The refusal when the question's name (quoted: query/unmentioned.quoted) is in no passage
-    and no sentence of the closest ones surely answers it."""
+    and no sentence of the closest ones surely answers it, in the question's language."""
+    said = _DO_NOT_MENTION.get(language_of(question))
+    if said is not None:
+        return said.format(names=names)
     return (
         f"Your documents don't seem to mention {names}. The passages closest to your question "
         "are listed as sources, in case one of them helps."
