@@ -18,8 +18,11 @@ Each side's wall time and CPU seconds (the process tree's, readers included) are
 machine shared with other work the wall clock moves with the load, the CPU seconds far less.
 `--rounds N` runs the sides N times, alternating, and reports each round and the median ratio.
 
+`--variant code_ratio=20,code_head=48` adds the app with those ChunkParams (bench/index_with.py)
+as one more side of each round, after the default app.
+
 Usage: python -m bench.dense [--set speed | --financebench N] [--rounds N] [--skip-baseline]
-       [--skip-fp32] [--skip-profile]
+       [--skip-fp32] [--skip-profile] [--variant a=1,b=2 ...]
 Prints one JSON document (also kept in bench/out/dense-<set>.json).
 """
 
@@ -67,13 +70,18 @@ def _env(tmp: Path, backend: str) -> dict[str, str]:
     return env
 
 
-def _index(files: list[Path], tmp: Path, backend: str) -> dict[str, Any]:
-    library = tmp / f"library-{backend}"
+def _index(files: list[Path], tmp: Path, backend: str, params: str = "") -> dict[str, Any]:
+    """One `desktop-rag index` run; with params (ChunkParams overrides, "a=1,b=2") through
+    bench/index_with.py, the default embedder then."""
+    side = backend if not params else f"auto-{params.replace('=', '').replace(',', '-')}"
+    library = tmp / f"library-{side}"
     library.mkdir()
     for path in files:  # links: the same bytes, and the reader sees a folder as a user's
         os.symlink(path, library / path.name)
-    data = tmp / f"data-{backend}"
+    data = tmp / f"data-{side}"
     cmd = [sys.executable, "-m", "desktop_rag", "index", str(library), "--json"]
+    if params:
+        cmd[1:3] = ["-m", "bench.index_with", params]
     result = run_measured([*cmd, "--data-dir", str(data)], _env(tmp, backend))
     result["pages_per_s"] = round(result["pages"] / result["wall_s"], 2)
     result["pages_per_cpu_s"] = round(result["pages"] / result["cpu_s"], 2)
@@ -197,6 +205,12 @@ def main() -> int:
     parser.add_argument("--skip-baseline", action="store_true")
     parser.add_argument("--skip-fp32", action="store_true")
     parser.add_argument("--skip-profile", action="store_true")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help="also the app with these ChunkParams overrides (a=1,b=2), after the default; repeat",
+    )
     args = parser.parse_args()
     name, files = _files(args)
     result: dict[str, Any] = {"bench": "dense", "set": name, "files": [p.name for p in files]}
@@ -206,7 +220,7 @@ def main() -> int:
     from desktop_rag.config import Settings
 
     default_embedder(Settings()).prepare()  # type: ignore[attr-defined]
-    sides = ["auto"] + ([] if args.skip_fp32 else ["onnx-fp32"])
+    sides = ["auto"] + ([] if args.skip_fp32 else ["onnx-fp32"]) + args.variant
     rounds: list[dict[str, Any]] = []
     for n in range(args.rounds):
         tmp = Path(tempfile.mkdtemp(prefix="bench-dense-"))
@@ -218,7 +232,10 @@ def main() -> int:
                 say(json.dumps(one["baseline"]))
             for backend in sides:
                 say(f"round {n + 1}: desktop-rag index, embed_backend {backend} ...")
-                one[backend] = _index(files, tmp, backend)
+                if backend in args.variant:
+                    one[backend] = _index(files, tmp, "auto", backend)
+                else:
+                    one[backend] = _index(files, tmp, backend)
                 say(json.dumps(one[backend]))
             if "baseline" in one:
                 for key in ("pages_per_s", "pages_per_cpu_s"):

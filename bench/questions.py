@@ -7,6 +7,12 @@ Writes, under bench/questions/:
 - manuals-paraphrases.jsonl: questions written by hand about a named section of a manual
   (`pdf`, `section`, `question`, and `by`: who wrote it, each after reading that section and
   before seeing any ranking); this script adds the gold `page` from the outline.
+- texdocs-titles.jsonl: section titles of the 35 short code-heavy TeX Live manuals of
+  bench/manuals.py's texdocs set (issue 45), TEXDOCS_TITLES_PER_MANUAL at most of each, chosen
+  as the manuals' titles are; never used for tuning (split "all").
+- texdocs-questions.jsonl (written by hand, not by this script): questions a user would ask
+  about a page of a texdocs manual, each with the `needle`, a phrase of that page's text that
+  found its gold `pages` (every page of the manual holding it), and `by`.
 - splits.json: which documents are for tuning, which are held out (by document, never by
   question: a manual or a company's filings are on one side only).
 
@@ -68,6 +74,7 @@ FINANCEBENCH_COMPANIES = (
     "Pfizer",
 )
 TITLES_PER_MANUAL = 30
+TEXDOCS_TITLES_PER_MANUAL = 8  # 35 manuals, 2 to 266 pages: the large ones would outweigh the rest
 # Titles that name no topic a reader would ask about.
 _GENERIC = {
     "contents",
@@ -124,7 +131,13 @@ def split_of_manual(name: str) -> str:
     raise SystemExit(f"{name} is in neither split")
 
 
-def title_questions(outlines: dict[str, list[tuple[str, int]]]) -> list[dict[str, object]]:
+def title_questions(
+    outlines: dict[str, list[tuple[str, int]]],
+    per_manual: int = TITLES_PER_MANUAL,
+    split: str = "",
+) -> list[dict[str, object]]:
+    """Titles as questions, per_manual at most of each manual; split: all of them on that side
+    ("all": never tuned on), or by manual (split_of_manual) when empty."""
     counts: dict[str, int] = {}
     for entries in outlines.values():
         for title, _ in entries:
@@ -142,12 +155,11 @@ def title_questions(outlines: dict[str, list[tuple[str, int]]]) -> list[dict[str
             if counts[key] != 1 or key in _GENERIC or letters < 8 or text[:1].isdigit():
                 continue
             usable.append((text, page))
-        step = max(1, len(usable) / TITLES_PER_MANUAL)
-        picked = [usable[int(i * step)] for i in range(min(TITLES_PER_MANUAL, len(usable)))]
+        step = max(1, len(usable) / per_manual)
+        picked = [usable[int(i * step)] for i in range(min(per_manual, len(usable)))]
         for text, page in picked:
-            rows.append(
-                {"question": text, "pdf": name, "page": page, "split": split_of_manual(name)}
-            )
+            side = split or split_of_manual(name)
+            rows.append({"question": text, "pdf": name, "page": page, "split": side})
     return rows
 
 
@@ -200,6 +212,13 @@ def covid_split(corpus: Path) -> dict[str, list[str]]:
     return {"tune": tune, "held_out": [n for n in names if n not in tune]}
 
 
+def texdocs_titles() -> list[dict[str, object]]:
+    from bench.manuals import SETS
+
+    outlines = {name: outline(MANUALS / name) for name in SETS["texdocs"]}
+    return title_questions(outlines, TEXDOCS_TITLES_PER_MANUAL, "all")
+
+
 def write_jsonl(path: Path, rows: list[dict[str, object]]) -> None:
     with open(path, "w", encoding="utf-8") as f:
         for row in rows:
@@ -212,6 +231,7 @@ def main() -> int:
     titles = title_questions(outlines)
     para = paraphrases(outlines)
     write_jsonl(OUT / "manuals-titles.jsonl", titles)
+    write_jsonl(OUT / "texdocs-titles.jsonl", texdocs_titles())
     write_jsonl(OUT / "manuals-paraphrases.jsonl", [
         {k: r[k] for k in ("pdf", "section", "question", "page", "split", "by")} for r in para
     ])  # fmt: skip

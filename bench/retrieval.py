@@ -5,6 +5,9 @@ Sets (bench/questions.py writes the manuals' questions and every split):
 - financebench: all 74 filings in one library, gold = the evidence pages;
 - covid-qa: all 98 articles in one library, gold = the answer's page;
 - docugami: the 20 10-Qs in one library, document level (a hit counts when its file matches).
+- texdocs-titles, texdocs-questions: the 35 short code-heavy TeX Live manuals of
+  bench/manuals.py's texdocs set in one library (issue 45), section titles and questions
+  written from a page's text (bench/questions.py).
 
 Systems:
 - app: this tree's code (build_app + Retriever.search);
@@ -51,12 +54,15 @@ CORPUS = ROOT / ".." / "shared" / "corpus"
 QUESTIONS = HERE / "questions"
 CACHE = HERE / "data" / "retrieval"
 SETS = ("manuals-titles", "manuals-paraphrases", "financebench", "covid-qa", "docugami")
+EXTRA_SETS = ("texdocs-titles", "texdocs-questions")  # named with --sets
 LIBRARY = {
     "manuals-titles": "manuals",
     "manuals-paraphrases": "manuals",
     "financebench": "financebench",
     "covid-qa": "covid-qa",
     "docugami": "docugami",
+    "texdocs-titles": "texdocs",
+    "texdocs-questions": "texdocs",
 }
 K = 10
 
@@ -75,6 +81,7 @@ FULL_FINANCEBENCH = False  # --financebench all: every filing, not the subset of
 SKIPPED_MANUALS = ("octave.pdf",)
 FULL_MANUALS = False
 RERANK = True  # --rerank off: the blend and sentence re-ranking alone, as before the cross-encoder
+PARAMS: dict[str, int] = {}  # --params: ChunkParams overrides of the app (its own --tag then)
 
 
 def financebench_library(corpus: Path) -> list[str]:
@@ -113,6 +120,11 @@ def library_paths(library: str, corpus: Path) -> list[str]:
         from bench.manuals import fetch
 
         return [str(p) for p in fetch() if FULL_MANUALS or p.name not in SKIPPED_MANUALS]
+    if library == "texdocs":
+        from bench.manuals import SETS as MANUAL_SETS
+        from bench.manuals import fetch
+
+        return [str(p) for p in fetch(MANUAL_SETS["texdocs"])]
     folder = {
         "covid-qa": corpus / "covid-qa" / "pdf",
         "docugami": corpus / "docugami-10q" / "pdf",
@@ -121,6 +133,15 @@ def library_paths(library: str, corpus: Path) -> list[str]:
 
 
 def load_questions(name: str, corpus: Path) -> list[Question]:
+    if name.startswith("texdocs-"):
+        return [
+            Question(
+                str(r["question"]),
+                str(r["split"]),
+                frozenset((str(r["pdf"]), int(p)) for p in r.get("pages") or [r["page"]]),  # type: ignore[attr-defined]
+            )
+            for r in read_jsonl(QUESTIONS / f"{name}.jsonl")
+        ]
     if name.startswith("manuals-"):
         rows = [
             r
@@ -198,12 +219,16 @@ Search = Callable[[str], list[tuple[str, int]]]
 
 def app_searcher(library: str, tag: str, corpus: Path) -> tuple[Search, dict[str, object]]:
     """Index the library with this tree's app (once, cached) and search it."""
+    from dataclasses import replace
+
     from desktop_rag.app import build_app
     from desktop_rag.config import Settings
+    from desktop_rag.ingest.chunk import ChunkParams
 
     folder = cache_folder(library, tag)
     built = folder.exists()
-    app = build_app(Settings(data_dir=str(folder), rerank=RERANK))
+    params = replace(ChunkParams(), **PARAMS)
+    app = build_app(Settings(data_dir=str(folder), rerank=RERANK), params=params)
     paths = library_paths(library, corpus)
     t0 = time.perf_counter()
     report = app.ingest.index(paths)
@@ -321,8 +346,14 @@ def main() -> int:
     parser.add_argument("--financebench", choices=["subset", "all"], default="subset")
     parser.add_argument("--manuals", choices=["subset", "all"], default="subset")
     parser.add_argument("--rerank", choices=["on", "off"], default="on")
+    parser.add_argument(
+        "--params", default="", help="the app's ChunkParams overrides, a=1,b=2 (with its --tag)"
+    )
     args = parser.parse_args()
-    global FULL_FINANCEBENCH, FULL_MANUALS, RERANK
+    global FULL_FINANCEBENCH, FULL_MANUALS, RERANK, PARAMS
+    PARAMS = {k: int(v) for k, v in (kv.split("=") for kv in args.params.split(",") if kv)}
+    if PARAMS and args.tag == "app":
+        parser.error("--params needs its own --tag: the app's cache is the default chunking's")
     FULL_FINANCEBENCH = args.financebench == "all"
     RERANK = args.rerank == "on"
     FULL_MANUALS = args.manuals == "all"

@@ -53,12 +53,22 @@ class ChunkParams:
     # section, as indexes made before this field; 0 nothing (the section still goes to the
     # heading BM25 field and to the hit).
     context: int = 1
+    # Code and markup (issue 45): a chunk of more than `code_ratio` tenths of a word piece a
+    # whitespace word (TeX, program listings: 2.7 a word against prose's 1.3-1.5) embeds its
+    # first `code_head` word pieces, after its title and section; its whole text is stored,
+    # searched by its words and shown. 0 (the default): every chunk embedded whole. Measured,
+    # not turned on: 2.5x the plain loop on code-heavy manuals, but rank 1 lost on prose ones
+    # (docs/performance.md, "Code chunks embedded by their head").
+    code_ratio: int = 0
+    code_head: int = 48
 
     def __post_init__(self) -> None:
         if not 0 <= self.overlap < self.max_tokens:
             raise ValueError("overlap must be smaller than the chunk size")
         if self.max_tokens + 2 > self.model_limit:
             raise ValueError("chunks must fit the embedder with its two special tokens")
+        if self.code_ratio and not 0 < self.code_head <= self.max_tokens:
+            raise ValueError("a code chunk's head must be part of a chunk")
 
     def to_json(self) -> dict[str, int]:
         out = {"max_tokens": self.max_tokens, "overlap": self.overlap}
@@ -70,6 +80,9 @@ class ChunkParams:
             out["nav_headings"] = self.nav_headings
         if self.sections and self.context != 1:  # 1 is what indexes made before it embed
             out["context"] = self.context
+        if self.code_ratio:  # 0 is what indexes made before it embed
+            out["code_ratio"] = self.code_ratio
+            out["code_head"] = self.code_head
         return out
 
 
@@ -227,18 +240,33 @@ def document_title(path: str) -> str:
     return " ".join(stem.replace("_", " ").split())
 
 
+def embedded_body(text: str, params: ChunkParams) -> str:
+    """What the embedder reads of a chunk's own text: all of it, or of code and markup (more
+    word pieces a word than ChunkParams.code_ratio allows) its first code_head word pieces,
+    cut where a piece ends."""
+    if not params.code_ratio:
+        return text
+    offsets = bundled_tokenizer().offsets([text])[0]  # the embedder's own word pieces
+    if len(offsets) <= params.code_head or 10 * len(offsets) <= params.code_ratio * len(
+        text.split()
+    ):
+        return text
+    return text[: offsets[params.code_head - 1][1]]
+
+
 def embedded_text(chunk: Chunk, params: ChunkParams) -> str:
     """What the embedder reads of a chunk: with section-aware chunking, its document's title
     and its section first, so a passage is matched with the heading it falls under; of a
-    navigation page's chunk, those alone (ChunkParams.nav_headings)."""
+    navigation page's chunk, those alone (ChunkParams.nav_headings); of code, its head
+    (embedded_body)."""
     if not params.sections or (not params.context and not chunk.nav):
-        return chunk.text
+        return embedded_body(chunk.text, params)
     context = document_title(chunk.path)
     if chunk.section:
         context = f"{context}{SEPARATOR}{chunk.section}"
     if chunk.nav and params.nav_headings:
         return context[:MAX_CONTEXT_CHARS]
-    return f"{context[:MAX_CONTEXT_CHARS]}\n{chunk.text}"
+    return f"{context[:MAX_CONTEXT_CHARS]}\n{embedded_body(chunk.text, params)}"
 
 
 def rechunk_ids(chunks: Iterable[Chunk], doc_id: str, path: str) -> list[Chunk]:

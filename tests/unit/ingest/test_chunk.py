@@ -113,3 +113,42 @@ def test_context_is_in_the_index_metadata_only_when_it_changes_what_is_embedded(
     assert "context" not in ChunkParams().to_json()
     assert ChunkParams(context=0).to_json()["context"] == 0
     assert ChunkParams(context=0).to_json() != ChunkParams().to_json()
+
+
+_TEX = (
+    r"\begin{tabular}{|l|c|r|}\hline \multicolumn{2}{c}{\textbf{x}} & "
+    r"\verb|\attachfile[icon=Paperclip]{a.tex}| \\ \hline \end{tabular} "
+)
+
+
+def test_a_code_chunk_embeds_its_head_and_keeps_its_whole_text():
+    tok = bundled_tokenizer()
+    params = ChunkParams(code_ratio=20, code_head=48)
+    [chunk] = chunk_pages("d", "/lib/R_exts.pdf", [Page(3, _TEX + _TEX[:100])], tok, params)
+    assert tok.count(chunk.text) > 100  # the chunk itself is whole: stored and searched so
+    head = embedded_text(chunk, params)
+    title, body = head.split("\n", 1)
+    assert title == "R exts"
+    assert chunk.text.startswith(body)
+    assert tok.count(body) == 48 + 2  # its first 48 word pieces, and [CLS], [SEP]
+    # Without the cap (the default, as indexes made before it), all of it.
+    assert embedded_text(chunk, ChunkParams()) == f"R exts\n{chunk.text}"
+
+
+def test_prose_and_short_code_are_embedded_whole():
+    tok = bundled_tokenizer()
+    params = ChunkParams(code_ratio=20, code_head=48)
+    prose = "Use R CMD check before you submit a package to CRAN. " * 8
+    short = _TEX[:60]
+    assert tok.count(prose) > 48 + 2  # long enough to be cut, were it code
+    assert 10 * tok.count(short) > 20 * len(short.split())  # code, too short to be cut
+    for text in (prose, short):
+        assert embedded_text(_chunk(text), params) == f"R exts\n{text}"
+
+
+def test_the_code_cap_is_in_the_index_metadata_only_when_on():
+    assert "code_ratio" not in ChunkParams(code_ratio=0).to_json()
+    capped = ChunkParams(code_ratio=20, code_head=48).to_json()
+    assert (capped["code_ratio"], capped["code_head"]) == (20, 48)
+    with pytest.raises(ValueError):
+        ChunkParams(code_ratio=20, code_head=0)

@@ -11,7 +11,7 @@ from desktop_rag.app import build_app
 from desktop_rag.config import Settings
 from desktop_rag.errors import IndexMismatchError, UsageError
 from desktop_rag.ingest import local_engine
-from desktop_rag.ingest.chunk import ChunkParams
+from desktop_rag.ingest.chunk import ChunkParams, bundled_tokenizer
 from desktop_rag.ingest.control import RunControl
 from desktop_rag.query.retrieve import Mode
 from desktop_rag.types import Status
@@ -266,3 +266,37 @@ def test_reading_and_embedding_are_left_to_the_engine(tmp_path, animal_pdfs):
     # Planning and reuse stay the pipeline's: the rename was written whatever the engine.
     assert report.renamed == 1 and (report.indexed, report.failed) == (0, [])
     assert [e.status for e in said if e.path == penguin] == [Status.QUEUED]
+
+
+class _Recording(HashEmbedder):
+    """The fake embedder, keeping every text it was given."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[str] = []
+
+    def embed(self, texts):
+        self.seen.extend(texts)
+        return super().embed(texts)
+
+
+def test_a_capped_code_page_embeds_its_head_and_keeps_every_word_findable(tmp_path):
+    code = r"\expandafter\ifx\csname stockwidth\endcsname\relax \newdimen\stockwidth " * 3
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    make_pdf(docs / "crop.pdf", [code + r"\def\zebrapattern{1}"])
+    emb = _Recording()
+    app = build_app(
+        Settings(data_dir=str(tmp_path / "data")),
+        embedder=emb,
+        tokenizer=bundled_tokenizer,
+        params=ChunkParams(code_ratio=20, code_head=48),
+        isolate=processes.isolate(),
+    )
+    assert app.ingest.index([str(docs)]).indexed == 1
+    [stored] = [r["text"] for r in app.store._chunks.to_arrow().to_pylist()]
+    assert "zebrapattern" in stored  # the chunk is whole in the index
+    assert any("stockwidth" in t for t in emb.seen)
+    assert not any("zebrapattern" in t for t in emb.seen)  # its vector read the head alone
+    hits = app.retriever.search("zebrapattern", k=1, mode=Mode.TEXT)
+    assert hits and hits[0].path.endswith("crop.pdf")
