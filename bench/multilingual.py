@@ -12,7 +12,7 @@ as a user would ask it in the seven languages, with the key words its answer's p
 ``--gold`` finds, in each translation, the body pages holding every key word (at most
 ``MAX_GOLD``; the front matter's contents and lists of tables left out) and writes them to
 ``bench/questions/multilingual.jsonl``; a fact whose key words are on no page, on too many, or
-only on a page left in English by the translators, is dropped for that language.
+stand in text the translators left in English (``translated_at``), is dropped for that language.
 
 Each language's PDF is its own library, indexed by this tree's app (cached under
 ``bench/data/multilingual/index-LANG``). Figures per language, recall@1 and @5 at page level,
@@ -62,7 +62,6 @@ DATA = HERE / "data" / "multilingual"
 FACTS = HERE / "questions" / "multilingual-facts.json"
 QUESTIONS = HERE / "questions" / "multilingual.jsonl"
 LANGS = ("en", "de", "ja", "zh-cn", "fr", "es", "it")  # measured in this order
-FOREIGN = LANGS[1:]
 VERSION = "2.100"
 SHA256 = {
     "en": "9f31d3a17df505de09689ca255512ea58c1fc47c59bb1b0c7bf1c23362e9743f",
