@@ -20,14 +20,34 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 from bench.perfutil import answer_one, open_library, plain, set_mode, set_questions, states
 
 
-def pages_read(app: Any, question: str) -> list[dict[str, Any]]:
-    """The first pages a writing model could read for `question`, each with its words, whether
-    the composed answer cites it, and its best sentence's probability (empty when refused)."""
+@dataclass(frozen=True)
+class Read:
+    """What a writing model could read for a question: the first pages (each with its words and
+    gold mark filled in later), the composed answer, and the service's page limit."""
+
+    pages: list[dict[str, Any]]
+    composed: Any
+    most: int | None
+
+    def kept(self, floor: float) -> int:
+        """How many of the pages the floor keeps: the service's own rule."""
+        from desktop_rag.query.answer import pages_read
+
+        return min(
+            len(self.pages),
+            pages_read(self.composed, len(self.pages), self.most, floor) or len(self.pages),
+        )
+
+
+def pages_read(app: Any, question: str) -> Read:
+    """The first pages a writing model could read for `question`, each with its words (none
+    when the composed answer refuses)."""
     from desktop_rag.query import follow_up
     from desktop_rag.query.prompt import number_sources
 
@@ -36,27 +56,12 @@ def pages_read(app: Any, question: str) -> list[dict[str, Any]]:
     numbered = number_sources(service.whole_sentences(hits))
     composed = service.compose(follow_up.answer_query(question, ()), numbered)
     if not composed.text:
-        return []
-    strength = dict(composed.strength)
+        return Read([], composed, service.written_sources)
     first = numbered[: service.written_sources or len(numbered)]
-    return [
-        {
-            "page": (os.path.basename(s.path), s.page),
-            "words": len(s.text.split()),
-            "cited": s.n in composed.cited,
-            "best": strength.get(s.n, 0.0),
-        }
-        for s in first
+    pages = [
+        {"page": (os.path.basename(s.path), s.page), "words": len(s.text.split())} for s in first
     ]
-
-
-def kept(pages: list[dict[str, Any]], floor: float) -> int:
-    """How many of the first pages a floor keeps (as AnswerService._pages_read)."""
-    last = 1
-    for i, p in enumerate(pages, 1):
-        if p["cited"] or p["best"] >= floor:
-            last = i
-    return last if floor > 0 else len(pages)
+    return Read(pages, composed, service.written_sources)
 
 
 def main() -> int:
@@ -77,16 +82,16 @@ def main() -> int:
         rows = []
         for q in qs:
             gold = {(os.path.basename(p), int(n)) for p, n in q["gold_pages"]}
-            pages = pages_read(app, q["question"])
-            rows.append((q, pages, [tuple(p["page"]) in gold for p in pages]))
-        answered = [r for r in rows if r[1]]
-        every = sum(p["words"] for _, pages, _ in answered for p in pages)
+            read = pages_read(app, q["question"])
+            rows.append((q, read, [tuple(p["page"]) in gold for p in read.pages]))
+        answered = [r for r in rows if r[1].pages]
+        every = sum(p["words"] for _, read, _ in answered for p in read.pages)
         result: dict[str, Any] = {"questions": len(qs), "answered": len(answered), "floors": {}}
         for floor in floors:
-            n_kept = [kept(pages, floor) for _, pages, _ in answered]
+            n_kept = [read.kept(floor) for _, read, _ in answered]
             words = sum(
-                sum(p["words"] for p in pages[:k])
-                for (_, pages, _), k in zip(answered, n_kept, strict=True)
+                sum(p["words"] for p in read.pages[:k])
+                for (_, read, _), k in zip(answered, n_kept, strict=True)
             )
             gold_lost = sum(
                 1
@@ -95,7 +100,9 @@ def main() -> int:
             )
             result["floors"][str(floor)] = {
                 "shortened": sum(
-                    1 for (_, p, _), k in zip(answered, n_kept, strict=True) if k < len(p)
+                    1
+                    for (_, read, _), k in zip(answered, n_kept, strict=True)
+                    if k < len(read.pages)
                 ),
                 "words_read_share": round(words / every, 3) if every else 1.0,
                 "gold_page_lost": gold_lost,
@@ -113,7 +120,7 @@ def ask(app: Any, name: str, answered: list[Any], floor: float, limit: int) -> d
     set_mode(app, "written")
     llm = app.answer.llm
     llm.load()
-    shortened = [q for q, pages, _ in answered if kept(pages, floor) < len(pages)]
+    shortened = [q for q, read, _ in answered if read.kept(floor) < len(read.pages)]
     if limit:
         shortened = shortened[:limit]
     real = llm.stream

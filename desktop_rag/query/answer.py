@@ -359,18 +359,7 @@ class AnswerService:
         )
 
     def _pages_read(self, composed: Composed, found: int) -> int | None:
-        """How many of the first pages a model that writes reads: at most `written_sources`,
-        and none after the last one that answers (cited by the composed answer, or holding a
-        sentence at least `written_floor` likely to answer)."""
-        most = self.written_sources
-        if not composed.strength or self.written_floor <= 0:
-            return most
-        strength = dict(composed.strength)
-        last = 1
-        for n in range(1, min(most or found, found) + 1):
-            if n in composed.cited or strength.get(n, 0.0) >= self.written_floor:
-                last = n
-        return last
+        return pages_read(composed, found, self.written_sources, self.written_floor)
 
     def _stream(
         self, llm: Llm, prompt: Prompt, budget: int, cancel: threading.Event
@@ -650,6 +639,20 @@ def asked_words(question: str, history: Sequence[Turn]) -> list[str]:
     if history and follow_up.refers_back(question):
         return [history[-1].question, question]
     return [question]
+
+
+def pages_read(composed: Composed, found: int, most: int | None, floor: float) -> int | None:
+    """How many of the `found` pages a model that writes reads: at most `most` (None: all
+    that fit), and none after the last one that answers (cited by the composed answer, or
+    holding a sentence at least `floor` likely to answer; 0: no such cut)."""
+    if not composed.strength or floor <= 0:
+        return most
+    strength = dict(composed.strength)
+    last = 1
+    for n in range(1, min(most or found, found) + 1):
+        if n in composed.cited or strength.get(n, 0.0) >= floor:
+            last = n
+    return last
 
 
 def _normalise(text: str) -> str:
