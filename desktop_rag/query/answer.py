@@ -63,6 +63,7 @@ NAMED_ANSWERABLE = 0.8
 # answer (or cited by the composed answer). Chosen on the tune halves (docs/performance.md, "The
 # pages a model that writes reads").
 WRITTEN_FLOOR = 0.1
+WRITTEN_BRIEF = 0.3
 COMPOSED = AnswerMode.COMPOSED
 WRITTEN = AnswerMode.WRITTEN
 MODES = (COMPOSED, WRITTEN)
@@ -174,6 +175,11 @@ class AnswerService:
         # sentence the cross-encoder gives at least this (0: all of them): a page that answers
         # nothing is tokens the model reads before its first word (issue 43, item 5).
         self.written_floor = WRITTEN_FLOOR
+        # ... and a page it reads that the composed answer does not cite and whose best
+        # sentence the cross-encoder gives less than this is given by that sentence alone
+        # (0: every page whole): the model keeps the page's number and its lead, and reads a
+        # sentence where it read a page (issue 43, item 5).
+        self.written_brief = WRITTEN_BRIEF
         # A written answer that its cited sources do not back is replaced by the composed one
         # (off: flagged or withheld as before, for the benchmark's "before").
         self.replace_unbacked = True
@@ -330,6 +336,7 @@ class AnswerService:
             chat=llm.has_chat_template,
             marked=composed.quotes,
             max_sources=self._pages_read(composed, len(numbered)),
+            brief=briefs(composed, self.written_brief),
         )
         if fitted.dropped or fitted.truncated:
             log.info(
@@ -653,6 +660,20 @@ def pages_read(composed: Composed, found: int, most: int | None, floor: float) -
         if n in composed.cited or strength.get(n, 0.0) >= floor:
             last = n
     return last
+
+
+def briefs(composed: Composed, below: float) -> dict[int, str]:
+    """The sources a model that writes is given by their best sentence alone, by number: those
+    the composed answer does not cite whose best sentence is less than `below` likely to
+    answer (none when `below` is 0, or without the cross-encoder)."""
+    if below <= 0:
+        return {}
+    strength = dict(composed.strength)
+    return {
+        n: lead
+        for n, lead in composed.leads
+        if n not in composed.cited and strength.get(n, 0.0) < below
+    }
 
 
 def _normalise(text: str) -> str:

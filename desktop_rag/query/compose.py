@@ -140,6 +140,8 @@ class Composed:
     # Each source's best sentence's probability of answering, (n, p) in the sources' order
     # (with the cross-encoder; empty without it).
     strength: tuple[tuple[int, float], ...] = ()
+    # ... and that sentence, (n, sentence), for the sources that have one.
+    leads: tuple[tuple[int, str], ...] = ()
 
 
 def candidates(sources: Sequence[Source], top: int = TOP_SOURCES) -> list[Candidate]:
@@ -340,12 +342,23 @@ def compose(
     probs = cross_probs(question, found, reranker)
     best = max(probs)
     strength: dict[int, float] = {}
+    leads: dict[int, str] = {}
     for c, p in zip(found, probs, strict=True):
-        strength[c.n] = max(strength.get(c.n, 0.0), p)
+        if c.n not in strength or p > strength[c.n]:
+            strength[c.n], leads[c.n] = p, c.text
     if best < answerable:
-        return Composed("", (), (), best, strength=tuple(strength.items()))
+        return Composed(
+            "", (), (), best, strength=tuple(strength.items()), leads=tuple(leads.items())
+        )
     scores = score(question, found, embedder)
     if cross_weight:
         scores = [s + cross_weight * p for s, p in zip(scores, probs, strict=True)]
     made = render(choose(question, found, scores), sources)
-    return Composed(made.text, made.quotes, made.cited, best, strength=tuple(strength.items()))
+    return Composed(
+        made.text,
+        made.quotes,
+        made.cited,
+        best,
+        strength=tuple(strength.items()),
+        leads=tuple(leads.items()),
+    )

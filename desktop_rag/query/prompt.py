@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -320,13 +320,15 @@ def build_prompt(
     chat: bool = False,
     marked: Sequence[Quote] = (),
     max_sources: int | None = None,
+    brief: Mapping[int, str] | None = None,
 ) -> Fitted:
     """Fixed instructions first (the cached prefix), then numbered sources, then recent turns
     and the question. Sources are fitted in rank order; the last one that does not fit whole is
     cut, and the ones after it are dropped, so prompt and answer always fit the context. The
     `marked` sentences (the cross-encoder's choice, numbered as these sources will be) are
     marked in the sources shown to a chat model; the sources kept are unmarked. At most
-    `max_sources` sources (pages) are given, the first ones."""
+    `max_sources` sources (pages) are given, the first ones; a source numbered in `brief` is
+    given by that sentence of it alone, followed by " …"."""
     question = clean(question)
     fixed = CHAT_SYSTEM if chat else f"{INSTRUCTIONS}\n\n{EXAMPLES}"
     prefix = "" if chat else COMPLETION_ANSWER_PREFIX
@@ -360,6 +362,8 @@ def build_prompt(
     for hit in merged:
         n = len(sources) + 1
         text = clean_source(hit.text)
+        if brief and n in brief:
+            text = f"{clean_source(brief[n])} …"
         shown = mark(text, [q.text for q in marked if q.n == n]) if chat else text
         line = source_line(n, hit.path, hit.page, shown, hit.section)
         cost = tokenizer.count_tokens(line + "\n")

@@ -3,6 +3,7 @@ passages as sources when no sentence answers, and how sure it was, in the answer
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -222,3 +223,39 @@ def test_an_answer_from_what_the_model_knows_gives_way_to_the_answering_sentence
     _, _, _, done = _ask(app, "How many hearts does an octopus have?")
     assert not done.refused and done.mode == "composed" and "three hearts" in done.answer
     assert "Paris" in done.withheld and "their own sentences are shown instead" in done.note
+
+
+def _read_lines(llm: FakeLlm) -> dict[str, str]:
+    """The source lines of the model's last prompt, by their file and page."""
+    read = "\n".join(text for _, text in llm.prompts[-1].messages)
+    lines = re.findall(r"^\[\d+\] (\S+\.pdf, page \d+): (.*)$", read, re.MULTILINE)
+    return dict(lines)
+
+
+def test_a_page_read_between_those_that_answer_is_given_by_its_best_sentence(
+    tmp_path: Path, animal_pdfs: Path
+) -> None:
+    """Issue 43, item 5: a page the model reads that answers nothing (not cited, its best
+    sentence below `written_brief`) is given by that sentence alone, so the model reads fewer
+    tokens before its first word; its number stays the one the user sees."""
+    llm = FakeLlm("An octopus has three hearts [1].", chat=True)
+    reranker = FakeReranker({"three hearts": 0.9, "Zebras are": 0.05}, default=0.01)
+    app = make_app(tmp_path, llm, mode="written", reranker=reranker)
+    app.ingest.index([str(animal_pdfs)])
+    app.answer.written_floor = 0.0  # every page found is read (up to the first four)
+    _ask(app, "How many hearts does an octopus have?")
+    briefed = _read_lines(llm)
+    app.answer.written_brief = 0.0  # each page read whole, as before
+    _ask(app, "How many hearts does an octopus have?")
+    whole = _read_lines(llm)
+    assert briefed.keys() == whole.keys() and len(whole) > 1
+    weak = {k for k in whole if not k.startswith("octopus.pdf, page 1")}
+    assert weak, whole
+    for k in weak:
+        sentences = [s for s in re.split(r"(?<=\.) ", whole[k]) if s]
+        if len(sentences) > 1:
+            assert briefed[k] in {f"{s} …" for s in sentences}, (k, briefed[k])
+    zebra = whole.get("zebra.pdf, page 1")
+    if zebra is not None:  # its best sentence, by the cross-encoder, is the one given
+        assert briefed["zebra.pdf, page 1"].startswith("Zebras are African equines")
+    assert briefed["octopus.pdf, page 1"] == whole["octopus.pdf, page 1"]
