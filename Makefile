@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-RAPIDOCR := 1.4.4
+RAPIDOCR := 3.10.0
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
@@ -22,9 +22,9 @@ $(STAMP): pyproject.toml packaging/llama.py
 	$(BIN)/python packaging/llama.py --install
 	# The team extra too: its tests (Ray, lance-ray) are part of `make test`.
 	$(BIN)/python -m pip install --quiet -e ".[dev,team]"
-	# The OCR engine without its opencv-python (a second Qt): pyproject.toml lists the rest
-	# of what it needs, with opencv-python-headless.
-	$(BIN)/python -m pip install --quiet --no-deps "rapidocr-onnxruntime==$(RAPIDOCR)"
+	# The OCR engine without its dependencies: it requires opencv-python (a second Qt) where
+	# pyproject.toml lists opencv-python-headless, with the rest of what it needs.
+	$(BIN)/python -m pip install --quiet --no-deps "rapidocr==$(RAPIDOCR)"
 	touch $(STAMP)
 
 run: venv

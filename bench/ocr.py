@@ -13,7 +13,7 @@ the scans' index (the chunks' spans put together), so nothing is OCR'd twice.
 
 Usage: python -m bench.ocr [--covid 10] [--filings 3] [--per-filing 2] [--corpus DIR] [--keep DIR]
        python -m bench.ocr --dpi-sweep   (the render resolution: CER and CPU seconds per page)
-       python -m bench.ocr --accents     (English, French and German paragraphs)
+       python -m bench.ocr --accents     (English, French, German, Spanish, Italian paragraphs)
 Prints one JSON document.
 """
 
@@ -219,6 +219,16 @@ ACCENT_TEXTS = {
         "über die Kosten der neuen Kläranlage gebilligt. Die Mitglieder",
         "fordern einen Bericht über die Schäden an den Brücken.",
     ],
+    "spanish": [
+        "La comisión aprobó el presupuesto anual después de un largo",
+        "debate sobre el costo de la nueva planta de depuración. Los",
+        "señores pidieron un informe sobre los daños en el puente.",
+    ],
+    "italian": [
+        "Il comitato ha approvato il bilancio annuale dopo un lungo",
+        "dibattito sul costo del nuovo impianto di depurazione. Più",
+        "consiglieri hanno chiesto perché la città è già in ritardo.",
+    ],
 }
 
 
@@ -263,7 +273,9 @@ def main() -> int:
         help="only measure OCR at 150, 200 and 300 dpi on two scanned pages (CER, seconds)",
     )
     parser.add_argument(
-        "--accents", action="store_true", help="only measure English, French and German text"
+        "--accents",
+        action="store_true",
+        help="only measure English, French, German, Spanish and Italian text",
     )
     args = parser.parse_args()
     corpus = Path(args.corpus).resolve()

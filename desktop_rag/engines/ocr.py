@@ -1,4 +1,4 @@
-"""Local OCR: the engine Protocol and the RapidOCR adapter (PP-OCR models inside its wheel)."""
+"""Local OCR: the engine Protocol and the RapidOCR adapter (PP-OCRv6 models inside its wheel)."""
 
 from __future__ import annotations
 
@@ -18,12 +18,15 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-ENGINE_PACKAGE = "rapidocr_onnxruntime"
+ENGINE_PACKAGE = "rapidocr"
 # The three models the engine loads, all inside the wheel (detection, direction, recognition).
+# PP-OCRv6's small recogniser is multilingual: Chinese, Japanese and the Latin scripts with
+# their accents (French, German, Spanish, Italian, Portuguese, Polish, Czech, ...), which
+# PP-OCRv4's dropped (bench/results/ocr-accents-*.json).
 MODEL_FILES = (
-    "ch_PP-OCRv4_det_infer.onnx",
-    "ch_ppocr_mobile_v2.0_cls_infer.onnx",
-    "ch_PP-OCRv4_rec_infer.onnx",
+    "PP-OCRv6_det_small.onnx",
+    "ch_ppocr_mobile_v2.0_cls_mobile.onnx",
+    "PP-OCRv6_rec_small.onnx",
 )
 # The engine shrinks any image whose longer side exceeds this before reading it; our renders
 # stay within it, so the resolution chosen by measurement is the one the models see.
@@ -133,7 +136,7 @@ def detect_limit(height: int, width: int, pixels: int = DETECT_PIXELS) -> int:
 
 
 class RapidOcr:
-    """PP-OCRv4 through ONNX Runtime; the models load on first use, once per process."""
+    """PP-OCRv6 small through ONNX Runtime; the models load on first use, once per process."""
 
     name = "rapidocr"
 
@@ -147,52 +150,83 @@ class RapidOcr:
     def _load(self) -> Any:
         with self._lock:
             if self._engine is None:
-                from rapidocr_onnxruntime import RapidOCR
+                from rapidocr import RapidOCR
 
-                # Its own config.yaml names the models beside it, inside the wheel.
+                models = models_dir()
+                det, cls, rec = (str(models / name) for name in MODEL_FILES)
+                # Each model named by its path, read in place: a model not named is one
+                # rapidocr would download (the same file, from its own site, at run time).
                 engine = RapidOCR(
-                    max_side_len=MAX_SIDE,
-                    intra_op_num_threads=self.threads,
-                    inter_op_num_threads=1,
+                    params={
+                        "Global.log_level": "warning",
+                        "Global.max_side_len": MAX_SIDE,
+                        "Global.model_root_dir": str(models),
+                        "Det.model_path": det,
+                        "Cls.model_path": cls,
+                        "Rec.model_path": rec,
+                        "EngineConfig.onnxruntime.intra_op_num_threads": self.threads,
+                        "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+                    }
                 )
                 if self.detect_pixels:
-                    _limit_detection(engine.text_det, self.detect_pixels)
+                    _limit_detection(engine._load_det_model(), self.detect_pixels)
                 self._engine = engine
             return self._engine
 
     def read(self, image: NDArray[np.uint8]) -> list[OcrLine]:
         try:
-            result, _ = self._load()(image, return_word_box=True)
+            result = self._load()(image, return_word_box=True, return_single_char_box=True)
         except Exception as exc:  # ONNX Runtime's errors, wrapped by RapidOCR in its own
             raise engine_error(exc) from exc
+        # Nothing found comes back as an empty result; boxes without words as the detector's.
+        if getattr(result, "txts", None) is None or getattr(result, "boxes", None) is None:
+            return []
+        words = result.word_results or ()
         lines = []
-        for item in result or ():
-            quad, text, score = item[0], str(item[1]), float(item[2])
+        for i, (quad, text, score) in enumerate(
+            zip(result.boxes, result.txts, result.scores, strict=True)
+        ):
             xs = [float(p[0]) for p in quad]
             ys = [float(p[1]) for p in quad]
-            chars: tuple[Box, ...] = ()
-            if len(item) > 4 and item[4] and "".join(item[4]) == text and item[3]:
-                boxes = []
-                for q in item[3]:
-                    qx = [float(p[0]) for p in q]
-                    qy = [float(p[1]) for p in q]
-                    boxes.append((min(qx), min(qy), max(qx), max(qy)))
-                if len(boxes) == len(text):
-                    chars = tuple(boxes)
-            line = OcrLine(text, score, (min(xs), min(ys), max(xs), max(ys)), chars)
-            lines.extend(split_line(line))
+            box = (min(xs), min(ys), max(xs), max(ys))
+            chars = _char_boxes(str(text), words[i] if i < len(words) else ())
+            lines.extend(split_gutters(OcrLine(str(text), float(score), box, chars)))
         return lines
+
+
+def _char_boxes(text: str, items: Any) -> tuple[Box, ...]:
+    """One box per character of `text`: rapidocr gives the letters' boxes without the spaces,
+    so each space is given the gap between its neighbours."""
+    letters = [c for c in text if not c.isspace()]
+    if not items or len(items) != len(letters) or [str(it[0]) for it in items] != letters:
+        return ()
+    boxes: list[Box] = []
+    for it in items:
+        qx = [float(p[0]) for p in it[2]]
+        qy = [float(p[1]) for p in it[2]]
+        boxes.append((min(qx), min(qy), max(qx), max(qy)))
+    out: list[Box] = []
+    k = 0
+    for ch in text:
+        if ch.isspace():
+            left = boxes[k - 1] if k else boxes[0]
+            right = boxes[k] if k < len(boxes) else left
+            out.append((left[2], left[1], max(left[2], right[0]), left[3]))
+        else:
+            out.append(boxes[k])
+            k += 1
+    return tuple(out)
 
 
 def _limit_detection(detector: Any, pixels: int) -> None:
     """Make RapidOCR's text detector shrink images to `pixels` before finding text on them.
-    Its own choice of size (limit_type 'min': never shrink; 'max': a fixed 2000 pixels)
-    ignores the area; its post-processing maps the boxes back to the full image."""
+    Its own choice of size (limit_type 'min': never shrink; 'max': a fixed side) ignores the
+    area; its post-processing maps the boxes back to the full image."""
 
-    def preprocess_for(longer: int) -> Any:
+    def preprocess() -> Any:
         return _AreaPreProcess(pixels, detector.mean, detector.std)
 
-    detector.get_preprocess = preprocess_for
+    detector.get_preprocess = preprocess
 
 
 class _AreaPreProcess:
@@ -200,61 +234,43 @@ class _AreaPreProcess:
         self.pixels, self.mean, self.std = pixels, mean, std
 
     def __call__(self, image: NDArray[np.uint8]) -> Any:
-        from rapidocr_onnxruntime.ch_ppocr_det.utils import DetPreProcess
+        from rapidocr.ch_ppocr_det.utils import DetPreProcess
 
         limit = detect_limit(image.shape[0], image.shape[1], self.pixels)
         return DetPreProcess(limit, "max", self.mean, self.std)(image)
 
 
-# The recogniser drops many spaces of Latin text (it is trained mostly on Chinese, written
-# without them) and the detector can join lines of two columns across a narrow gutter; the
-# character positions still show both. A step between character centres this many times the
-# line's median step is a space, and this many more is a gutter.
-SPACE_STEP = 1.6
+# The detector can join lines of two columns across a narrow gutter; the character positions
+# still show both.
 GUTTER_STEP = 4.0
 
 
-def split_line(line: OcrLine) -> list[OcrLine]:
-    """A line with its lost spaces put back and split where it jumps a column gutter."""
+def split_gutters(line: OcrLine) -> list[OcrLine]:
+    """A line read with its spaces, split where it jumps a column gutter: a step between the
+    centres of two letters GUTTER_STEP times the line's median step between letters (a space
+    between words makes about two)."""
     chars, text = line.chars, line.text
-    if len(chars) < 3:
+    letters = [i for i, ch in enumerate(text) if not ch.isspace()]
+    if len(chars) != len(text) or len(letters) < 3:
         return [line]
-    centres = [(c[0] + c[2]) / 2 for c in chars]
+    centres = [(chars[i][0] + chars[i][2]) / 2 for i in letters]
     steps = [b - a for a, b in itertools.pairwise(centres)]
     median = sorted(steps)[len(steps) // 2]
     if median <= 0:
         return [line]
-    pieces: list[tuple[list[str], list[Box]]] = [([text[0]], [chars[0]])]
-    for i, step in enumerate(steps, start=1):
-        ch, box = text[i], chars[i]
-        out_text, out_boxes = pieces[-1]
-        if step >= GUTTER_STEP * median and not ch.isspace() and not text[i - 1].isspace():
-            pieces.append(([ch], [box]))
-            continue
-        # Wide letters (m, w) step further from their neighbours without a space between.
-        wide = ch in "mwMW" or text[i - 1] in "mwMW"
-        if (
-            step >= SPACE_STEP * median * (1.4 if wide else 1.0)
-            and not ch.isspace()
-            and not text[i - 1].isspace()
-            and ch not in ".,;:!?)]}%"
-            and text[i - 1] not in "([{"
-        ):
-            gap = (out_boxes[-1][2], box[1], max(out_boxes[-1][2], box[0]), box[3])
-            out_text.append(" ")
-            out_boxes.append(gap)
-        out_text.append(ch)
-        out_boxes.append(box)
+    cuts = [letters[k + 1] for k, step in enumerate(steps) if step >= GUTTER_STEP * median]
+    if not cuts:
+        return [line]
     out = []
-    for piece_text, piece_boxes in pieces:
-        joined = "".join(piece_text)
-        if not joined.strip():
+    for start, end in itertools.pairwise([0, *cuts, len(text)]):
+        piece = list(range(start, end))
+        while piece and text[piece[-1]].isspace():
+            piece.pop()
+        while piece and text[piece[0]].isspace():
+            piece.pop(0)
+        if not piece:
             continue
-        box = (
-            min(b[0] for b in piece_boxes),
-            line.box[1],
-            max(b[2] for b in piece_boxes),
-            line.box[3],
-        )
-        out.append(OcrLine(joined, line.score, box, tuple(piece_boxes)))
+        boxes = tuple(chars[i] for i in piece)
+        box = (min(b[0] for b in boxes), line.box[1], max(b[2] for b in boxes), line.box[3])
+        out.append(OcrLine("".join(text[i] for i in piece), line.score, box, boxes))
     return out

@@ -43,6 +43,32 @@ def test_a_scanned_page_is_read_with_its_word_boxes(tmp_path: Path) -> None:
     assert 0.03 < x0 < 0.08 and 0.08 < y0 < 0.16 and x1 > x0 and y1 > y0
 
 
+# Paragraphs whose accented words the recogniser must keep (the accents bench, bench/ocr.py,
+# reads other sentences).
+ACCENTED = {
+    "french": [
+        "L'été dernier, la mairie a décidé de rénover l'école",
+        "près du château. Les élèves ont reçu des cahiers où",
+        "ils notent leurs idées, même pendant les fêtes.",
+    ],
+    "german": [
+        "Die Bürgermeisterin eröffnete am Dienstag die große",
+        "Brücke über den Fluss. Künftig dürfen Fußgänger und",
+        "Radfahrer sie täglich nutzen, außer bei Glätte.",
+    ],
+}
+
+
+@pytest.mark.parametrize("language", sorted(ACCENTED))
+def test_a_scanned_paragraph_keeps_its_accents(tmp_path: Path, language: str) -> None:
+    lines = ACCENTED[language]
+    path = make_scanned_pdf(tmp_path / "scan.pdf", [lines], size_in=(7.5, 2.0))
+    words = extract(str(path), ocr=OcrRequest()).pages[0].text.split()
+    accented = [w for line in lines for w in line.split() if not w.isascii()]
+    assert len(accented) >= 9
+    assert [w for w in accented if w not in words] == [], " ".join(words)
+
+
 def test_noise_fails_with_a_reason_instead_of_invented_words(tmp_path: Path) -> None:
     from desktop_rag.ingest.extract import ExtractError
 

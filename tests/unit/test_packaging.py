@@ -137,7 +137,7 @@ def test_the_installer_is_valid_posix_shell():
 
 
 def test_one_qt_the_ocr_engine_comes_without_opencv_python():
-    """rapidocr-onnxruntime requires opencv-python, whose wheel carries a Qt 5 beside
+    """rapidocr requires opencv-python, whose wheel carries a Qt 5 beside
     PySide6's: the venv holds the headless OpenCV only, and the set-up keeps it that way."""
     import importlib.metadata as metadata
     import tomllib
@@ -150,11 +150,11 @@ def test_one_qt_the_ocr_engine_comes_without_opencv_python():
     assert not (Path(cv2.__file__).parent / "qt").exists()
     deps = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
     names = [d.split("=")[0].split(">")[0].split("<")[0].strip().lower() for d in deps]
-    assert "opencv-python" not in names and "rapidocr-onnxruntime" not in names
+    assert "opencv-python" not in names and "rapidocr" not in names
     assert "opencv-python-headless" in names
     makefile = (REPO / "Makefile").read_text()
-    assert 'pip install --quiet --no-deps "rapidocr-onnxruntime==$(RAPIDOCR)"' in makefile
-    assert metadata.version("rapidocr-onnxruntime") in makefile
+    assert 'pip install --quiet --no-deps "rapidocr==$(RAPIDOCR)"' in makefile
+    assert metadata.version("rapidocr") in makefile
 
 
 def _ldconfig(tmp_path: Path, libs: list[str]) -> dict[str, str]:

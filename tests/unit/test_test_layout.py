@@ -21,7 +21,6 @@ UNTESTED = frozenset(
         "app.py",
         "cleaning.py",
         "engines/embed.py",
-        "engines/ocr.py",
         "engines/rerank.py",
         "ingest/engine.py",  # the Engine Protocol and the Run it is given: no logic of its own
         "errors.py",

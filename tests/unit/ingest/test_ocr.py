@@ -356,7 +356,7 @@ def test_the_adapter_reports_onnx_runtimes_own_error() -> None:
     class RuntimeException(Exception):  # onnxruntime_pybind11_state's, as RapidOCR wraps it
         pass
 
-    def detect(image, return_word_box=False):  # type: ignore[no-untyped-def]
+    def detect(image, **options):  # type: ignore[no-untyped-def]
         try:
             raise RuntimeException(
                 "[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : Non-zero status code returned "
