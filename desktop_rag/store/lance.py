@@ -36,6 +36,7 @@ from desktop_rag.store.schema import (
     HIT_EXTRAS,
     META_FILE,
     PENDING,
+    STEMS,
     IndexMeta,
     chunk_from_row,
     chunks_schema,
@@ -44,6 +45,7 @@ from desktop_rag.store.schema import (
     read_meta,
     write_meta,
 )
+from desktop_rag.store.stems import question_stems, stems
 from desktop_rag.types import Chunk, DocumentRecord, Hit, Status
 
 if TYPE_CHECKING:
@@ -326,6 +328,13 @@ class LanceStore:
             # question is asked as before, and scores as before.
             fields[GRAMS] = 1.0
             terms = f"{terms} {pairs}"
+        stemmed = question_stems(query) if STEMS in self._fts_columns else ""
+        if stemmed:
+            # A question clearly in German, French, Spanish, Italian, Portuguese or Dutch: its
+            # words are found in any of their forms in passages of its language, by their stems
+            # (store/stems.py). An English question is asked as before, and scores as before.
+            fields[STEMS] = 1.0
+            terms = f"{terms} {stemmed}"
         match = _multi_match(terms, fields) if len(fields) > 1 else _match(terms)
         search = self._chunks.search(match, query_type="fts")
         if where:
@@ -568,6 +577,7 @@ class LanceStore:
             "nav": [c.nav for c in chunks],
             "boxes": [c.boxes for c in chunks],
             GRAMS: [grams(c.text) for c in chunks],
+            STEMS: [stems(c.text) for c in chunks],
         }
         arrays = [
             pa.FixedSizeListArray.from_arrays(pa.array(flat), self.meta.dim)
@@ -605,11 +615,11 @@ class LanceStore:
     def has_fts_index(self) -> bool:
         """Whether the full-text index exists (a writer may have built it since we looked)."""
         stale = time.monotonic() - self._fts_seen > FTS_RECHECK_S
-        added = {"section", GRAMS} - self._fts_columns
+        added = {"section", GRAMS, STEMS} - self._fts_columns
         if not self.has_text_index or (added and stale):
             # Indexes are never dropped while the store is open: once seen, it stays. The
-            # heading and pairs indexes, which a writer may add to an older index, are looked
-            # for again now and then rather than at every search.
+            # heading, pairs and stems indexes, which a writer may add to an older index, are
+            # looked for again now and then rather than at every search.
             fts = [i for i in self._chunks.list_indices() if i.index_type == "FTS"]
             self._fts_columns = frozenset(c for i in fts for c in i.columns)
             self._fts_seen = time.monotonic()
@@ -626,6 +636,11 @@ class LanceStore:
         self.has_fts_index()
         return GRAMS in self._fts_columns
 
+    def has_stems_index(self) -> bool:
+        """Whether passages are searched by their stems too (store/stems.py)."""
+        self.has_fts_index()
+        return STEMS in self._fts_columns
+
     def needs_indexes(self) -> bool:
         """Whether a writer should run `optimize` though nothing was written (a crash or a
         failure stopped the last run before it built the full-text index)."""
@@ -635,8 +650,10 @@ class LanceStore:
             return True
         self._fts_seen = 0.0
         names = self._chunks.schema.names
-        return ("section" in names and not self.has_section_index()) or (
-            GRAMS in names and not self.has_grams_index()
+        return (
+            ("section" in names and not self.has_section_index())
+            or (GRAMS in names and not self.has_grams_index())
+            or (STEMS in names and not self.has_stems_index())
         )
 
 
