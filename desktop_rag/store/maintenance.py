@@ -12,7 +12,7 @@ import time
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from desktop_rag.store.schema import GRAMS
+from desktop_rag.store.schema import GRAMS, STEMS
 from desktop_rag.types import Status
 
 if TYPE_CHECKING:
@@ -137,7 +137,12 @@ def ensure_text_index(store: LanceStore) -> None:
     if GRAMS in table.schema.names and not store.has_grams_index():
         pairs = FTS(with_position=False, stem=False, remove_stop_words=False, ascii_folding=False)
         table.create_index(GRAMS, config=pairs, replace=True)
-    store.has_text_index = False  # look again: both indexes now exist
+    # Words stemmed as their passage's language (store/stems.py): stemmed and without their
+    # stop words already, so neither again (nor as English).
+    if STEMS in table.schema.names and not store.has_stems_index():
+        stemmed = FTS(with_position=False, stem=False, remove_stop_words=False)
+        table.create_index(STEMS, config=stemmed, replace=True)
+    store.has_text_index = False  # look again: the indexes now exist
     store.has_fts_index()
 
 

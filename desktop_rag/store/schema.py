@@ -123,15 +123,19 @@ def chunks_schema(dim: int) -> pa.Schema:
             # Its Chinese and Japanese words as pairs of characters (store/grams.py), for the
             # full-text index; empty for text in other scripts.
             ("grams", pa.string()),
+            # Its words stemmed as its language (store/stems.py), for the full-text index;
+            # empty for English text and text whose language is not clear.
+            ("stems", pa.string()),
         ]
     )
 
 
 # Columns added to the chunks table since format 2, with the value old rows get (by the first
 # writer, as ADDED_DOCUMENT_COLUMNS). An index without them is read as before.
-ADDED_CHUNK_COLUMNS = {"pending": "false", "grams": "''"}
+ADDED_CHUNK_COLUMNS = {"pending": "false", "grams": "''", "stems": "''"}
 PENDING = "pending"
 GRAMS = "grams"
+STEMS = "stems"
 
 
 def chunk_from_row(row: dict[str, Any]) -> Chunk:

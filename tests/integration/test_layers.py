@@ -11,7 +11,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "desktop_rag"
 
-FOUNDATION = {"config", "errors", "types", "locations", "cleaning"}
+FOUNDATION = {"config", "errors", "types", "locations", "cleaning", "languages"}
 # What each layer may import from desktop_rag (besides itself), bottom to top. The services
 # at the top use any core layer; only the window, and the CLI to open it, use gui.
 CORE = FOUNDATION | {"infra", "engines", "store", "ingest", "query"}

@@ -111,9 +111,9 @@ def test_a_search_never_builds_the_full_text_index(tmp_path, animal_pdfs, caplog
     # The next indexing run, a writer, builds it even when no file changed.
     again = _app(tmp_path)
     assert again.ingest.index([str(animal_pdfs)]).unchanged == 3
-    # All of its fields: the text, the section headings and the CJK pairs.
+    # All of its fields: the text, the section headings, the CJK pairs and the stems.
     columns = sorted(c for i in _fts_indexes(again.store) for c in i.columns)
-    assert columns == ["grams", "section", "text"]
+    assert columns == ["grams", "section", "stems", "text"]
     assert again.retriever.search("hemocyanin", k=1, mode=Mode.TEXT)[0].path.endswith("octopus.pdf")
 
 
