@@ -178,7 +178,9 @@ class AnswerService:
         # ... and a page it reads that the composed answer does not cite and whose best
         # sentence the cross-encoder gives less than this is given by that sentence alone
         # (0: every page whole): the model keeps the page's number and its lead, and reads a
-        # sentence where it read a page (issue 43, item 5).
+        # sentence where it read a page (issue 43, item 5). On the tune halves the 1.5B model
+        # stated the fact as often on the prompts this shortens (9 and 5 of 12, each set) from
+        # a quarter fewer tokens (docs/performance.md, "Weak pages given by their best sentence").
         self.written_brief = WRITTEN_BRIEF
         # A written answer that its cited sources do not back is replaced by the composed one
         # (off: flagged or withheld as before, for the benchmark's "before").
