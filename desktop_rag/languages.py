@@ -1,6 +1,6 @@
 """Which language a text is in, from its function words and letters: a question's (English,
-German, French or Spanish, for the refusals said in it) and a passage's or a question's among
-the languages the full-text index stems (those and Italian, Portuguese and Dutch)."""
+German, French, Spanish, Italian or Portuguese, for the refusals said in it) and a passage's or
+a question's among the languages the full-text index stems (those and Dutch)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,12 @@ SPANISH = "es"
 ITALIAN = "it"
 PORTUGUESE = "pt"
 DUTCH = "nl"
-# The languages a question's refusal is said in (language_of): their clues were tuned
-# together, and adding a language shares out the weight of the words it has in common with them.
+# The languages whose clues were tuned together for the refusals (language_of): adding a
+# language shares out the weight of the words it has in common with them.
 LANGUAGES = (ENGLISH, GERMAN, FRENCH, SPANISH)
+# The languages a question's refusal is said in: those, and Italian and Portuguese, told
+# among all six (language_of).
+REFUSED = (*LANGUAGES, ITALIAN, PORTUGUESE)
 # The languages a passage may be told to be in (text_language, for store/stems.py).
 STEMMED = (ENGLISH, GERMAN, FRENCH, SPANISH, ITALIAN, PORTUGUESE, DUTCH)
 
@@ -172,11 +175,26 @@ def _clear(found: dict[str, float]) -> str:
     return ENGLISH
 
 
+def language_among(question: str, languages: Iterable[str]) -> str:
+    """The question's language among `languages`: the one other than English whose clues are
+    at least LEAST and more than any other's, English otherwise."""
+    return _clear(scores(question, languages))
+
+
 def language_of(question: str) -> str:
-    """The question's language: German, French or Spanish when its clues for that language
-    are at least LEAST and more than for any other, English otherwise (few words, names, a
-    mix, or English)."""
-    return _clear(scores(question))
+    """The question's language for its refusal: Italian or Portuguese when told so among all
+    REFUSED languages, otherwise German, French or Spanish when its clues for that language
+    are at least LEAST and more than for any other of LANGUAGES, English otherwise (few words,
+    names, a mix, or English).
+
+    Two steps, because among six languages the words Italian and Portuguese share with the
+    others (das, que, l') count less for them: "Wie funktioniert das?" and "Comment
+    réinitialiser l'appareil ?" fall short of LEAST and would be refused in English. A German,
+    French or Spanish question is told by the four languages' clues, as before."""
+    among_all = language_among(question, REFUSED)
+    if among_all in (ITALIAN, PORTUGUESE):
+        return among_all
+    return language_among(question, LANGUAGES)
 
 
 def question_language(question: str) -> str:

@@ -10,7 +10,14 @@ from typing import Protocol
 
 from desktop_rag.engines.llm import Prompt
 from desktop_rag.locations import SEPARATOR, paginated, section_mark
-from desktop_rag.query.language import FRENCH, GERMAN, SPANISH, language_of
+from desktop_rag.query.language import (
+    FRENCH,
+    GERMAN,
+    ITALIAN,
+    PORTUGUESE,
+    SPANISH,
+    language_of,
+)
 from desktop_rag.types import Hit, Quote, Source, Turn
 
 # What the model is asked to say when the sources do not answer, and what the service says when
@@ -28,8 +35,8 @@ DOCUMENTS_DO_NOT_SAY = (
 )
 
 
-# The refusals in the question's language when it is clearly German, French or Spanish
-# (query/language.py); any other question gets the English ones above, word for word.
+# The refusals in the question's language when it is clearly German, French, Spanish, Italian
+# or Portuguese (query/language.py); any other question gets the English ones above, word for word.
 _NOTHING_RELEVANT = {
     GERMAN: (
         "Ich habe in Ihren Dokumenten nichts dazu gefunden, also rate ich nicht. Versuchen Sie "
@@ -43,6 +50,16 @@ _NOTHING_RELEVANT = {
     SPANISH: (
         "No he encontrado nada sobre esto en sus documentos, así que no voy a adivinar. Pruebe "
         "con otras palabras o añada a su biblioteca los documentos que traten el tema."
+    ),
+    ITALIAN: (
+        "Non ho trovato nulla su questo argomento nei suoi documenti, quindi non provo a "
+        "indovinare. Provi con altre parole, oppure aggiunga alla sua biblioteca i documenti che "
+        "ne parlano."
+    ),
+    PORTUGUESE: (
+        "Não encontrei nada sobre este assunto nos seus documentos, por isso não vou tentar "
+        "adivinhar. Tente outras palavras ou adicione à sua biblioteca os documentos que tratam "
+        "dele."
     ),
 }
 _DOCUMENTS_DO_NOT_SAY = {
@@ -58,6 +75,14 @@ _DOCUMENTS_DO_NOT_SAY = {
         "Sus documentos no parecen decirlo. Los pasajes más cercanos a su pregunta aparecen "
         "como fuentes, por si alguno le sirve."
     ),
+    ITALIAN: (
+        "I suoi documenti non sembrano dirlo. I passi più vicini alla sua domanda sono elencati "
+        "come fonti, nel caso uno di essi le sia utile."
+    ),
+    PORTUGUESE: (
+        "Os seus documentos não parecem dizê-lo. Os trechos mais próximos da sua pergunta "
+        "aparecem como fontes, caso algum deles ajude."
+    ),
 }
 _DO_NOT_MENTION = {
     GERMAN: (
@@ -71,6 +96,14 @@ _DO_NOT_MENTION = {
     SPANISH: (
         "Sus documentos no parecen mencionar {names}. Los pasajes más cercanos a su pregunta "
         "aparecen como fuentes, por si alguno le sirve."
+    ),
+    ITALIAN: (
+        "I suoi documenti non sembrano menzionare {names}. I passi più vicini alla sua domanda "
+        "sono elencati come fonti, nel caso uno di essi le sia utile."
+    ),
+    PORTUGUESE: (
+        "Os seus documentos não parecem mencionar {names}. Os trechos mais próximos da sua "
+        "pergunta aparecem como fontes, caso algum deles ajude."
     ),
 }
 

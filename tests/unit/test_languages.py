@@ -95,10 +95,12 @@ def test_the_language_a_question_is_stemmed_as(question: str, lang: str) -> None
 
 def test_the_refusals_languages_are_compared_as_before() -> None:
     """Italian, Portuguese and Dutch, and the words added for passages, change nothing in
-    the four languages a refusal is said in: an Italian question is not one of them."""
+    how the four languages tuned together are told apart (a German, French or Spanish
+    question's refusal); Italian and Portuguese are told among all six."""
     assert LANGUAGES == (ENGLISH, GERMAN, FRENCH, SPANISH)
     assert set(scores("Come si installa un pacchetto?")) == set(LANGUAGES)
     assert language_of("Wie installiere ich ein Paket?") == GERMAN
+    assert language_of("Dove si trova il mio passaporto?") == ITALIAN
     # "de" counts for French alone there, as it always did, where passages share it out.
     assert scores("de", LANGUAGES)[FRENCH] == 1.0
     assert scores("de", STEMMED)[FRENCH] < 1.0 and scores("de", STEMMED)[SPANISH] > 0.0
