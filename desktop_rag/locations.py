@@ -45,11 +45,14 @@ def heading(section: str) -> str:
     return f"§ {last}" if last else ""
 
 
-def place(path: str, page: int, section: str = "", *, short: bool = False) -> str:
+def place(
+    path: str, page: int, section: str = "", *, short: bool = False, page_words: str = ""
+) -> str:
     """Where in its document a passage is: "page 26, § 4.2 Battery care" ("p. 26, ..." if
-    short; the heading only when the page is in a section) or "§ 3.4"."""
+    short; the heading only when the page is in a section) or "§ 3.4". `page_words` replaces
+    "page 26" where the window says it in its own language ("Seite 26")."""
     if paginated(path):
-        where = f"p. {page}" if short else f"page {page}"
+        where = page_words or (f"p. {page}" if short else f"page {page}")
         return f"{where}, {heading(section)}" if section.strip() else where
     return section_mark(section, page)
 

@@ -52,9 +52,8 @@ from PySide6.QtWidgets import (
 from desktop_rag.conversations import Conversation, Exchange
 from desktop_rag.gui.icons import icon, set_icon, tool_button
 from desktop_rag.gui.models import ConversationsModel
+from desktop_rag.gui.words import answer_label, cite, place
 from desktop_rag.library import GUIDE_QUESTION
-from desktop_rag.locations import cite, place
-from desktop_rag.query.ability import describe
 from desktop_rag.query.claims import recited_note
 from desktop_rag.query.figures import unsupported_note
 from desktop_rag.query.scope import Scope
@@ -656,7 +655,7 @@ class ChatPane(QWidget):
         numbers = {s.n for s in e.sources}
         answer = answer_html(i, e.answer if drawn is None else e.answer[:drawn], numbers)
         if e.mode and e.answer and not e.refused:
-            label = html.escape(describe(e.mode, e.model))
+            label = html.escape(answer_label(e.mode, e.model))
             answer = f"<span class='muted'>{label}</span><br>{answer}"
         last = self.conversation is not None and i == len(self.conversation.exchanges) - 1
         if (

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_rag.locations import place
+from desktop_rag.gui.words import place
 from desktop_rag.types import Source
 
 Index = QModelIndex | QPersistentModelIndex

@@ -21,7 +21,8 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QIcon
 
 from desktop_rag.conversations import Conversation
-from desktop_rag.locations import paginated, place
+from desktop_rag.gui.words import place
+from desktop_rag.locations import paginated
 from desktop_rag.team import source_name
 from desktop_rag.types import DocumentRecord, FileEvent, Source, Status
 

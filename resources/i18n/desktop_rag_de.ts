@@ -1251,6 +1251,46 @@
     </message>
 </context>
 <context>
+    <name>Words</name>
+    <message>
+        <source>Written by the model from the sources</source>
+        <translation>Vom Modell aus den Quellen geschrieben</translation>
+    </message>
+    <message>
+        <source>Written by {model} from the sources</source>
+        <translation>Von {model} aus den Quellen geschrieben</translation>
+    </message>
+    <message>
+        <source>Listing documents</source>
+        <translation>Liste der Dokumente</translation>
+    </message>
+    <message>
+        <source>Outline of the document, in its own sentences</source>
+        <translation>Gliederung des Dokuments, in seinen eigenen Sätzen</translation>
+    </message>
+    <message>
+        <source>Summary written by the model; below it, the outline in the document&apos;s own sentences</source>
+        <translation>Vom Modell geschriebene Zusammenfassung; darunter die Gliederung in den eigenen Sätzen des Dokuments</translation>
+    </message>
+    <message>
+        <source>Summary written by {model}; below it, the outline in the document&apos;s own sentences</source>
+        <translation>Von {model} geschriebene Zusammenfassung; darunter die Gliederung in den eigenen Sätzen des Dokuments</translation>
+    </message>
+    <message>
+        <source>From your documents&apos; own sentences</source>
+        <translation>Aus den eigenen Sätzen Ihrer Dokumente</translation>
+    </message>
+    <message>
+        <source>p. {page}</source>
+        <comment>a page, short</comment>
+        <translation>S. {page}</translation>
+    </message>
+    <message>
+        <source>page {page}</source>
+        <translation>Seite {page}</translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <source>Desktop RAG is already running</source>

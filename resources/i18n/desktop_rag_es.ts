@@ -1251,6 +1251,46 @@
     </message>
 </context>
 <context>
+    <name>Words</name>
+    <message>
+        <source>Written by the model from the sources</source>
+        <translation>Escrito por el modelo a partir de las fuentes</translation>
+    </message>
+    <message>
+        <source>Written by {model} from the sources</source>
+        <translation>Escrito por {model} a partir de las fuentes</translation>
+    </message>
+    <message>
+        <source>Listing documents</source>
+        <translation>Lista de documentos</translation>
+    </message>
+    <message>
+        <source>Outline of the document, in its own sentences</source>
+        <translation>Esquema del documento, con sus propias frases</translation>
+    </message>
+    <message>
+        <source>Summary written by the model; below it, the outline in the document&apos;s own sentences</source>
+        <translation>Resumen escrito por el modelo; debajo, el esquema con las frases del propio documento</translation>
+    </message>
+    <message>
+        <source>Summary written by {model}; below it, the outline in the document&apos;s own sentences</source>
+        <translation>Resumen escrito por {model}; debajo, el esquema con las frases del propio documento</translation>
+    </message>
+    <message>
+        <source>From your documents&apos; own sentences</source>
+        <translation>A partir de las frases de sus propios documentos</translation>
+    </message>
+    <message>
+        <source>p. {page}</source>
+        <comment>a page, short</comment>
+        <translation>pág. {page}</translation>
+    </message>
+    <message>
+        <source>page {page}</source>
+        <translation>página {page}</translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <source>Desktop RAG is already running</source>

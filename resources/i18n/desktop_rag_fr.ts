@@ -1251,6 +1251,46 @@
     </message>
 </context>
 <context>
+    <name>Words</name>
+    <message>
+        <source>Written by the model from the sources</source>
+        <translation>Écrit par le modèle à partir des sources</translation>
+    </message>
+    <message>
+        <source>Written by {model} from the sources</source>
+        <translation>Écrit par {model} à partir des sources</translation>
+    </message>
+    <message>
+        <source>Listing documents</source>
+        <translation>Liste des documents</translation>
+    </message>
+    <message>
+        <source>Outline of the document, in its own sentences</source>
+        <translation>Structure du document, dans ses propres phrases</translation>
+    </message>
+    <message>
+        <source>Summary written by the model; below it, the outline in the document&apos;s own sentences</source>
+        <translation>Résumé écrit par le modèle ; en dessous, la structure dans les phrases mêmes du document</translation>
+    </message>
+    <message>
+        <source>Summary written by {model}; below it, the outline in the document&apos;s own sentences</source>
+        <translation>Résumé écrit par {model} ; en dessous, la structure dans les phrases mêmes du document</translation>
+    </message>
+    <message>
+        <source>From your documents&apos; own sentences</source>
+        <translation>À partir des phrases mêmes de vos documents</translation>
+    </message>
+    <message>
+        <source>p. {page}</source>
+        <comment>a page, short</comment>
+        <translation>p. {page}</translation>
+    </message>
+    <message>
+        <source>page {page}</source>
+        <translation>page {page}</translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <source>Desktop RAG is already running</source>

@@ -43,3 +43,13 @@ def test_the_sectioned_formats_are_the_readers():
     from desktop_rag.locations import SECTIONED_SUFFIXES
 
     assert SUFFIXES == SECTIONED_SUFFIXES
+
+
+def test_a_page_in_other_words_keeps_its_heading_and_sections_their_mark():
+    """The window names the page in its own language (gui/words.py); the rest is the core's."""
+    assert place("r.pdf", 26, "Care › 4.2 Battery", page_words="Seite 26") == (
+        "Seite 26, § 4.2 Battery"
+    )
+    assert place("r.pdf", 26, short=True, page_words="S. 26") == "S. 26"
+    assert place("m.md", 3, "Guide › 3.4 Setup", page_words="Seite 3") == "§ 3.4 Setup"
+    assert place("r.pdf", 26) == "page 26"

@@ -1,0 +1,124 @@
+"""The core's fixed words in the window's language (gui/words.py, issue 46, item 3): a German
+window labels a composed answer and names a source's page in German, where the core's words
+stay English for the command line and the saved conversations."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QCoreApplication, QLocale, QTranslator
+from PySide6.QtWidgets import QApplication
+
+from desktop_rag.conversations import Conversation, Exchange
+from desktop_rag.gui import translation, words
+from desktop_rag.gui.chat import ChatPane
+from desktop_rag.gui.doclist import DocumentListModel
+from desktop_rag.gui.models import SourcesModel
+from desktop_rag.locations import cite, place
+from desktop_rag.query.ability import describe
+from desktop_rag.types import AnswerMode, Source
+
+I18N = Path(__file__).resolve().parents[2] / "resources" / "i18n"
+QUOTE = "Octopus blood is blue because of hemocyanin."
+PDF = Source(1, "/docs/octopus.pdf", 26, 0.9, f"Blood. {QUOTE} More.")
+MANUAL = Source(2, "/docs/manual.md", 3, 0.8, "Setup.", section="Guide › 3.4 Setup")
+MODES = (
+    AnswerMode.COMPOSED,
+    AnswerMode.WRITTEN,
+    AnswerMode.LISTING,
+    AnswerMode.OUTLINE,
+    AnswerMode.SUMMARY,
+)
+
+
+@pytest.fixture
+def language(request, qapp: QApplication) -> Iterator[str]:
+    """The window's translators for the test's locale (parametrized), removed after."""
+    installed: list[QTranslator] = translation.install(qapp, QLocale(request.param), I18N)
+    yield request.param
+    for translator in installed:
+        QCoreApplication.removeTranslator(translator)
+
+
+@pytest.mark.parametrize("language", ["en_US"], indirect=True)
+def test_an_english_window_says_the_cores_words(language: str) -> None:
+    """Untranslated, the window's words are the core's, word for word."""
+    for mode in MODES:
+        for model in ("tiny.gguf", ""):
+            assert words.answer_label(mode, model) == describe(mode, model)
+    for source in (PDF, MANUAL):
+        for short in (False, True):
+            assert words.place(source.path, source.page, source.section, short=short) == place(
+                source.path, source.page, source.section, short=short
+            )
+            assert words.cite(source.path, source.page, short=short) == cite(
+                source.path, source.page, short=short
+            )
+
+
+# A page, and a page in short, as each language writes it (French's are English's).
+PAGES = {
+    "de_DE": ("Seite 26", "S. 26"),
+    "fr_FR": ("page 26", "p. 26"),
+    "es_ES": ("página 26", "pág. 26"),
+}
+
+
+@pytest.mark.parametrize("language", list(PAGES), indirect=True)
+def test_each_label_and_page_is_in_the_windows_language(language: str) -> None:
+    """Every answer's label differs from the English and from the others; the page is named
+    as the language names it."""
+    labels = [words.answer_label(mode, "tiny.gguf") for mode in MODES]
+    labels.append(words.answer_label(AnswerMode.WRITTEN, ""))
+    labels.append(words.answer_label(AnswerMode.SUMMARY, ""))
+    english = [describe(mode, "tiny.gguf") for mode in MODES]
+    english += [describe(AnswerMode.WRITTEN, ""), describe(AnswerMode.SUMMARY, "")]
+    assert [a == b for a, b in zip(labels, english, strict=True)] == [False] * len(english)
+    assert len(set(labels)) == len(labels)
+    assert "tiny.gguf" in labels[1] and "tiny.gguf" in labels[4]
+    page, short = PAGES[language]
+    assert words.place(PDF.path, 26) == page and words.place(PDF.path, 26, short=True) == short
+    assert words.cite(PDF.path, 26, short=True) == f"octopus.pdf, {short}"
+    # A section is "§ 3.4 Setup" in every language.
+    assert words.place(MANUAL.path, 3, MANUAL.section) == "§ 3.4 Setup"
+
+
+def _chat(qtbot, exchange: Exchange) -> str:
+    chat = ChatPane()
+    qtbot.addWidget(chat)
+    chat.show_conversation(Conversation(exchanges=[exchange]))
+    return chat.view.toPlainText().replace("\xa0", " ")
+
+
+@pytest.mark.parametrize("language", ["de_DE"], indirect=True)
+def test_a_german_window_shows_a_composed_answer_in_german(language: str, qtbot) -> None:
+    """The label over a composed answer and its source's page, as the chat draws them."""
+    answer = f"{QUOTE} [1]"
+    e = Exchange("Warum ist das Blut blau?", answer=answer, sources=[PDF, MANUAL], cited=[1])
+    e.mode = AnswerMode.COMPOSED
+    shown = _chat(qtbot, e)
+    assert "Aus den eigenen Sätzen Ihrer Dokumente" in shown
+    assert "From your documents' own sentences" not in shown
+    assert "[1] S. 26" in shown and "p. 26" not in shown
+    assert "[2] § 3.4 Setup" in shown
+
+    written = Exchange("Warum?", answer="Blau [1].", sources=[PDF], cited=[1], model="tiny.gguf")
+    written.mode = AnswerMode.WRITTEN
+    shown = _chat(qtbot, written)
+    assert "Von tiny.gguf aus den Quellen geschrieben" in shown
+    assert "Written by" not in shown
+
+
+@pytest.mark.parametrize("language", ["de_DE"], indirect=True)
+def test_the_source_lists_name_the_page_in_german(language: str, qtbot) -> None:
+    sources = SourcesModel()
+    sources.set_sources([PDF, MANUAL])
+    first = html.unescape(sources.data(sources.index(0, 0)))
+    assert first == "[1] octopus.pdf, Seite 26"
+    assert sources.data(sources.index(1, 0)) == "[2] manual.md, § 3.4 Setup"
+    documents = DocumentListModel()
+    documents.set_sources([PDF])
+    assert documents.data(documents.index(0, 2)) == "S. 26"
