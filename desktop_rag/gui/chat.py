@@ -52,10 +52,8 @@ from PySide6.QtWidgets import (
 from desktop_rag.conversations import Conversation, Exchange
 from desktop_rag.gui.icons import icon, set_icon, tool_button
 from desktop_rag.gui.models import ConversationsModel
-from desktop_rag.gui.words import answer_label, cite, place
+from desktop_rag.gui.words import answer_label, cite, note, place, recited_note, unsupported_note
 from desktop_rag.library import GUIDE_QUESTION
-from desktop_rag.query.claims import recited_note
-from desktop_rag.query.figures import unsupported_note
 from desktop_rag.query.scope import Scope
 from desktop_rag.team import source_name
 from desktop_rag.types import AnswerMode, Explanation
@@ -674,13 +672,13 @@ class ChatPane(QWidget):
             stopped = html.escape(self.tr("Stopped."))
             notes.append(f"<span class='muted'>{stopped}</span>")
         if e.recited_from and e.cited and not (last and self._busy):
-            note = recited_note(e.cited[0], e.recited_from)
-            notes.append(f"<span class='muted'>{html.escape(note)}</span>")
+            said = recited_note(e.cited[0], e.recited_from)
+            notes.append(f"<span class='muted'>{html.escape(said)}</span>")
         if e.note and not (last and self._busy):
-            notes.append(f"<span class='muted'>{html.escape(e.note)}</span>")
+            notes.append(f"<span class='muted'>{html.escape(note(e.note))}</span>")
         if e.unsupported and not e.note and not (last and self._busy):
-            note = unsupported_note(tuple(e.unsupported))
-            notes.append(f"<span class='warn'>{html.escape(note)}</span>")
+            said = unsupported_note(tuple(e.unsupported))
+            notes.append(f"<span class='warn'>{html.escape(said)}</span>")
         if e.answer and not (last and self._busy):
             copy = html.escape(self.tr("Copy answer"))
             notes.append(f"<a href='copy:{i}'>{copy}</a>")

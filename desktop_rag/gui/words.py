@@ -9,10 +9,13 @@ know (a file's name, a heading, a note made of the answer's words) it shows as t
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 from PySide6.QtCore import QCoreApplication
 
 from desktop_rag import locations
+from desktop_rag.query.answer import not_found_note, unbacked_note, withheld_note
+from desktop_rag.query.figures import unsupported_note as figures_note
 from desktop_rag.types import AnswerMode
 
 CONTEXT = "Words"  # the translations' context of these words (resources/i18n)
@@ -57,3 +60,93 @@ def place(path: str, page: int, section: str = "", *, short: bool = False) -> st
 def cite(path: str, page: int, section: str = "", *, short: bool = False) -> str:
     """locations.cite with its page in the window's language: "bericht.pdf, S. 26"."""
     return f"{os.path.basename(path)}, {place(path, page, section, short=short)}"
+
+
+# The notes under an answer are the core's sentences with a model's name or the answer's words
+# in them (query/answer.py, query/figures.py). Each is matched against the core's own sentence
+# made with SLOT where the name or the words go, so a note the core words differently, or one
+# the window does not know, is shown as the core made it rather than translated wrongly.
+SLOT = "\x00"
+
+
+def _filled(text: str, template: str) -> str | None:
+    """What `text` holds where `template` has its SLOT; None when it is not that sentence."""
+    head, _, tail = template.partition(SLOT)
+    if len(text) > len(head) + len(tail) and text.startswith(head) and text.endswith(tail):
+        return text[len(head) : len(text) - len(tail)]
+    return None
+
+
+def note(text: str) -> str:
+    """A note under an answer in the window's language, when it is one of the core's."""
+    if text == withheld_note("", composed=True):
+        return QCoreApplication.translate(
+            "Words",
+            "The model answered in words its sources do not hold, from what it knows rather "
+            "than from your documents, so their own sentences are shown instead.",
+        )
+    if text == withheld_note(""):
+        return QCoreApplication.translate(
+            "Words",
+            "The model answered in words its sources do not hold, from what it knows rather "
+            "than from your documents, so its answer is not shown.",
+        )
+    if text == not_found_note(""):
+        return QCoreApplication.translate(
+            "Words",
+            "The model found no answer in the sources, so the sentences of them that seem to "
+            "answer are shown instead.",
+        )
+    if (model := _filled(text, withheld_note(SLOT, composed=True))) is not None:
+        return QCoreApplication.translate(
+            "Words",
+            "{model} answered in words its sources do not hold, from what it knows rather than "
+            "from your documents, so their own sentences are shown instead.",
+        ).format(model=model)
+    if (model := _filled(text, withheld_note(SLOT))) is not None:
+        return QCoreApplication.translate(
+            "Words",
+            "{model} answered in words its sources do not hold, from what it knows rather than "
+            "from your documents, so its answer is not shown.",
+        ).format(model=model)
+    if (model := _filled(text, not_found_note(SLOT))) is not None:
+        return QCoreApplication.translate(
+            "Words",
+            "{model} found no answer in the sources, so the sentences of them that seem to "
+            "answer are shown instead.",
+        ).format(model=model)
+    if (listed := _filled(text, unbacked_note((SLOT,)))) is not None:
+        return QCoreApplication.translate(
+            "Words",
+            "The model's answer said {words}, which its sources do not, so their own sentences "
+            "are shown instead.",
+        ).format(words=listed)
+    return text
+
+
+def unsupported_note(figures: tuple[str, ...]) -> str:
+    """figures.unsupported_note in the window's language: the figures an answer names that
+    its sources lack."""
+    said = figures_note(figures)
+    if len(figures) == 1:
+        listed = _filled(said, figures_note((SLOT,)))
+        if listed is not None:
+            return QCoreApplication.translate(
+                "Words", "Check this answer: {figures} does not appear in its sources."
+            ).format(figures=listed)
+    else:
+        several = figures_note((SLOT, SLOT)).replace(f"{SLOT}, {SLOT}", SLOT)
+        listed = _filled(said, several)
+        if listed is not None:
+            return QCoreApplication.translate(
+                "Words", "Check this answer: {figures} do not appear in its sources."
+            ).format(figures=listed)
+    return said
+
+
+def recited_note(n: int, was: Sequence[int]) -> str:
+    """claims.recited_note in the window's language: the answer is cited to source `n`, which
+    holds its words, rather than to the sources the model cited (`was`)."""
+    return QCoreApplication.translate(
+        "Words", "Cited [{n}]: its words are there, not in {sources} as the model wrote."
+    ).format(n=n, sources=", ".join(f"[{m}]" for m in was))

@@ -1289,6 +1289,46 @@
         <source>page {page}</source>
         <translation>Seite {page}</translation>
     </message>
+    <message>
+        <source>The model answered in words its sources do not hold, from what it knows rather than from your documents, so their own sentences are shown instead.</source>
+        <translation>Das Modell hat mit Wörtern geantwortet, die nicht in seinen Quellen stehen, aus eigenem Wissen statt aus Ihren Dokumenten; deshalb werden stattdessen die eigenen Sätze der Quellen gezeigt.</translation>
+    </message>
+    <message>
+        <source>The model answered in words its sources do not hold, from what it knows rather than from your documents, so its answer is not shown.</source>
+        <translation>Das Modell hat mit Wörtern geantwortet, die nicht in seinen Quellen stehen, aus eigenem Wissen statt aus Ihren Dokumenten; deshalb wird seine Antwort nicht gezeigt.</translation>
+    </message>
+    <message>
+        <source>The model found no answer in the sources, so the sentences of them that seem to answer are shown instead.</source>
+        <translation>Das Modell hat in den Quellen keine Antwort gefunden; deshalb werden stattdessen die Sätze der Quellen gezeigt, die zu antworten scheinen.</translation>
+    </message>
+    <message>
+        <source>{model} answered in words its sources do not hold, from what it knows rather than from your documents, so their own sentences are shown instead.</source>
+        <translation>{model} hat mit Wörtern geantwortet, die nicht in seinen Quellen stehen, aus eigenem Wissen statt aus Ihren Dokumenten; deshalb werden stattdessen die eigenen Sätze der Quellen gezeigt.</translation>
+    </message>
+    <message>
+        <source>{model} answered in words its sources do not hold, from what it knows rather than from your documents, so its answer is not shown.</source>
+        <translation>{model} hat mit Wörtern geantwortet, die nicht in seinen Quellen stehen, aus eigenem Wissen statt aus Ihren Dokumenten; deshalb wird seine Antwort nicht gezeigt.</translation>
+    </message>
+    <message>
+        <source>{model} found no answer in the sources, so the sentences of them that seem to answer are shown instead.</source>
+        <translation>{model} hat in den Quellen keine Antwort gefunden; deshalb werden stattdessen die Sätze der Quellen gezeigt, die zu antworten scheinen.</translation>
+    </message>
+    <message>
+        <source>The model&apos;s answer said {words}, which its sources do not, so their own sentences are shown instead.</source>
+        <translation>Die Antwort des Modells nannte {words}, was nicht in ihren Quellen steht; deshalb werden stattdessen die eigenen Sätze der Quellen gezeigt.</translation>
+    </message>
+    <message>
+        <source>Check this answer: {figures} does not appear in its sources.</source>
+        <translation>Prüfen Sie diese Antwort: {figures} steht nicht in ihren Quellen.</translation>
+    </message>
+    <message>
+        <source>Check this answer: {figures} do not appear in its sources.</source>
+        <translation>Prüfen Sie diese Antwort: {figures} stehen nicht in ihren Quellen.</translation>
+    </message>
+    <message>
+        <source>Cited [{n}]: its words are there, not in {sources} as the model wrote.</source>
+        <translation>[{n}] zitiert: Dort stehen ihre Wörter, nicht in {sources}, wie das Modell schrieb.</translation>
+    </message>
 </context>
 <context>
     <name>main</name>

@@ -1289,6 +1289,46 @@
         <source>page {page}</source>
         <translation>página {page}</translation>
     </message>
+    <message>
+        <source>The model answered in words its sources do not hold, from what it knows rather than from your documents, so their own sentences are shown instead.</source>
+        <translation>El modelo respondió con palabras que sus fuentes no contienen, a partir de lo que sabe y no de sus documentos, así que se muestran en su lugar las frases de las propias fuentes.</translation>
+    </message>
+    <message>
+        <source>The model answered in words its sources do not hold, from what it knows rather than from your documents, so its answer is not shown.</source>
+        <translation>El modelo respondió con palabras que sus fuentes no contienen, a partir de lo que sabe y no de sus documentos, así que su respuesta no se muestra.</translation>
+    </message>
+    <message>
+        <source>The model found no answer in the sources, so the sentences of them that seem to answer are shown instead.</source>
+        <translation>El modelo no encontró ninguna respuesta en las fuentes, así que se muestran en su lugar las frases de ellas que parecen responder.</translation>
+    </message>
+    <message>
+        <source>{model} answered in words its sources do not hold, from what it knows rather than from your documents, so their own sentences are shown instead.</source>
+        <translation>{model} respondió con palabras que sus fuentes no contienen, a partir de lo que sabe y no de sus documentos, así que se muestran en su lugar las frases de las propias fuentes.</translation>
+    </message>
+    <message>
+        <source>{model} answered in words its sources do not hold, from what it knows rather than from your documents, so its answer is not shown.</source>
+        <translation>{model} respondió con palabras que sus fuentes no contienen, a partir de lo que sabe y no de sus documentos, así que su respuesta no se muestra.</translation>
+    </message>
+    <message>
+        <source>{model} found no answer in the sources, so the sentences of them that seem to answer are shown instead.</source>
+        <translation>{model} no encontró ninguna respuesta en las fuentes, así que se muestran en su lugar las frases de ellas que parecen responder.</translation>
+    </message>
+    <message>
+        <source>The model&apos;s answer said {words}, which its sources do not, so their own sentences are shown instead.</source>
+        <translation>La respuesta del modelo decía {words}, algo que sus fuentes no dicen, así que se muestran en su lugar las frases de las propias fuentes.</translation>
+    </message>
+    <message>
+        <source>Check this answer: {figures} does not appear in its sources.</source>
+        <translation>Compruebe esta respuesta: {figures} no aparece en sus fuentes.</translation>
+    </message>
+    <message>
+        <source>Check this answer: {figures} do not appear in its sources.</source>
+        <translation>Compruebe esta respuesta: {figures} no aparecen en sus fuentes.</translation>
+    </message>
+    <message>
+        <source>Cited [{n}]: its words are there, not in {sources} as the model wrote.</source>
+        <translation>Citado [{n}]: sus palabras están ahí, no en {sources} como escribió el modelo.</translation>
+    </message>
 </context>
 <context>
     <name>main</name>

@@ -1289,6 +1289,46 @@
         <source>page {page}</source>
         <translation>page {page}</translation>
     </message>
+    <message>
+        <source>The model answered in words its sources do not hold, from what it knows rather than from your documents, so their own sentences are shown instead.</source>
+        <translation>Le modèle a répondu avec des mots que ses sources ne contiennent pas, d’après ce qu’il sait plutôt que d’après vos documents ; leurs phrases mêmes sont donc affichées à la place.</translation>
+    </message>
+    <message>
+        <source>The model answered in words its sources do not hold, from what it knows rather than from your documents, so its answer is not shown.</source>
+        <translation>Le modèle a répondu avec des mots que ses sources ne contiennent pas, d’après ce qu’il sait plutôt que d’après vos documents ; sa réponse n’est donc pas affichée.</translation>
+    </message>
+    <message>
+        <source>The model found no answer in the sources, so the sentences of them that seem to answer are shown instead.</source>
+        <translation>Le modèle n’a pas trouvé de réponse dans les sources ; les phrases de celles-ci qui semblent répondre sont donc affichées à la place.</translation>
+    </message>
+    <message>
+        <source>{model} answered in words its sources do not hold, from what it knows rather than from your documents, so their own sentences are shown instead.</source>
+        <translation>{model} a répondu avec des mots que ses sources ne contiennent pas, d’après ce qu’il sait plutôt que d’après vos documents ; leurs phrases mêmes sont donc affichées à la place.</translation>
+    </message>
+    <message>
+        <source>{model} answered in words its sources do not hold, from what it knows rather than from your documents, so its answer is not shown.</source>
+        <translation>{model} a répondu avec des mots que ses sources ne contiennent pas, d’après ce qu’il sait plutôt que d’après vos documents ; sa réponse n’est donc pas affichée.</translation>
+    </message>
+    <message>
+        <source>{model} found no answer in the sources, so the sentences of them that seem to answer are shown instead.</source>
+        <translation>{model} n’a pas trouvé de réponse dans les sources ; les phrases de celles-ci qui semblent répondre sont donc affichées à la place.</translation>
+    </message>
+    <message>
+        <source>The model&apos;s answer said {words}, which its sources do not, so their own sentences are shown instead.</source>
+        <translation>La réponse du modèle mentionnait {words}, ce que ses sources ne disent pas ; leurs phrases mêmes sont donc affichées à la place.</translation>
+    </message>
+    <message>
+        <source>Check this answer: {figures} does not appear in its sources.</source>
+        <translation>Vérifiez cette réponse : {figures} n’apparaît pas dans ses sources.</translation>
+    </message>
+    <message>
+        <source>Check this answer: {figures} do not appear in its sources.</source>
+        <translation>Vérifiez cette réponse : {figures} n’apparaissent pas dans ses sources.</translation>
+    </message>
+    <message>
+        <source>Cited [{n}]: its words are there, not in {sources} as the model wrote.</source>
+        <translation>Cité [{n}] : ses mots s’y trouvent, et non dans {sources} comme l’a écrit le modèle.</translation>
+    </message>
 </context>
 <context>
     <name>main</name>

@@ -19,6 +19,9 @@ from desktop_rag.gui.doclist import DocumentListModel
 from desktop_rag.gui.models import SourcesModel
 from desktop_rag.locations import cite, place
 from desktop_rag.query.ability import describe
+from desktop_rag.query.answer import not_found_note, unbacked_note, withheld_note
+from desktop_rag.query.claims import recited_note
+from desktop_rag.query.figures import unsupported_note
 from desktop_rag.types import AnswerMode, Source
 
 I18N = Path(__file__).resolve().parents[2] / "resources" / "i18n"
@@ -43,6 +46,20 @@ def language(request, qapp: QApplication) -> Iterator[str]:
         QCoreApplication.removeTranslator(translator)
 
 
+# The core's notes under an answer, each with what the window must keep of it.
+NOTES = [
+    (withheld_note("tiny.gguf", composed=True), "tiny.gguf"),
+    (withheld_note("tiny.gguf"), "tiny.gguf"),
+    (withheld_note("", composed=True), ""),
+    (withheld_note(""), ""),
+    (not_found_note("my model.gguf"), "my model.gguf"),
+    (not_found_note(""), ""),
+    (unbacked_note(("1987", "Paris")), "1987, Paris"),
+    (unbacked_note(tuple("abcdefg")), "a, b, c, d, e …"),
+]
+FIGURES = [("42 %",), ("1987", "12 kg")]
+
+
 @pytest.mark.parametrize("language", ["en_US"], indirect=True)
 def test_an_english_window_says_the_cores_words(language: str) -> None:
     """Untranslated, the window's words are the core's, word for word."""
@@ -57,6 +74,11 @@ def test_an_english_window_says_the_cores_words(language: str) -> None:
             assert words.cite(source.path, source.page, short=short) == cite(
                 source.path, source.page, short=short
             )
+    for said, _ in NOTES:
+        assert words.note(said) == said
+    for figures in FIGURES:
+        assert words.unsupported_note(figures) == unsupported_note(figures)
+    assert words.recited_note(2, [1, 3]) == recited_note(2, [1, 3])
 
 
 # A page, and a page in short, as each language writes it (French's are English's).
@@ -122,3 +144,35 @@ def test_the_source_lists_name_the_page_in_german(language: str, qtbot) -> None:
     documents = DocumentListModel()
     documents.set_sources([PDF])
     assert documents.data(documents.index(0, 2)) == "S. 26"
+
+
+@pytest.mark.parametrize("language", list(PAGES), indirect=True)
+def test_the_cores_notes_in_the_windows_language(language: str) -> None:
+    """Each note of the core is said in the window's language, keeping the model's name or the
+    answer's words; a note the window does not know is shown as the core made it."""
+    said = [words.note(text) for text, _ in NOTES]
+    assert [a == b for a, b in zip(said, (t for t, _ in NOTES), strict=True)] == [False] * len(
+        NOTES
+    )
+    assert all(kept in note for note, (_, kept) in zip(said, NOTES, strict=True))
+    assert len(set(said)) == len(said)
+    unknown = "The team library did not answer: its server is not reachable."
+    assert words.note(unknown) == unknown
+    for figures in FIGURES:
+        note = words.unsupported_note(figures)
+        assert note != unsupported_note(figures) and all(f in note for f in figures)
+    recited = words.recited_note(2, [1, 3])
+    assert recited != recited_note(2, [1, 3]) and "[2]" in recited and "[1], [3]" in recited
+
+
+@pytest.mark.parametrize("language", ["de_DE"], indirect=True)
+def test_a_german_window_says_why_an_answer_was_withheld(language: str, qtbot) -> None:
+    """A written answer replaced by the sources' sentences: its note under it, in German."""
+    answer = f"{QUOTE} [1]"
+    e = Exchange("Warum ist das Blut blau?", answer=answer, sources=[PDF], cited=[1])
+    e.mode = AnswerMode.COMPOSED
+    e.note = withheld_note("tiny.gguf", composed=True)
+    e.unsupported = ["1987"]
+    shown = _chat(qtbot, e)
+    assert "tiny.gguf hat mit Wörtern geantwortet" in shown
+    assert "answered in words" not in shown
