@@ -11,6 +11,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QSizePolicy, QToolButton, QWidget
 
+from desktop_rag.gui.words import kind_line
 from desktop_rag.query.kind import DOCUMENT, KINDS, LIBRARY, PASSAGE
 
 # Each item's text (translated where shown) and keys; the keys are the same in every language.
@@ -81,7 +82,7 @@ class KindBar(QWidget):
         if kind not in self._actions:
             self.hide()
             return
-        self.label.setText(line)
+        self.label.setText(kind_line(line))
         self._actions[kind].setChecked(True)
         self.show()
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from desktop_rag import locations
 from desktop_rag.query.answer import not_found_note, unbacked_note, withheld_note
@@ -150,3 +150,49 @@ def recited_note(n: int, was: Sequence[int]) -> str:
     return QCoreApplication.translate(
         "Words", "Cited [{n}]: its words are there, not in {sources} as the model wrote."
     ).format(n=n, sources=", ".join(f"[{m}]" for m in was))
+
+
+# Why a question was taken as its kind, as routing.Routed.line says it: the rules of
+# query/kind.py, a kind the user chose, and a document question that names no document.
+# Marked here for the translation files, translated where the kind bar shows them.
+REASONS = frozenset(
+    str(reason)
+    for reason in (
+        QT_TRANSLATE_NOOP("Words", "as you chose"),
+        QT_TRANSLATE_NOOP("Words", "it asks about one document but names none"),
+        QT_TRANSLATE_NOOP("Words", "asks for a summary or an outline"),
+        QT_TRANSLATE_NOOP("Words", "asks for a summary"),
+        QT_TRANSLATE_NOOP("Words", "asks what a document is about"),
+        QT_TRANSLATE_NOOP("Words", "asks for a document's main points"),
+        QT_TRANSLATE_NOOP("Words", "asks for the contents or the structure"),
+        QT_TRANSLATE_NOOP("Words", "asks what a part or a document covers"),
+        QT_TRANSLATE_NOOP("Words", "asks to read a document for the user"),
+        QT_TRANSLATE_NOOP("Words", "asks which documents"),
+        QT_TRANSLATE_NOOP("Words", "counts documents"),
+        QT_TRANSLATE_NOOP("Words", "lists documents"),
+        QT_TRANSLATE_NOOP("Words", "asks whether any document has it"),
+        QT_TRANSLATE_NOOP("Words", "asks about the library or a collection"),
+    )
+)
+OUTLINE_OF = "Outline of "  # routing.Routed.label's words before a document's name
+
+
+def kind_line(line: str) -> str:
+    """The kind bar's line (routing.Routed.line: "Listing documents (counts documents)",
+    "Answering from passages") in the window's language; a line it does not know as is."""
+    said, why = line, ""
+    if line.endswith(")"):
+        head, _, inner = line[:-1].rpartition(" (")
+        if inner in REASONS:
+            said, why = head, QCoreApplication.translate("Words", inner)
+    if said == "Answering from passages":
+        said = QCoreApplication.translate("Words", "Answering from passages")
+    elif said == "Listing documents":
+        said = QCoreApplication.translate("Words", "Listing documents")
+    elif said.startswith(OUTLINE_OF):
+        said = QCoreApplication.translate("Words", "Outline of {name}").format(
+            name=said[len(OUTLINE_OF) :]
+        )
+    else:
+        return line
+    return f"{said} ({why})" if why else said

@@ -1329,6 +1329,70 @@
         <source>Cited [{n}]: its words are there, not in {sources} as the model wrote.</source>
         <translation>[{n}] zitiert: Dort stehen ihre Wörter, nicht in {sources}, wie das Modell schrieb.</translation>
     </message>
+    <message>
+        <source>as you chose</source>
+        <translation>wie von Ihnen gewählt</translation>
+    </message>
+    <message>
+        <source>it asks about one document but names none</source>
+        <translation>die Frage betrifft ein Dokument, nennt aber keines</translation>
+    </message>
+    <message>
+        <source>asks for a summary or an outline</source>
+        <translation>fragt nach einer Zusammenfassung oder Gliederung</translation>
+    </message>
+    <message>
+        <source>asks for a summary</source>
+        <translation>fragt nach einer Zusammenfassung</translation>
+    </message>
+    <message>
+        <source>asks what a document is about</source>
+        <translation>fragt, worum es in einem Dokument geht</translation>
+    </message>
+    <message>
+        <source>asks for a document&apos;s main points</source>
+        <translation>fragt nach den Hauptpunkten eines Dokuments</translation>
+    </message>
+    <message>
+        <source>asks for the contents or the structure</source>
+        <translation>fragt nach dem Inhalt oder dem Aufbau</translation>
+    </message>
+    <message>
+        <source>asks what a part or a document covers</source>
+        <translation>fragt, was ein Teil oder ein Dokument behandelt</translation>
+    </message>
+    <message>
+        <source>asks to read a document for the user</source>
+        <translation>bittet darum, ein Dokument für Sie zu lesen</translation>
+    </message>
+    <message>
+        <source>asks which documents</source>
+        <translation>fragt, welche Dokumente</translation>
+    </message>
+    <message>
+        <source>counts documents</source>
+        <translation>zählt Dokumente</translation>
+    </message>
+    <message>
+        <source>lists documents</source>
+        <translation>listet Dokumente auf</translation>
+    </message>
+    <message>
+        <source>asks whether any document has it</source>
+        <translation>fragt, ob ein Dokument es enthält</translation>
+    </message>
+    <message>
+        <source>asks about the library or a collection</source>
+        <translation>fragt nach der Bibliothek oder einer Sammlung</translation>
+    </message>
+    <message>
+        <source>Answering from passages</source>
+        <translation>Antwort aus Textstellen</translation>
+    </message>
+    <message>
+        <source>Outline of {name}</source>
+        <translation>Gliederung von {name}</translation>
+    </message>
 </context>
 <context>
     <name>main</name>

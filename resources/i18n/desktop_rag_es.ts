@@ -1329,6 +1329,70 @@
         <source>Cited [{n}]: its words are there, not in {sources} as the model wrote.</source>
         <translation>Citado [{n}]: sus palabras están ahí, no en {sources} como escribió el modelo.</translation>
     </message>
+    <message>
+        <source>as you chose</source>
+        <translation>según su elección</translation>
+    </message>
+    <message>
+        <source>it asks about one document but names none</source>
+        <translation>la pregunta trata de un documento pero no nombra ninguno</translation>
+    </message>
+    <message>
+        <source>asks for a summary or an outline</source>
+        <translation>pide un resumen o un esquema</translation>
+    </message>
+    <message>
+        <source>asks for a summary</source>
+        <translation>pide un resumen</translation>
+    </message>
+    <message>
+        <source>asks what a document is about</source>
+        <translation>pregunta de qué trata un documento</translation>
+    </message>
+    <message>
+        <source>asks for a document&apos;s main points</source>
+        <translation>pide los puntos principales de un documento</translation>
+    </message>
+    <message>
+        <source>asks for the contents or the structure</source>
+        <translation>pide el contenido o la estructura</translation>
+    </message>
+    <message>
+        <source>asks what a part or a document covers</source>
+        <translation>pregunta qué trata una parte o un documento</translation>
+    </message>
+    <message>
+        <source>asks to read a document for the user</source>
+        <translation>pide leer un documento por usted</translation>
+    </message>
+    <message>
+        <source>asks which documents</source>
+        <translation>pregunta qué documentos</translation>
+    </message>
+    <message>
+        <source>counts documents</source>
+        <translation>cuenta documentos</translation>
+    </message>
+    <message>
+        <source>lists documents</source>
+        <translation>enumera documentos</translation>
+    </message>
+    <message>
+        <source>asks whether any document has it</source>
+        <translation>pregunta si algún documento lo contiene</translation>
+    </message>
+    <message>
+        <source>asks about the library or a collection</source>
+        <translation>pregunta por la biblioteca o una colección</translation>
+    </message>
+    <message>
+        <source>Answering from passages</source>
+        <translation>Respuesta a partir de pasajes</translation>
+    </message>
+    <message>
+        <source>Outline of {name}</source>
+        <translation>Esquema de {name}</translation>
+    </message>
 </context>
 <context>
     <name>main</name>

@@ -1329,6 +1329,70 @@
         <source>Cited [{n}]: its words are there, not in {sources} as the model wrote.</source>
         <translation>Cité [{n}] : ses mots s’y trouvent, et non dans {sources} comme l’a écrit le modèle.</translation>
     </message>
+    <message>
+        <source>as you chose</source>
+        <translation>selon votre choix</translation>
+    </message>
+    <message>
+        <source>it asks about one document but names none</source>
+        <translation>la question porte sur un document sans en nommer aucun</translation>
+    </message>
+    <message>
+        <source>asks for a summary or an outline</source>
+        <translation>demande un résumé ou une structure</translation>
+    </message>
+    <message>
+        <source>asks for a summary</source>
+        <translation>demande un résumé</translation>
+    </message>
+    <message>
+        <source>asks what a document is about</source>
+        <translation>demande de quoi parle un document</translation>
+    </message>
+    <message>
+        <source>asks for a document&apos;s main points</source>
+        <translation>demande les points principaux d’un document</translation>
+    </message>
+    <message>
+        <source>asks for the contents or the structure</source>
+        <translation>demande le contenu ou la structure</translation>
+    </message>
+    <message>
+        <source>asks what a part or a document covers</source>
+        <translation>demande ce que couvre une partie ou un document</translation>
+    </message>
+    <message>
+        <source>asks to read a document for the user</source>
+        <translation>demande de lire un document à votre place</translation>
+    </message>
+    <message>
+        <source>asks which documents</source>
+        <translation>demande quels documents</translation>
+    </message>
+    <message>
+        <source>counts documents</source>
+        <translation>compte des documents</translation>
+    </message>
+    <message>
+        <source>lists documents</source>
+        <translation>énumère des documents</translation>
+    </message>
+    <message>
+        <source>asks whether any document has it</source>
+        <translation>demande si un document le contient</translation>
+    </message>
+    <message>
+        <source>asks about the library or a collection</source>
+        <translation>porte sur la bibliothèque ou une collection</translation>
+    </message>
+    <message>
+        <source>Answering from passages</source>
+        <translation>Réponse à partir des passages</translation>
+    </message>
+    <message>
+        <source>Outline of {name}</source>
+        <translation>Structure de {name}</translation>
+    </message>
 </context>
 <context>
     <name>main</name>

@@ -16,12 +16,23 @@ from desktop_rag.conversations import Conversation, Exchange
 from desktop_rag.gui import translation, words
 from desktop_rag.gui.chat import ChatPane
 from desktop_rag.gui.doclist import DocumentListModel
+from desktop_rag.gui.kindbar import KindBar
 from desktop_rag.gui.models import SourcesModel
 from desktop_rag.locations import cite, place
 from desktop_rag.query.ability import describe
 from desktop_rag.query.answer import not_found_note, unbacked_note, withheld_note
 from desktop_rag.query.claims import recited_note
 from desktop_rag.query.figures import unsupported_note
+from desktop_rag.query.kind import (
+    _DOCUMENT_RULES,
+    _LIBRARY_RULES,
+    DOCUMENT,
+    LIBRARY,
+    PASSAGE,
+    Route,
+    route,
+)
+from desktop_rag.routing import CHOSEN, Routed
 from desktop_rag.types import AnswerMode, Source
 
 I18N = Path(__file__).resolve().parents[2] / "resources" / "i18n"
@@ -176,3 +187,45 @@ def test_a_german_window_says_why_an_answer_was_withheld(language: str, qtbot) -
     shown = _chat(qtbot, e)
     assert "tiny.gguf hat mit Wörtern geantwortet" in shown
     assert "answered in words" not in shown
+
+
+# Every line the kind bar can be given: each rule of query/kind.py, a kind chosen, a document
+# question naming no document, and a document whose name has brackets of its own.
+RULES = [rule for rule, _ in (*_LIBRARY_RULES, *_DOCUMENT_RULES)] + [route("Summarise please").rule]
+LINES = [
+    Routed(Route(PASSAGE)).line,
+    Routed(Route(PASSAGE, CHOSEN)).line,
+    Routed(Route(PASSAGE), notice="no document").line,
+    Routed(Route(LIBRARY, CHOSEN)).line,
+    Routed(Route(DOCUMENT, CHOSEN), "/docs/report (1).pdf").line,
+    *(Routed(Route(LIBRARY, rule)).line for rule in RULES),
+    *(Routed(Route(DOCUMENT, rule), "/docs/report (1).pdf").line for rule in RULES),
+]
+
+
+def test_every_rule_of_the_kinds_is_known_to_the_window() -> None:
+    """A rule added to query/kind.py needs its words here, or it shows in English."""
+    assert "asks for a summary" in RULES and len(set(RULES)) > 10
+    assert set(RULES) <= words.REASONS
+
+
+@pytest.mark.parametrize("language", ["en_US"], indirect=True)
+def test_an_english_kind_bar_says_the_routing_line(language: str) -> None:
+    assert [words.kind_line(line) for line in LINES] == LINES
+
+
+@pytest.mark.parametrize("language", list(PAGES), indirect=True)
+def test_the_kind_bar_in_the_windows_language(language: str, qtbot) -> None:
+    """Each line differs from the English and keeps a document's name, brackets and all."""
+    said = [words.kind_line(line) for line in LINES]
+    assert [a == b for a, b in zip(said, LINES, strict=True)] == [False] * len(LINES)
+    assert all(
+        "report (1).pdf" in s for s, line in zip(said, LINES, strict=True) if "report" in line
+    )
+    assert len(set(said)) == len(set(LINES))
+    assert words.kind_line("Something new (a new rule)") == "Something new (a new rule)"
+    bar = KindBar()
+    qtbot.addWidget(bar)
+    bar.show_kind(PASSAGE, Routed(Route(PASSAGE)).line)
+    assert bar.label.text() == words.kind_line("Answering from passages")
+    assert bar.label.text() != "Answering from passages"
