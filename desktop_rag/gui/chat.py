@@ -88,7 +88,15 @@ class QuestionEdit(QPlainTextEdit):
         super().keyPressEvent(event)
 
 
+ORDINAL = QT_TRANSLATE_NOOP("ChatPane", "{n}th")  # a rank: "3." in German, "n° 3" in French
+
+
 def _ordinal(n: int) -> str:
+    """A rank as the window's language writes it: English's 1st, 2nd, 3rd are no one pattern,
+    so they are made here, and a translation of ORDINAL gives its language's ("{n}.")."""
+    said = _tr(ORDINAL)
+    if said != ORDINAL:
+        return said.format(n=n)
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
 
@@ -97,17 +105,23 @@ def plain_why(why: Explanation) -> str:
     """How the search ranked a passage, in a reader's words ("BM25 #1 (22.31) · vector #4
     (0.714)" is `Explanation.describe`, one click further)."""
     parts = [
-        f"{_ordinal(why.text_rank)} best match for your words"
+        QCoreApplication.translate("ChatPane", "{nth} best match for your words").format(
+            nth=_ordinal(why.text_rank)
+        )
         if why.text_rank is not None
-        else "none of your words",
-        f"{_ordinal(why.vector_rank)} closest in meaning"
+        else QCoreApplication.translate("ChatPane", "none of your words"),
+        QCoreApplication.translate("ChatPane", "{nth} closest in meaning").format(
+            nth=_ordinal(why.vector_rank)
+        )
         if why.vector_rank is not None
-        else "not among the closest in meaning",
+        else QCoreApplication.translate("ChatPane", "not among the closest in meaning"),
     ]
     if why.sentence is not None:
-        parts.append("moved up for its best sentence")
+        parts.append(QCoreApplication.translate("ChatPane", "moved up for its best sentence"))
     if why.demoted:
-        parts.append(f"moved down: {why.demoted}")
+        parts.append(
+            QCoreApplication.translate("ChatPane", "moved down: {why}").format(why=why.demoted)
+        )
     return " · ".join(parts)
 
 

@@ -16,6 +16,34 @@
         <translation>Keiner der Sätze der Quellen beantwortet sie genau genug.</translation>
     </message>
     <message>
+        <source>{n}th</source>
+        <translation>{n}.</translation>
+    </message>
+    <message>
+        <source>{nth} best match for your words</source>
+        <translation>an {nth} Stelle nach Ihren Wörtern</translation>
+    </message>
+    <message>
+        <source>none of your words</source>
+        <translation>keines Ihrer Wörter</translation>
+    </message>
+    <message>
+        <source>{nth} closest in meaning</source>
+        <translation>an {nth} Stelle nach der Bedeutung</translation>
+    </message>
+    <message>
+        <source>not among the closest in meaning</source>
+        <translation>nach der Bedeutung nicht unter den nächsten</translation>
+    </message>
+    <message>
+        <source>moved up for its best sentence</source>
+        <translation>wegen seines besten Satzes nach oben gerückt</translation>
+    </message>
+    <message>
+        <source>moved down: {why}</source>
+        <translation>nach unten gerückt: {why}</translation>
+    </message>
+    <message>
         <source>Show the model&apos;s answer</source>
         <translation>Antwort des Modells zeigen</translation>
     </message>

@@ -16,6 +16,34 @@
         <translation>Ninguna frase de las fuentes responde con suficiente precisión.</translation>
     </message>
     <message>
+        <source>{n}th</source>
+        <translation>n.º {n}</translation>
+    </message>
+    <message>
+        <source>{nth} best match for your words</source>
+        <translation>{nth} por sus palabras</translation>
+    </message>
+    <message>
+        <source>none of your words</source>
+        <translation>ninguna de sus palabras</translation>
+    </message>
+    <message>
+        <source>{nth} closest in meaning</source>
+        <translation>{nth} por el significado</translation>
+    </message>
+    <message>
+        <source>not among the closest in meaning</source>
+        <translation>no entre los más cercanos por el significado</translation>
+    </message>
+    <message>
+        <source>moved up for its best sentence</source>
+        <translation>subido por su mejor frase</translation>
+    </message>
+    <message>
+        <source>moved down: {why}</source>
+        <translation>bajado: {why}</translation>
+    </message>
+    <message>
         <source>Show the model&apos;s answer</source>
         <translation>Mostrar la respuesta del modelo</translation>
     </message>

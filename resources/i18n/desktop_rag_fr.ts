@@ -16,6 +16,34 @@
         <translation>Aucune phrase des sources n’y répond d’assez près.</translation>
     </message>
     <message>
+        <source>{n}th</source>
+        <translation>n° {n}</translation>
+    </message>
+    <message>
+        <source>{nth} best match for your words</source>
+        <translation>{nth} pour vos mots</translation>
+    </message>
+    <message>
+        <source>none of your words</source>
+        <translation>aucun de vos mots</translation>
+    </message>
+    <message>
+        <source>{nth} closest in meaning</source>
+        <translation>{nth} par le sens</translation>
+    </message>
+    <message>
+        <source>not among the closest in meaning</source>
+        <translation>pas parmi les plus proches par le sens</translation>
+    </message>
+    <message>
+        <source>moved up for its best sentence</source>
+        <translation>remonté grâce à sa meilleure phrase</translation>
+    </message>
+    <message>
+        <source>moved down: {why}</source>
+        <translation>descendu : {why}</translation>
+    </message>
+    <message>
         <source>Show the model&apos;s answer</source>
         <translation>Afficher la réponse du modèle</translation>
     </message>

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop_rag.conversations import Conversation, Exchange
 from desktop_rag.gui import translation, words
-from desktop_rag.gui.chat import ChatPane
+from desktop_rag.gui.chat import ChatPane, plain_why
 from desktop_rag.gui.doclist import DocumentListModel
 from desktop_rag.gui.kindbar import KindBar
 from desktop_rag.gui.models import SourcesModel
@@ -33,7 +33,7 @@ from desktop_rag.query.kind import (
     route,
 )
 from desktop_rag.routing import CHOSEN, Routed
-from desktop_rag.types import AnswerMode, Source
+from desktop_rag.types import AnswerMode, Explanation, Source
 
 I18N = Path(__file__).resolve().parents[2] / "resources" / "i18n"
 QUOTE = "Octopus blood is blue because of hemocyanin."
@@ -229,3 +229,30 @@ def test_the_kind_bar_in_the_windows_language(language: str, qtbot) -> None:
     bar.show_kind(PASSAGE, Routed(Route(PASSAGE)).line)
     assert bar.label.text() == words.kind_line("Answering from passages")
     assert bar.label.text() != "Answering from passages"
+
+
+# How the search ranked a passage ("Why these?"), as each language says it.
+RANKED = Explanation(text_rank=3, text_score=7.5, vector_rank=1, similarity=0.61, sentence=0.9)
+UNRANKED = Explanation(text_rank=None, vector_rank=None, demoted="navigation page")
+WHY = {
+    "en_US": (
+        "3rd best match for your words · 1st closest in meaning · moved up for its best sentence",
+        "none of your words · not among the closest in meaning · moved down: navigation page",
+    ),
+    "de_DE": (
+        "an 3. Stelle nach Ihren Wörtern · an 1. Stelle nach der Bedeutung · wegen seines "
+        "besten Satzes nach oben gerückt",
+        "keines Ihrer Wörter · nach der Bedeutung nicht unter den nächsten · nach unten "
+        "gerückt: navigation page",
+    ),
+    "fr_FR": (
+        "n° 3 pour vos mots · n° 1 par le sens · remonté grâce à sa meilleure phrase",
+        "aucun de vos mots · pas parmi les plus proches par le sens · descendu : navigation page",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", list(WHY), indirect=True)
+def test_the_ranking_in_the_windows_words(language: str) -> None:
+    """English keeps its 1st, 2nd, 3rd; a translation writes ranks its own way."""
+    assert (plain_why(RANKED), plain_why(UNRANKED)) == WHY[language]
