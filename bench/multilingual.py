@@ -337,17 +337,22 @@ def measure_language(
             "e5": [],
         }
         for q in questions:
-            found: list[int] = []
-            for h in lib.app.retriever.search(q, k=K):
-                if h.page not in found:
-                    found.append(h.page)
-            ranks["app_full"].append(found)
+            ranks["app_full"].append(app_pages(lib, q))
             v = lib.app.embedder.embed_query(q)
             ranks["minilm_full"].append(ranked_pages(lib.minilm @ v, lib.pages))
             ranks["minilm"].append(ranked_pages(minilm @ v, pages))
             ranks["e5"].append(ranked_pages(passages @ e5.query(q), pages))
         out.update(split_recalls(ask, lang, asked, ranks))
     return out
+
+
+def app_pages(lib: Library, question: str) -> list[int]:
+    """The pages the app's own search finds for `question`, in the order it first finds them."""
+    found: list[int] = []
+    for h in lib.app.retriever.search(question, k=K):
+        if h.page not in found:
+            found.append(h.page)
+    return found
 
 
 def measure_app(lang: str, rows: list[dict[str, Any]], lib: Library) -> dict[str, Any]:
@@ -365,11 +370,7 @@ def measure_app(lang: str, rows: list[dict[str, Any]], lib: Library) -> dict[str
         ranks: dict[str, list[list[int]]] = {"app_full": [], "minilm_full": []}
         for r in asked:
             q = r["questions"][qlang]
-            found: list[int] = []
-            for h in lib.app.retriever.search(q, k=K):
-                if h.page not in found:
-                    found.append(h.page)
-            ranks["app_full"].append(found)
+            ranks["app_full"].append(app_pages(lib, q))
             v = lib.app.embedder.embed_query(q)
             ranks["minilm_full"].append(ranked_pages(lib.minilm @ v, lib.pages))
         out.update(split_recalls(ask, lang, asked, ranks))

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from desktop_rag.ingest.scan import doc_id_for
 from desktop_rag.store import lance, maintenance, schema
 from desktop_rag.store.lance import LanceStore
 from desktop_rag.store.schema import ADDED_CHUNK_COLUMNS, SCHEMA_VERSION, IndexMeta
-from desktop_rag.types import Chunk, DocumentRecord, Status
+from tests.helpers.texts import add_text, found_by_words, text_store
 
 TEXTS = {
     "zh.pdf": "软件包管理系统是Debian的核心。使用apt命令安装和删除软件包。",
@@ -19,46 +18,30 @@ TEXTS = {
 }
 
 
-def _add(store: LanceStore, name: str, text: str) -> None:
-    path = f"/docs/{name}"
-    doc_id = doc_id_for(path)
-    record = DocumentRecord(doc_id, path, 1, 1, "", 1, 1, Status.INDEXED, "", "", 0.0)
-    chunk = Chunk(f"{doc_id}:000000", doc_id, path, 1, 0, len(text), text)
-    store.commit([record], [chunk], None, new=True, pending=True)
-
-
 def _store(tmp_path, texts: dict[str, str] = TEXTS) -> LanceStore:
-    store = LanceStore(tmp_path / "index", IndexMeta(SCHEMA_VERSION, "t", 4, {})).open()
-    for name, text in texts.items():
-        _add(store, name, text)
-    maintenance.ensure_text_index(store)
-    return store
-
-
-def _found(store: LanceStore, question: str) -> list[str]:
-    return [h.path.rsplit("/", 1)[-1] for h in store.text_search(question, 3)]
+    return text_store(tmp_path, texts)
 
 
 def test_a_chinese_question_finds_its_passage_by_words(tmp_path) -> None:
     store = _store(tmp_path)
-    assert _found(store, "怎么安装软件包？")[0] == "zh.pdf"
-    assert _found(store, "网络配置文件在哪里")[0] == "zh2.pdf"
+    assert found_by_words(store, "怎么安装软件包？")[0] == "zh.pdf"
+    assert found_by_words(store, "网络配置文件在哪里")[0] == "zh2.pdf"
 
 
 def test_a_japanese_question_finds_its_passage_by_words(tmp_path) -> None:
     store = _store(tmp_path)
-    assert _found(store, "パッケージをインストールする方法は？")[0] == "ja.pdf"
+    assert found_by_words(store, "パッケージをインストールする方法は？")[0] == "ja.pdf"
 
 
 def test_a_latin_word_inside_chinese_text_is_found_by_a_chinese_question(tmp_path) -> None:
     store = _store(tmp_path)
-    assert set(_found(store, "什么是Debian？")) == {"zh.pdf", "ja.pdf"}
+    assert set(found_by_words(store, "什么是Debian？")) == {"zh.pdf", "ja.pdf"}
 
 
 def test_english_search_is_unchanged(tmp_path) -> None:
     """An English question is asked of the text alone, as before: same passages, same scores."""
     store = _store(tmp_path)
-    assert _found(store, "package manager") == ["en.pdf"]
+    assert found_by_words(store, "package manager") == ["en.pdf"]
     before = store.text_search("package manager apt", 3)
     store._fts_columns -= {"grams"}  # as if the pairs had no index
     assert store.text_search("package manager apt", 3) == before
@@ -79,8 +62,8 @@ def test_an_index_made_before_gains_the_column_and_its_index(tmp_path, monkeypat
         old = _store(tmp_path, {"en.pdf": TEXTS["en.pdf"]})
         assert "grams" not in old.chunks_table.schema.names
     store = LanceStore(tmp_path / "index", IndexMeta(SCHEMA_VERSION, "t", 4, {})).open()
-    _add(store, "zh.pdf", TEXTS["zh.pdf"])
+    add_text(store, "zh.pdf", TEXTS["zh.pdf"])
     maintenance.ensure_text_index(store)
     assert "grams" in store.chunks_table.schema.names and store.has_grams_index()
-    assert _found(store, "怎么安装软件包？")[0] == "zh.pdf"
-    assert _found(store, "package manager") == ["en.pdf"]
+    assert found_by_words(store, "怎么安装软件包？")[0] == "zh.pdf"
+    assert found_by_words(store, "package manager") == ["en.pdf"]

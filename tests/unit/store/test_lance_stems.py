@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from desktop_rag.ingest.scan import doc_id_for
 from desktop_rag.store import lance, maintenance, schema
 from desktop_rag.store.lance import LanceStore
 from desktop_rag.store.schema import ADDED_CHUNK_COLUMNS, SCHEMA_VERSION, IndexMeta
-from desktop_rag.types import Chunk, DocumentRecord, Status
+from tests.helpers.texts import add_text, found_by_words, text_store
 
 TEXTS = {
     "de.pdf": "Beim Installieren von Paketen lädt apt die Dateien aus dem Archiv herunter.",
@@ -20,36 +19,20 @@ TEXTS = {
 }
 
 
-def _add(store: LanceStore, name: str, text: str) -> None:
-    path = f"/docs/{name}"
-    doc_id = doc_id_for(path)
-    record = DocumentRecord(doc_id, path, 1, 1, "", 1, 1, Status.INDEXED, "", "", 0.0)
-    chunk = Chunk(f"{doc_id}:000000", doc_id, path, 1, 0, len(text), text)
-    store.commit([record], [chunk], None, new=True, pending=True)
-
-
 def _store(tmp_path, texts: dict[str, str] = TEXTS) -> LanceStore:
-    store = LanceStore(tmp_path / "index", IndexMeta(SCHEMA_VERSION, "t", 4, {})).open()
-    for name, text in texts.items():
-        _add(store, name, text)
-    maintenance.ensure_text_index(store)
-    return store
-
-
-def _found(store: LanceStore, question: str) -> list[str]:
-    return [h.path.rsplit("/", 1)[-1] for h in store.text_search(question, 3)]
+    return text_store(tmp_path, texts)
 
 
 def test_a_german_question_finds_its_passage_in_other_forms_of_its_words(tmp_path) -> None:
     """ "installiere" and "Installieren", "Paket" and "Paketen": the same words to a reader, and
     none of them the same to the English stemmer of the text's index."""
     store = _store(tmp_path)
-    assert _found(store, "Wie installiere ich ein Paket?")[0] == "de.pdf"
+    assert found_by_words(store, "Wie installiere ich ein Paket?")[0] == "de.pdf"
 
 
 def test_a_french_question_finds_its_passage_in_other_forms_of_its_words(tmp_path) -> None:
     store = _store(tmp_path)
-    assert _found(store, "Comment est-ce que je gère mon réseau ?")[0] == "fr.pdf"
+    assert found_by_words(store, "Comment est-ce que je gère mon réseau ?")[0] == "fr.pdf"
 
 
 def test_only_passages_in_a_stemmed_language_have_stems(tmp_path) -> None:
@@ -64,7 +47,7 @@ def test_only_passages_in_a_stemmed_language_have_stems(tmp_path) -> None:
 def test_english_search_is_unchanged(tmp_path) -> None:
     """An English question is asked of the text alone, as before: same passages, same scores."""
     store = _store(tmp_path)
-    assert _found(store, "package manager") == ["en.pdf"]
+    assert found_by_words(store, "package manager") == ["en.pdf"]
     before = store.text_search("How does the package manager install packages?", 3)
     assert before
     store._fts_columns -= {"stems"}  # as if the stems had no index
@@ -85,10 +68,12 @@ def test_an_index_made_before_gains_the_column_and_its_index(tmp_path, monkeypat
         m.setattr(lance, "ADDED_CHUNK_COLUMNS", {"pending": "false", "grams": "''"})
         old = _store(tmp_path, {"en.pdf": TEXTS["en.pdf"]})
         assert "stems" not in old.chunks_table.schema.names
-        assert _found(old, "Wie installiere ich ein Paket?") == []  # asked of the text alone
+        assert (
+            found_by_words(old, "Wie installiere ich ein Paket?") == []
+        )  # asked of the text alone
     store = LanceStore(tmp_path / "index", IndexMeta(SCHEMA_VERSION, "t", 4, {})).open()
-    _add(store, "de.pdf", TEXTS["de.pdf"])
+    add_text(store, "de.pdf", TEXTS["de.pdf"])
     maintenance.ensure_text_index(store)
     assert "stems" in store.chunks_table.schema.names and store.has_stems_index()
-    assert _found(store, "Wie installiere ich ein Paket?")[0] == "de.pdf"
-    assert _found(store, "package manager") == ["en.pdf"]
+    assert found_by_words(store, "Wie installiere ich ein Paket?")[0] == "de.pdf"
+    assert found_by_words(store, "package manager") == ["en.pdf"]
