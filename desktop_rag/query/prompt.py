@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from desktop_rag.engines.llm import Prompt
-from desktop_rag.locations import SEPARATOR, paginated, section_mark
-from desktop_rag.query.language import (
+from desktop_rag.languages import (
     FRENCH,
     GERMAN,
     ITALIAN,
@@ -18,6 +17,7 @@ from desktop_rag.query.language import (
     SPANISH,
     language_of,
 )
+from desktop_rag.locations import SEPARATOR, paginated, section_mark
 from desktop_rag.types import Hit, Quote, Source, Turn
 
 # What the model is asked to say when the sources do not answer, and what the service says when
@@ -36,7 +36,8 @@ DOCUMENTS_DO_NOT_SAY = (
 
 
 # The refusals in the question's language when it is clearly German, French, Spanish, Italian
-# or Portuguese (query/language.py); any other question gets the English ones above, word for word.
+# or Portuguese (desktop_rag/languages.py); any other question gets the English ones above,
+# word for word.
 _NOTHING_RELEVANT = {
     GERMAN: (
         "Ich habe in Ihren Dokumenten nichts dazu gefunden, also rate ich nicht. Versuchen Sie "

@@ -1,6 +1,6 @@
-"""A question's language from its function words (query/language.py), and the refusals said in
-it (issue 46, item 3): German, French, Spanish, Italian and Portuguese when the question
-clearly is, English, word for word as before, otherwise."""
+"""A question's language from its function words (desktop_rag/languages.py), and the refusals
+said in it (issue 46, item 3): German, French, Spanish, Italian and Portuguese when the
+question clearly is, English, word for word as before, otherwise."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag.query import prompt
-from desktop_rag.query.language import (
+from desktop_rag.languages import (
     ENGLISH,
     FRENCH,
     GERMAN,
@@ -23,6 +22,7 @@ from desktop_rag.query.language import (
     language_of,
     scores,
 )
+from desktop_rag.query import prompt
 from desktop_rag.query.prompt import (
     DOCUMENTS_DO_NOT_SAY,
     NOTHING_RELEVANT,
