@@ -337,7 +337,9 @@ class AnswerService:
             history=history,
             chat=llm.has_chat_template,
             marked=composed.quotes,
-            max_sources=self._pages_read(composed, len(numbered)),
+            max_sources=pages_read(
+                composed, len(numbered), self.written_sources, self.written_floor
+            ),
             brief=briefs(composed, self.written_brief),
         )
         if fitted.dropped or fitted.truncated:
@@ -366,9 +368,6 @@ class AnswerService:
             clock.streamed(streamed, n_tokens),
             cancel.is_set(),
         )
-
-    def _pages_read(self, composed: Composed, found: int) -> int | None:
-        return pages_read(composed, found, self.written_sources, self.written_floor)
 
     def _stream(
         self, llm: Llm, prompt: Prompt, budget: int, cancel: threading.Event
