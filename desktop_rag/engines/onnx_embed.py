@@ -79,6 +79,7 @@ class OnnxEmbedder:
         dim: int = BUNDLED_EMBEDDER_DIM,
         background: bool = False,
         streams: int = 1,
+        max_tokens: int = MAX_TOKENS,
     ) -> None:
         if streams < 1:
             raise ValueError("streams must be at least 1")
@@ -92,6 +93,7 @@ class OnnxEmbedder:
         self._dim = dim
         # Runs of the one session side by side, `threads` each (see passage_streams).
         self.streams = streams
+        self._max_tokens = max_tokens
         self._session: Any = None
         self._tokenizer: Any = None
         self._inputs: frozenset[str] = frozenset()
@@ -129,7 +131,7 @@ class OnnxEmbedder:
             session = _in_lowered_thread(create) if self.background else create()
             tok = Tokenizer.from_file(str(self._tokenizer_json))
             tok.no_padding()  # the bundled tokenizer.json pads every text to 128
-            tok.enable_truncation(max_length=MAX_TOKENS)
+            tok.enable_truncation(max_length=self._max_tokens)
             self._inputs = frozenset(i.name for i in session.get_inputs())
             self._tokenizer = tok
             self._session = session

@@ -53,7 +53,7 @@ class ExportError(Exception):
     """The model could not be exported; the message says why (for the log, not the user)."""
 
 
-def fingerprint(model_dir: Path, variant: str) -> str:
+def fingerprint(model_dir: Path, variant: str, weights_file: str = _WEIGHTS) -> str:
     """A short id of the source model, the variant and the recipe: the cache key."""
     recipe = f"recipe={RECIPE};variant={variant}"
     # int8 weights in 7 bits where this CPU's int8 products saturate (infra/cpu.py says why).
@@ -65,9 +65,8 @@ def fingerprint(model_dir: Path, variant: str) -> str:
         path = model_dir / name
         digest.update(name.encode())
         digest.update(path.read_bytes() if path.is_file() else b"-")
-    weights = model_dir / _WEIGHTS
-    st = weights.stat()
-    digest.update(f"{_WEIGHTS}:{st.st_size}:{st.st_mtime_ns}".encode())
+    st = (model_dir / weights_file).stat()
+    digest.update(f"{weights_file}:{st.st_size}:{st.st_mtime_ns}".encode())
     return digest.hexdigest()[:16]
 
 
@@ -94,9 +93,14 @@ class ExportCache:
     """
 
     root: Path
+    # The exports' name in the cache and the weights file that identifies their source: the
+    # bundled MiniLM's by default, engines/multilingual.py's model file for its exports.
+    name: str = "minilm"
+    weights_file: str = _WEIGHTS
 
     def folder(self, model_dir: Path, variant: str) -> Path:
-        return self.root / f"minilm-{variant}-{fingerprint(model_dir, variant)}"
+        key = fingerprint(model_dir, variant, self.weights_file)
+        return self.root / f"{self.name}-{variant}-{key}"
 
     def find(self, model_dir: Path, variant: str) -> Path | None:
         """The exported model file, if a complete export is in the cache."""
@@ -182,13 +186,16 @@ def _locked(path: Path) -> Any:
 # -- the export itself (runs in a child process) ---------------------------------------------
 
 
-def export_in_child(model_dir: Path, out_dir: Path, variant: str) -> dict[str, Any]:
-    """Run export_onnx in a fresh process and return its report; raise ExportError on failure."""
+def export_in_child(
+    model_dir: Path, out_dir: Path, variant: str, export: Exporter | None = None
+) -> dict[str, Any]:
+    """Run `export` (export_onnx unless said: a module-level function, which the child imports
+    by its name) in a fresh process and return its report; raise ExportError on failure."""
     ctx = mp.get_context("spawn")  # never fork a process that holds torch, ORT or lance threads
     report = out_dir / "export-report.json"
     proc = ctx.Process(
         target=_child_main,
-        args=(str(model_dir), str(out_dir), variant, str(report)),
+        args=(str(model_dir), str(out_dir), variant, str(report), export or export_onnx),
         name="desktop-rag-export",
         daemon=True,
     )
@@ -209,11 +216,11 @@ def export_in_child(model_dir: Path, out_dir: Path, variant: str) -> dict[str, A
     return info if isinstance(info, dict) else {}
 
 
-def _child_main(model_dir: str, out_dir: str, variant: str, report: str) -> None:
+def _child_main(model_dir: str, out_dir: str, variant: str, report: str, export: Exporter) -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     try:
-        info = export_onnx(Path(model_dir), Path(out_dir), variant)
+        info = export(Path(model_dir), Path(out_dir), variant)
         write_json(Path(report), {"ok": True, "info": info})
     except BaseException as exc:  # report everything; the parent decides
         write_json(Path(report), {"ok": False, "error": f"{type(exc).__name__}: {exc}"})
