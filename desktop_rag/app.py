@@ -176,7 +176,19 @@ def default_embedder(settings: Settings) -> Embedder:
 
     A frozen build (the installed app) ships both exports made at build time and no torch:
     it neither exports nor honours `torch`.
+
+    `multilingual`: the multilingual embedder (engines/multilingual.py, imported only then:
+    English libraries never load it), whatever the backend; its id in the index's metadata
+    makes an index built by the other embedder stale, to be rebuilt.
     """
+    if settings.multilingual:
+        from desktop_rag.engines.multilingual import E5Embedder
+
+        # A frozen build prepares its export at build time: no cache dir to export into.
+        cache = None if frozen.is_frozen() else ExportCache(cache_dir() / "embedders")
+        return E5Embedder(
+            cache, threads=settings.threads, low_priority=settings.index_low_priority
+        )
     if frozen.is_frozen():
         if settings.embed_backend == "torch":
             log.warning("embed_backend 'torch' is not available in this build; using onnx")
