@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from desktop_rag.languages import CHINESE, JAPANESE, KOREAN
+
 # Han (with extension A and compatibility ideographs), hiragana, katakana (with the half-width
 # forms and the prolonged sound mark) and Hangul syllables.
 _CJK_CLASS = (
@@ -60,6 +62,6 @@ def cjk_language(text: str) -> str:
     if not cjk or cjk * 2 < letters:
         return ""
     if _KANA.search(text):
-        return "ja"
+        return JAPANESE
     hangul = len(_HANGUL.findall(text))
-    return "ko" if hangul * 2 > cjk else "zh"
+    return KOREAN if hangul * 2 > cjk else CHINESE
