@@ -1,4 +1,5 @@
-"""The Settings dialog: watched folders, the model, threads, context size, sources per answer."""
+"""The Settings dialog: watched folders, the model, threads, context size, sources per answer,
+OCR, and the embedder for documents in several languages."""
 
 from __future__ import annotations
 
@@ -43,6 +44,14 @@ OCR_HINT = QT_TRANSLATE_NOOP(
     "Pages that are only pictures (scans, photos of pages) are read on this computer, about "
     "half a minute a page. Printed English reads well; accented letters (é, ü) often lose "
     "their accents, so a search for such words may miss those pages. Handwriting is not read.",
+)
+
+# What the multilingual embedder changes, for a reader deciding whether to switch it on.
+MULTILINGUAL_HINT = QT_TRANSLATE_NOOP(
+    "SettingsDialog",
+    "Finds passages in German, French, Spanish, Italian, Japanese, Chinese… by what they mean, "
+    "not only by their words. Switching rebuilds the index in the background while the current "
+    "one goes on answering; indexing takes longer from then on.",
 )
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
@@ -187,6 +196,17 @@ class SettingsDialog(QDialog):
         ocr_box.addWidget(self.ocr)
         ocr_box.addWidget(ocr_hint)
 
+        self.multilingual = QCheckBox(self.tr("My documents are in several languages"))
+        self.multilingual.setChecked(settings.multilingual)
+        self.multilingual.setAccessibleName(self.tr("My documents are in several languages"))
+        self.multilingual.setToolTip(self.tr(str(MULTILINGUAL_HINT)))
+        multilingual_hint = QLabel(self.tr(str(MULTILINGUAL_HINT)))
+        full_width(multilingual_hint)
+        multilingual_box = QVBoxLayout()
+        multilingual_box.setContentsMargins(0, 0, 0, 0)
+        multilingual_box.addWidget(self.multilingual)
+        multilingual_box.addWidget(multilingual_hint)
+
         self.team = TeamLibraryBox(settings)
 
         self.error = QLabel()
@@ -207,6 +227,7 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("Text read at once:"), n_ctx_row)
         form.addRow(self.tr("Sources per answer:"), self.top_k)
         form.addRow(self.tr("Scanned PDFs:"), ocr_box)
+        form.addRow(self.tr("Languages:"), multilingual_box)
         hint = QLabel(
             self.tr(
                 "The more text the model reads at once, the more sources it can read, and the "
@@ -354,6 +375,7 @@ class SettingsDialog(QDialog):
             n_ctx=self.n_ctx.value(),
             top_k=self.top_k.value(),
             ocr=self.ocr.isChecked(),
+            multilingual=self.multilingual.isChecked(),
         )
         return self.team.apply(chosen)
 

@@ -74,6 +74,20 @@ def test_ocr_can_be_turned_off_and_says_what_it_reads_well(qtbot, home):
     assert dialog.result_settings().ocr is False
 
 
+def test_documents_in_several_languages_is_a_choice_that_says_what_it_costs(qtbot, home):
+    dialog = _dialog(qtbot)
+    box = dialog.multilingual
+    assert box.text() == "My documents are in several languages" and not box.isChecked()
+    assert dialog.result_settings().multilingual is False
+    for words in ("German", "Japanese", "rebuilds the index in the background", "takes longer"):
+        assert words in box.toolTip()
+    hints = [w.text() for w in dialog.findChildren(QLabel) if w.text() == box.toolTip()]
+    assert len(hints) == 1, "said under the box too, as OCR's hint is"
+    box.setChecked(True)
+    assert dialog.result_settings().multilingual is True
+    assert _dialog(qtbot, Settings(multilingual=True)).multilingual.isChecked()
+
+
 @pytest.mark.parametrize("found", [False, True])
 def test_every_line_of_the_dialog_has_its_room(qtbot, home, tmp_path, found):
     """Word-wrapped lines (no models found, what OCR reads, the note below, an error) get the

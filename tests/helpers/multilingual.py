@@ -9,9 +9,16 @@ import types
 from collections.abc import Mapping
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 import pytest
 
-from tests.fakes import HashEmbedder
+from desktop_rag.config import Settings
+from tests.fakes import FakeLlm, HashEmbedder, WordTokenizer
+from tests.helpers import processes
+
+if TYPE_CHECKING:
+    from desktop_rag.app import App
 
 MODULE = "desktop_rag.engines.multilingual"
 FAKE_ID = "test/multilingual-hash-embedder"
@@ -50,3 +57,20 @@ def install(monkeypatch: pytest.MonkeyPatch) -> type[FakeE5Embedder]:
     monkeypatch.setitem(sys.modules, MODULE, module)
     FakeE5Embedder.made.clear()
     return FakeE5Embedder
+
+
+def either_app(settings: Settings) -> App:
+    """The real store, pipeline and answer service with the English library's hashing embedder,
+    or the multilingual one `default_embedder` gives when the settings ask for it (the fake,
+    once `install`ed), and a fake model."""
+    from desktop_rag.app import build_app
+    from desktop_rag.ingest.chunk import ChunkParams
+
+    return build_app(
+        settings,
+        embedder=None if settings.multilingual else HashEmbedder(),
+        tokenizer=WordTokenizer,
+        params=ChunkParams(60, 10),
+        isolate=processes.isolate(),
+        llm=FakeLlm(),
+    )

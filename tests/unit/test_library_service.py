@@ -364,26 +364,13 @@ def test_keep_watching_indexes_then_each_change_until_stopped(
     assert indexed(service) >= {str(folder / "a.pdf"), str(folder / "b.pdf")}
 
 
-def _either_embedder(settings: Settings) -> App:
-    """The English library's hashing embedder, or the multilingual one default_embedder gives
-    when the settings ask for it (the fake of tests/helpers/multilingual.py)."""
-    return build_app(
-        settings,
-        embedder=None if settings.multilingual else HashEmbedder(),
-        tokenizer=WordTokenizer,
-        params=ChunkParams(60, 10),
-        isolate=False,
-        llm=FakeLlm(),
-    )
-
-
 def test_switching_the_embedder_reopens_stale_asks_in_plain_words_and_loses_nothing(
     library_dir: Path, animal_pdfs: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from dataclasses import replace
 
     multilingual.install(monkeypatch)
-    service = LibraryService(Settings.load(), library_dir=library_dir, app_factory=_either_embedder)
+    service = LibraryService(Settings.load(), library_dir=library_dir, app_factory=multilingual.either_app)
     service.adopt(service.open())
     service.add_folder(str(animal_pdfs))
     service.reindex(service.folders)

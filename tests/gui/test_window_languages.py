@@ -1,0 +1,119 @@
+"""A library in several languages in the window (issue 46, item 1): the Settings choice
+switches the embedder, the rebuild is asked about in plain words with its time, the old index
+answers by words meanwhile and nothing is lost on "later"; a library mostly not in English is
+pointed to the choice once. The multilingual embedder is tests/helpers/multilingual.py's fake."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QMessageBox
+
+from desktop_rag.config import Settings
+from desktop_rag.gui.settings_dialog import SettingsDialog
+from desktop_rag.types import SourcesEvent
+from tests.helpers import multilingual
+from tests.helpers.window import WAIT_MS, ask, names, wait_indexed
+
+
+def _tick_in_settings(monkeypatch: pytest.MonkeyPatch, on: bool) -> None:
+    """The Settings dialog is opened from the window, the box set, OK pressed."""
+
+    def exec_(dialog: SettingsDialog) -> int:
+        dialog.multilingual.setChecked(on)
+        dialog.accept()
+        return int(dialog.result())
+
+    monkeypatch.setattr(SettingsDialog, "exec", exec_)
+
+
+def _answer_rebuild(monkeypatch: pytest.MonkeyPatch, button) -> list[tuple]:  # type: ignore[no-untyped-def]
+    asked: list[tuple] = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a) or button)
+    return asked
+
+
+def test_several_languages_asks_to_rebuild_and_later_loses_nothing(
+    open_window, animal_pdfs, qtbot, monkeypatch
+) -> None:
+    multilingual.install(monkeypatch)
+    window = open_window(app_factory=multilingual.either_app)
+    window.session.add_folder(str(animal_pdfs))
+    wait_indexed(window, qtbot, 4)
+    before = names(window, "indexed")
+
+    asked = _answer_rebuild(monkeypatch, QMessageBox.StandardButton.No)
+    _tick_in_settings(monkeypatch, True)
+    window.open_settings()
+    qtbot.waitUntil(lambda: bool(asked), timeout=WAIT_MS)
+    message = asked[0][2]
+    assert "now read by the multilingual embedder" in message
+    assert "should take about 1 minute" in message and "keeps answering" in message
+    assert Settings.load().multilingual, "the choice is saved"
+    session = window.session
+    assert session.needs_rebuilding and session.app.retriever.text_only
+    assert "not rebuilt" in window.statusBar().currentMessage()
+    assert "needs rebuilding" in window.library_label.text()
+    assert names(window, "indexed") == before, "later: every document stays"
+    events = ask(window, qtbot, "How many hearts does an octopus have?")
+    sources = next(e for e in events if isinstance(e, SourcesEvent))
+    assert any(s.path.endswith("octopus.pdf") for s in sources.sources), "by its words"
+
+    asked = _answer_rebuild(monkeypatch, QMessageBox.StandardButton.Yes)
+    window.rebuild_action.trigger()
+    qtbot.waitUntil(lambda: not session.needs_rebuilding, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not session.indexing, timeout=WAIT_MS)
+    assert session.app.store.meta.embedder_id == multilingual.FAKE_ID
+    assert not session.app.retriever.text_only and names(window, "indexed") == before
+
+
+def test_back_to_english_says_so_and_rebuilds_in_the_background(
+    open_window, animal_pdfs, qtbot, monkeypatch
+) -> None:
+    multilingual.install(monkeypatch)
+    settings = Settings.load()
+    settings.multilingual = True
+    settings.save()
+    window = open_window(app_factory=multilingual.either_app, settings=settings)
+    assert window.session.app.meta.embedder_id == multilingual.FAKE_ID
+    asked = _answer_rebuild(monkeypatch, QMessageBox.StandardButton.Yes)
+    _tick_in_settings(monkeypatch, False)
+    window.open_settings()
+    qtbot.waitUntil(lambda: bool(asked), timeout=WAIT_MS)
+    assert "read by the English embedder again" in asked[0][2]
+    session = window.session
+    qtbot.waitUntil(lambda: not session.needs_rebuilding, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not session.indexing, timeout=WAIT_MS)
+    assert session.app.store.meta.embedder_id != multilingual.FAKE_ID
+
+
+GERMAN = [
+    "Beim Installieren von Paketen lädt apt die Dateien aus dem Archiv herunter.",
+    "Wenn der Drucker nicht druckt, prüfen Sie zuerst, ob er mit dem Netz verbunden ist.",
+    "Die Einstellungen des Netzwerks werden in der Datei gespeichert, die man mit einem "
+    "Editor öffnen kann.",
+]
+
+
+def test_a_library_mostly_in_german_is_pointed_to_the_setting_once(
+    open_window, qtbot, tmp_path, monkeypatch
+) -> None:
+    folder = tmp_path / "deutsch"
+    folder.mkdir()
+    for i, text in enumerate(GERMAN):
+        (folder / f"de{i}.txt").write_text(f"{text}\n\n{text}", encoding="utf-8")
+    settings = Settings.load()
+    settings.folders = [str(folder)]
+    settings.first_run_done = True
+    settings.save()
+    told: list[str] = []
+    window = open_window(settings=settings, wait=False)
+    window.session.mostly_in.connect(told.append)  # before the opening comes back
+    qtbot.waitUntil(lambda: told == ["de"], timeout=WAIT_MS)
+    said = window.statusBar().currentMessage()
+    assert said.startswith("Most of this library is in German: Settings > “My documents are")
+    (folder / "de9.txt").write_text(GERMAN[0], encoding="utf-8")
+    window.session.reindex()
+    qtbot.waitUntil(lambda: len(names(window, "indexed")) == 4, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not window.session.indexing, timeout=WAIT_MS)
+    qtbot.wait(200)
+    assert told == ["de"], "once"
