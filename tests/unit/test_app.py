@@ -75,3 +75,31 @@ def test_an_index_of_the_other_embedder_is_stale_and_searched_by_its_words(
     assert switched.store.meta.embedder_id == multilingual.FAKE_ID
     back = _app(tmp_path, False)
     assert back.stale is not None and back.retriever.text_only, "and back again"
+
+
+def test_a_rebuild_begun_for_the_other_embedder_is_started_afresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Switched on, rebuilding, stopped (or the window closed), switched back: the half-built
+    index beside the old one holds the other embedder's vectors and is of no use; resumed, it
+    would refuse to open and no rebuild could ever finish."""
+    import threading
+
+    from desktop_rag.ingest import rebuild
+
+    multilingual.install(monkeypatch)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "otters.txt").write_text("Otters hold hands while they sleep in the kelp.")
+    english = _app(tmp_path, False)
+    english.index([str(docs)])
+    switched = _app(tmp_path, True)
+    stop = threading.Event()
+    stop.set()
+    assert switched.rebuild(cancel=stop).cancelled
+    assert rebuild.next_path(switched.settings.index_path).is_dir()
+
+    back = _app(tmp_path, False)
+    back.rebuild()  # the index itself was built by this embedder: only the half-built one is off
+    assert back.stale is None and back.store.meta.embedder_id == HashEmbedder.model_id
+    assert [d.path for d in back.store.documents()] == [str(docs / "otters.txt")]
