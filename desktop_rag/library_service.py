@@ -93,6 +93,11 @@ def _embedder_changed(app: App) -> bool:
     return getattr(found, "embedder_id", app.meta.embedder_id) != app.meta.embedder_id
 
 
+def rebuild_meanwhile(estimate_s: float) -> str:
+    """The end of the rebuild's question: how long it takes, and what answers meanwhile."""
+    return f"{_rebuild_takes(estimate_s)}; the current index keeps answering meanwhile."
+
+
 def _reset_roots(app: App) -> list[str]:
     """What a damaged index, moved aside and started afresh, held: to index again."""
     return app.roots() if app.needs_reindex else []
@@ -214,8 +219,7 @@ class LibraryService:
         stale: object = app.stale if app else ""
         if app is not None and app.stale is not None and _embedder_changed(app):
             stale = switched_embedder(self.settings.multilingual)
-        takes = _rebuild_takes(estimate_s)
-        return f"{stale}\n\n{takes}; the current index keeps answering meanwhile."
+        return f"{stale}\n\n{rebuild_meanwhile(estimate_s)}"
 
     @property
     def model_name(self) -> str:

@@ -42,6 +42,7 @@ from desktop_rag.gui.models import ConversationsModel, DocumentsModel, SourcesMo
 from desktop_rag.gui.session import ModelState, Session
 from desktop_rag.gui.settings_dialog import SettingsDialog
 from desktop_rag.gui.viewer import SourcePane
+from desktop_rag.gui.words import rebuild_question
 from desktop_rag.ingest.readers import SUFFIXES
 from desktop_rag.library import GUIDE_NAME, classify_drop
 from desktop_rag.query.kind import DOCUMENT
@@ -382,7 +383,7 @@ class MainWindow(QMainWindow):
 
     def _on_session_needs_rebuild(self, message: str) -> None:
         self.library_label.setText(self.tr("Library: needs rebuilding"))
-        self._ask_rebuild(message)
+        self._ask_rebuild(rebuild_question(message))
 
     def _on_session_mostly_in(self, language: str) -> None:
         """Most of the library is in `language`, not English, and the English embedder reads

@@ -1473,6 +1473,22 @@
         <source>Outline of {name}</source>
         <translation>Gliederung von {name}</translation>
     </message>
+    <message>
+        <source>Your library is now read by the multilingual embedder (Settings &gt; “My documents are in several languages”), and its index was made by the English one, so it must be rebuilt. Until then it is searched by its words only.</source>
+        <translation>Ihre Bibliothek wird jetzt vom mehrsprachigen Einbettungsmodell gelesen (Einstellungen &gt; „Meine Dokumente sind in mehreren Sprachen“), ihr Index aber wurde vom englischen erstellt und muss daher neu aufgebaut werden. Bis dahin wird nur nach ihren Wörtern gesucht.</translation>
+    </message>
+    <message>
+        <source>Your library is read by the English embedder again, and its index was made by the multilingual one, so it must be rebuilt. Until then it is searched by its words only.</source>
+        <translation>Ihre Bibliothek wird wieder vom englischen Einbettungsmodell gelesen, ihr Index aber wurde vom mehrsprachigen erstellt und muss daher neu aufgebaut werden. Bis dahin wird nur nach ihren Wörtern gesucht.</translation>
+    </message>
+    <message>
+        <source>A rebuild should take about 1 minute; the current index keeps answering meanwhile.</source>
+        <translation>Der Neuaufbau sollte etwa 1 Minute dauern; der aktuelle Index antwortet währenddessen weiter.</translation>
+    </message>
+    <message>
+        <source>A rebuild should take about {minutes} minutes; the current index keeps answering meanwhile.</source>
+        <translation>Der Neuaufbau sollte etwa {minutes} Minuten dauern; der aktuelle Index antwortet währenddessen weiter.</translation>
+    </message>
 </context>
 <context>
     <name>main</name>

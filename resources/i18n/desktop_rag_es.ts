@@ -1473,6 +1473,22 @@
         <source>Outline of {name}</source>
         <translation>Esquema de {name}</translation>
     </message>
+    <message>
+        <source>Your library is now read by the multilingual embedder (Settings &gt; “My documents are in several languages”), and its index was made by the English one, so it must be rebuilt. Until then it is searched by its words only.</source>
+        <translation>Su biblioteca ahora la lee el modelo de incrustaciones multilingüe (Ajustes &gt; «Mis documentos están en varios idiomas»), pero su índice lo creó el modelo inglés, así que hay que reconstruirlo. Hasta entonces, solo se busca por sus palabras.</translation>
+    </message>
+    <message>
+        <source>Your library is read by the English embedder again, and its index was made by the multilingual one, so it must be rebuilt. Until then it is searched by its words only.</source>
+        <translation>Su biblioteca vuelve a leerla el modelo de incrustaciones inglés, pero su índice lo creó el multilingüe, así que hay que reconstruirlo. Hasta entonces, solo se busca por sus palabras.</translation>
+    </message>
+    <message>
+        <source>A rebuild should take about 1 minute; the current index keeps answering meanwhile.</source>
+        <translation>La reconstrucción debería tardar alrededor de 1 minuto; el índice actual sigue respondiendo mientras tanto.</translation>
+    </message>
+    <message>
+        <source>A rebuild should take about {minutes} minutes; the current index keeps answering meanwhile.</source>
+        <translation>La reconstrucción debería tardar alrededor de {minutes} minutos; el índice actual sigue respondiendo mientras tanto.</translation>
+    </message>
 </context>
 <context>
     <name>main</name>

@@ -1473,6 +1473,22 @@
         <source>Outline of {name}</source>
         <translation>Structure de {name}</translation>
     </message>
+    <message>
+        <source>Your library is now read by the multilingual embedder (Settings &gt; “My documents are in several languages”), and its index was made by the English one, so it must be rebuilt. Until then it is searched by its words only.</source>
+        <translation>Votre bibliothèque est désormais lue par le modèle de plongement multilingue (Paramètres &gt; « Mes documents sont en plusieurs langues »), mais son index a été créé par le modèle anglais : il doit donc être reconstruit. D’ici là, la recherche se fait uniquement par ses mots.</translation>
+    </message>
+    <message>
+        <source>Your library is read by the English embedder again, and its index was made by the multilingual one, so it must be rebuilt. Until then it is searched by its words only.</source>
+        <translation>Votre bibliothèque est de nouveau lue par le modèle de plongement anglais, mais son index a été créé par le modèle multilingue : il doit donc être reconstruit. D’ici là, la recherche se fait uniquement par ses mots.</translation>
+    </message>
+    <message>
+        <source>A rebuild should take about 1 minute; the current index keeps answering meanwhile.</source>
+        <translation>La reconstruction devrait prendre environ 1 minute ; l’index actuel continue de répondre entre-temps.</translation>
+    </message>
+    <message>
+        <source>A rebuild should take about {minutes} minutes; the current index keeps answering meanwhile.</source>
+        <translation>La reconstruction devrait prendre environ {minutes} minutes ; l’index actuel continue de répondre entre-temps.</translation>
+    </message>
 </context>
 <context>
     <name>main</name>
