@@ -200,9 +200,7 @@ def default_embedder(settings: Settings) -> Embedder:
 
         # A frozen build prepares its export at build time: no cache dir to export into.
         cache = None if frozen.is_frozen() else ExportCache(cache_dir() / "embedders")
-        return E5Embedder(
-            cache, threads=settings.threads, low_priority=settings.index_low_priority
-        )
+        return E5Embedder(cache, threads=settings.threads, low_priority=settings.index_low_priority)
     if frozen.is_frozen():
         if settings.embed_backend == "torch":
             log.warning("embed_backend 'torch' is not available in this build; using onnx")

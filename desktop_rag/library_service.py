@@ -23,8 +23,8 @@ from desktop_rag.config import Settings, default_library_dir
 from desktop_rag.errors import DesktopRagError, UsageError, user_message
 from desktop_rag.infra.paths import is_under, normalize
 from desktop_rag.ingest.control import RunControl
-from desktop_rag.routing import Answerer, Questions
 from desktop_rag.languages import NAMES
+from desktop_rag.routing import Answerer, Questions
 from desktop_rag.types import DocumentRecord, IndexReport, LanguageMix, Page
 
 if TYPE_CHECKING:

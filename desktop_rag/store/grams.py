@@ -54,7 +54,7 @@ def grams(text: str) -> str:
 
 
 def cjk_language(text: str) -> str:
-    """"ja", "ko" or "zh" for a passage written mostly (at least half its letters) in Chinese
+    """ "ja", "ko" or "zh" for a passage written mostly (at least half its letters) in Chinese
     characters, kana or Hangul: Japanese where any kana is, Korean where Hangul outnumbers
     Han, Chinese otherwise; "" for any other text, an English one naming a CJK word too."""
     letters = len(_LETTER.findall(text))

@@ -13,12 +13,12 @@ from PySide6.QtCore import QCoreApplication, QLocale, QTranslator
 from PySide6.QtWidgets import QApplication
 
 from desktop_rag.conversations import Conversation, Exchange
-from desktop_rag.library_service import rebuild_meanwhile, switched_embedder
 from desktop_rag.gui import translation, words
 from desktop_rag.gui.chat import ChatPane, plain_why
 from desktop_rag.gui.doclist import DocumentListModel
 from desktop_rag.gui.kindbar import KindBar
 from desktop_rag.gui.models import SourcesModel
+from desktop_rag.library_service import rebuild_meanwhile, switched_embedder
 from desktop_rag.locations import cite, place
 from desktop_rag.query.ability import describe
 from desktop_rag.query.answer import not_found_note, unbacked_note, withheld_note

@@ -8,8 +8,7 @@ import sys
 import types
 from collections.abc import Mapping
 from pathlib import Path
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import pytest
 
@@ -28,7 +27,7 @@ class FakeE5Embedder(HashEmbedder):
     """E5Embedder's constructor over the hashing embedder; what it was given is kept."""
 
     model_id = FAKE_ID
-    made: list[FakeE5Embedder] = []
+    made: ClassVar[list[FakeE5Embedder]] = []
 
     def __init__(
         self,

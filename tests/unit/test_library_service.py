@@ -370,7 +370,9 @@ def test_switching_the_embedder_reopens_stale_asks_in_plain_words_and_loses_noth
     from dataclasses import replace
 
     multilingual.install(monkeypatch)
-    service = LibraryService(Settings.load(), library_dir=library_dir, app_factory=multilingual.either_app)
+    service = LibraryService(
+        Settings.load(), library_dir=library_dir, app_factory=multilingual.either_app
+    )
     service.adopt(service.open())
     service.add_folder(str(animal_pdfs))
     service.reindex(service.folders)
