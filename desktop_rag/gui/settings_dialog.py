@@ -15,14 +15,17 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
     QMessageBox,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QSpinBox,
+    QStyle,
     QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
@@ -246,8 +249,18 @@ class SettingsDialog(QDialog):
         team_layout = QVBoxLayout(team_page)
         team_layout.addWidget(self.team)
         team_layout.addStretch(1)
+        # On a short screen (900x600) the General page scrolls: OK and Cancel stay on it.
+        self._general = general
+        self._general_scroll = QScrollArea()
+        self._general_scroll.setWidget(general)
+        self._general_scroll.setWidgetResizable(True)
+        self._general_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self._general_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # As wide as the page needs, with room for its scroll bar: never clipped on the right.
+        scroll_bar = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+        self._general_scroll.setMinimumWidth(general.minimumSizeHint().width() + scroll_bar)
         self.tabs = QTabWidget()
-        self.tabs.addTab(general, self.tr("&General"))
+        self.tabs.addTab(self._general_scroll, self.tr("&General"))
         self.tabs.addTab(team_page, self.tr("&Team library"))
 
         self.buttons = QDialogButtonBox(
@@ -260,6 +273,9 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.tabs)
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
+        # The width set above is a floor: a page wider in its language (German) widens the
+        # dialog, even where a short screen makes Qt open it narrower than its hint.
+        self.setMinimumWidth(max(self.minimumWidth(), layout.totalMinimumSize().width()))
 
     def _on_add_clicked(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, self.tr("Add a folder of documents"))
@@ -295,11 +311,18 @@ class SettingsDialog(QDialog):
     def _fit_height(self) -> None:
         """At least the height the wrapped lines need at this width: a dialog sized by its
         hint gives a long line ("No models found ...", what OCR reads) one line's height, and
-        the lines are drawn over each other."""
-        layout = self.layout()
-        if layout is None or not layout.hasHeightForWidth():
+        the lines are drawn over each other. No taller than the screen, though: there the
+        General page scrolls instead."""
+        page = self._general.layout()
+        if page is None or not page.hasHeightForWidth():
             return
-        need = layout.totalHeightForWidth(self.width())
+        viewport = self._general_scroll.viewport()
+        around = self.layout().totalSizeHint().height() - self._general_scroll.sizeHint().height()
+        need = around + page.totalHeightForWidth(max(viewport.width(), page.minimumSize().width()))
+        screen = self.screen()
+        if screen is not None:
+            frame = self.frameGeometry().height() - self.geometry().height()
+            need = min(need, screen.availableGeometry().height() - max(frame, 0))
         self.setMinimumHeight(need)
         if self.height() < need:
             self.resize(self.width(), need)

@@ -143,3 +143,27 @@ def test_settings_says_who_writes_the_answers_with_each_model(qtbot, home, tmp_p
     assert "own sentences" in line.text() and "small.gguf was tried" in line.text()
     dialog.model.setText(str(tmp_path / "new.gguf"))
     assert "first time it answers" in line.text()
+
+
+def test_on_a_short_screen_the_general_page_scrolls_and_ok_stays_on_it(qtbot, home):
+    """The offscreen screen is 800x600, shorter than the dialog with a list of found models:
+    the dialog is no taller than the screen, its page scrolls, and nothing is cut on the
+    right."""
+    for i in range(3):
+        write_gguf(home / f".lmstudio/models/pub/repo{i}/tiny-Q4_K_M.gguf", name=f"Tiny {i}")
+    dialog = SettingsDialog(Settings(multilingual=True))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    qtbot.waitUntil(lambda: dialog.found.isVisible(), timeout=10_000)
+    qtbot.wait(50)
+    room = dialog.screen().availableGeometry().height()
+    assert dialog.height() <= room
+    assert dialog.buttons.geometry().bottom() < dialog.height()
+    scroll = dialog.tabs.currentWidget()
+    assert scroll.verticalScrollBar().isVisible()
+    page = scroll.widget()
+    assert page.width() <= scroll.viewport().width()
+    scroll.ensureWidgetVisible(dialog.multilingual)
+    qtbot.wait(20)
+    assert dialog.multilingual.visibleRegion().boundingRect().height() > 0
