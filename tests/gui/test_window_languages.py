@@ -117,3 +117,52 @@ def test_a_library_mostly_in_german_is_pointed_to_the_setting_once(
     qtbot.waitUntil(lambda: not window.session.indexing, timeout=WAIT_MS)
     qtbot.wait(200)
     assert told == ["de"], "once"
+
+
+def test_a_switch_while_indexing_stops_the_run_and_keeps_its_folders_for_after(
+    open_window, animal_pdfs, qtbot, monkeypatch
+) -> None:
+    """The run in progress embeds with the embedder being left: it is stopped (what it
+    finished stays), the app is built again for the new one, and its folders wait for the
+    rebuild instead of being indexed into the stale index."""
+    import threading
+    from dataclasses import replace
+
+    from desktop_rag.app import build_app
+    from desktop_rag.ingest.chunk import ChunkParams
+    from tests.fakes import FakeLlm, HashEmbedder, WordTokenizer
+
+    gate = threading.Event()
+    gate.set()
+
+    class Gated(HashEmbedder):
+        def embed(self, texts):  # type: ignore[no-untyped-def]
+            gate.wait(WAIT_MS / 1000)
+            return super().embed(texts)
+
+    def factory(settings: Settings):  # type: ignore[no-untyped-def]
+        return build_app(
+            settings,
+            embedder=None if settings.multilingual else Gated(),
+            tokenizer=WordTokenizer,
+            params=ChunkParams(60, 10),
+            isolate=False,
+            llm=FakeLlm(),
+        )
+
+    multilingual.install(monkeypatch)
+    window = open_window(app_factory=factory)
+    session = window.session
+    asked = _answer_rebuild(monkeypatch, QMessageBox.StandardButton.No)
+    reports: list = []
+    session.index_finished.connect(reports.append)
+    gate.clear()
+    session.add_folder(str(animal_pdfs))
+    qtbot.waitUntil(lambda: session.indexing, timeout=WAIT_MS)
+    session.apply_settings(replace(session.settings, multilingual=True))
+    assert session.indexing, "the run stops at its next batch, not at once"
+    gate.set()
+    qtbot.waitUntil(lambda: bool(asked), timeout=WAIT_MS)
+    assert session.app.meta.embedder_id == multilingual.FAKE_ID and session.needs_rebuilding
+    assert not session.indexing and [r.cancelled for r in reports] == [True]
+    assert str(animal_pdfs) in session.library.take_pending(), "kept for after the rebuild"
