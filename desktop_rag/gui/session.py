@@ -173,7 +173,7 @@ class Session(QObject):
         self.watch_polled: set[str] = set()
         self._paused = False
         self._reopen_due = False  # the embedder changed: the app is built again when it can be
-        self._reopening = False
+        self._reopening = 0  # apps being built again, the latest settings' last
         self._language_told = False
         self._closing = False
         self._close_reported = False
@@ -250,7 +250,8 @@ class Session(QObject):
 
     def _reopen_now(self) -> None:
         library = self.library
-        self._reopen_due, self._reopening = False, True
+        self._reopen_due = False
+        self._reopening += 1
         self.lanes.run(
             LOAD,
             lambda job: library.reopen(),
@@ -260,7 +261,9 @@ class Session(QObject):
         )
 
     def _on_reopen_returned(self, opened: Opened) -> None:
-        self._reopening = False
+        self._reopening -= 1
+        if self._reopening:
+            return  # switched again meanwhile: the app built for that comes next
         roots = self.library.adopt(opened)
         self.documents_loaded.emit(opened.records)
         if self.library.needs_rebuild:
@@ -270,7 +273,7 @@ class Session(QObject):
         self._warm_up()
 
     def _on_reopen_errored(self, exc: BaseException) -> None:
-        self._reopening = False
+        self._reopening -= 1
         log.error("cannot open the library again: %s", exc)
         self.index_failed.emit(user_message(exc))
 
@@ -318,7 +321,7 @@ class Session(QObject):
 
     @property
     def _changing_embedder(self) -> bool:
-        return self._reopen_due or self._reopening
+        return self._reopen_due or self._reopening > 0
 
     def _warm_up(self) -> None:
         library, answer = self.library, self.answer

@@ -166,3 +166,22 @@ def test_a_switch_while_indexing_stops_the_run_and_keeps_its_folders_for_after(
     assert session.app.meta.embedder_id == multilingual.FAKE_ID and session.needs_rebuilding
     assert not session.indexing and [r.cancelled for r in reports] == [True]
     assert str(animal_pdfs) in session.library.take_pending(), "kept for after the rebuild"
+
+
+def test_switched_on_and_off_again_at_once_asks_nothing(
+    open_window, animal_pdfs, qtbot, monkeypatch
+) -> None:
+    """Two switches before the first app is built: only the latest settings' app is used, and
+    it is the index's own embedder again, so there is nothing to rebuild."""
+    from dataclasses import replace
+
+    multilingual.install(monkeypatch)
+    window = open_window(app_factory=multilingual.either_app)
+    session = window.session
+    asked = _answer_rebuild(monkeypatch, QMessageBox.StandardButton.No)
+    session.apply_settings(replace(session.settings, multilingual=True))
+    session.apply_settings(replace(session.settings, multilingual=False))
+    qtbot.waitUntil(lambda: not session._changing_embedder, timeout=WAIT_MS)
+    qtbot.wait(100)
+    assert asked == [] and not session.needs_rebuilding
+    assert session.app.meta.embedder_id != multilingual.FAKE_ID
