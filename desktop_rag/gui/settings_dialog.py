@@ -313,11 +313,11 @@ class SettingsDialog(QDialog):
         hint gives a long line ("No models found ...", what OCR reads) one line's height, and
         the lines are drawn over each other. No taller than the screen, though: there the
         General page scrolls instead."""
-        page = self._general.layout()
-        if page is None or not page.hasHeightForWidth():
+        layout, page = self.layout(), self._general.layout()
+        if layout is None or page is None or not page.hasHeightForWidth():
             return
         viewport = self._general_scroll.viewport()
-        around = self.layout().totalSizeHint().height() - self._general_scroll.sizeHint().height()
+        around = layout.totalSizeHint().height() - self._general_scroll.sizeHint().height()
         need = around + page.totalHeightForWidth(max(viewport.width(), page.minimumSize().width()))
         screen = self.screen()
         if screen is not None:

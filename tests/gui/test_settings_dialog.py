@@ -145,10 +145,15 @@ def test_settings_says_who_writes_the_answers_with_each_model(qtbot, home, tmp_p
     assert "first time it answers" in line.text()
 
 
-def test_on_a_short_screen_the_general_page_scrolls_and_ok_stays_on_it(qtbot, home):
-    """The offscreen screen is 800x600, shorter than the dialog with a list of found models:
-    the dialog is no taller than the screen, its page scrolls, and nothing is cut on the
-    right."""
+def test_on_a_short_screen_the_general_page_scrolls_and_ok_stays_on_it(
+    qtbot, home, monkeypatch
+):
+    """A 900x600 screen is shorter than the dialog with a list of found models: the dialog is
+    no taller than the screen, its page scrolls, and nothing is cut on the right."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QScreen
+
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, 900, 600))
     for i in range(3):
         write_gguf(home / f".lmstudio/models/pub/repo{i}/tiny-Q4_K_M.gguf", name=f"Tiny {i}")
     dialog = SettingsDialog(Settings(multilingual=True))
