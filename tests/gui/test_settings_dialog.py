@@ -145,9 +145,7 @@ def test_settings_says_who_writes_the_answers_with_each_model(qtbot, home, tmp_p
     assert "first time it answers" in line.text()
 
 
-def test_on_a_short_screen_the_general_page_scrolls_and_ok_stays_on_it(
-    qtbot, home, monkeypatch
-):
+def test_on_a_short_screen_the_general_page_scrolls_and_ok_stays_on_it(qtbot, home, monkeypatch):
     """A 900x600 screen is shorter than the dialog with a list of found models: the dialog is
     no taller than the screen, its page scrolls, and nothing is cut on the right."""
     from PySide6.QtCore import QRect
