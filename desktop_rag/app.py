@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from desktop_rag.config import Settings, cache_dir
 from desktop_rag.engines.embed import Embedder, SentenceTransformerEmbedder
@@ -96,7 +98,7 @@ class App:
         another writer changed in the old index meanwhile, so no commit is lost with it.
         """
         index_path = self.settings.index_path
-        store = LanceStore(rebuild.next_path(index_path), self.meta).open()
+        store = self._next_store(rebuild.next_path(index_path))
         ingest = self.ingest.for_store(store)  # the same passwords and limits
         self._carry_exclusions(store)
         control = RunControl(on_progress=on_progress, cancel=cancel or threading.Event())
@@ -115,6 +117,18 @@ class App:
         rebuild.add_roots(self.settings.data_path, sources)
         self.stale = None
         return report
+
+    def _next_store(self, path: Path) -> LanceStore:
+        """The rebuild's index, resumed where a stopped one left it, unless that one was
+        built differently (begun for the other embedder, switched back since): of no use,
+        it is deleted and begun afresh. It was never the index: nothing answers from it."""
+        try:
+            return LanceStore(path, self.meta).open()
+        except (IndexMismatchError, IndexDamagedError) as exc:
+            log.warning("a rebuild's index of no use is begun afresh: %s", exc)
+            with lock.writer(path, self.ingest.lock_wait_s or REBUILD_SWAP_WAIT_S):
+                shutil.rmtree(path, ignore_errors=True)
+            return LanceStore(path, self.meta).open()
 
     def _rebuild_sources(self, paths: Sequence[str]) -> list[str]:
         """What a rebuild indexes: the roots, the paths given, and every file indexed."""
@@ -176,7 +190,17 @@ def default_embedder(settings: Settings) -> Embedder:
 
     A frozen build (the installed app) ships both exports made at build time and no torch:
     it neither exports nor honours `torch`.
+
+    `multilingual`: the multilingual embedder (engines/multilingual.py, imported only then:
+    English libraries never load it), whatever the backend; its id in the index's metadata
+    makes an index built by the other embedder stale, to be rebuilt.
     """
+    if settings.multilingual:
+        from desktop_rag.engines.multilingual import E5Embedder
+
+        # A frozen build prepares its export at build time: no cache dir to export into.
+        cache = None if frozen.is_frozen() else ExportCache(cache_dir() / "embedders")
+        return E5Embedder(cache, threads=settings.threads, low_priority=settings.index_low_priority)
     if frozen.is_frozen():
         if settings.embed_backend == "torch":
             log.warning("embed_backend 'torch' is not available in this build; using onnx")

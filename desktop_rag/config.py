@@ -121,6 +121,11 @@ class Settings:
     # (engines/rerank.py), which also says when no sentence answers; off, by the blend of
     # BM25 and vectors and the hand-tuned sentence scores, as before it (benchmarks' "before").
     rerank: bool = True
+    # Passages embedded by the multilingual embedder (engines/multilingual.py), for a library
+    # mostly not in English: German, French, Japanese... passages are found by their meaning,
+    # not only their words. Slower to index; switching it rebuilds the index in the background
+    # (its metadata names the embedder). Off, the English embedder, as before.
+    multilingual: bool = False
     first_run_done: bool = False
     # Saved scopes (query/scope.py): a name and its folders and files, for `--collection NAME`
     # and the window's scope chip. A folder covers the files added to it later.

@@ -16,6 +16,22 @@ SPANISH = "es"
 ITALIAN = "it"
 PORTUGUESE = "pt"
 DUTCH = "nl"
+CHINESE = "zh"
+JAPANESE = "ja"
+KOREAN = "ko"
+# Each language's name in English, for the words that name a library's language.
+NAMES = {
+    ENGLISH: "English",
+    GERMAN: "German",
+    FRENCH: "French",
+    SPANISH: "Spanish",
+    ITALIAN: "Italian",
+    PORTUGUESE: "Portuguese",
+    DUTCH: "Dutch",
+    CHINESE: "Chinese",
+    JAPANESE: "Japanese",
+    KOREAN: "Korean",
+}
 # The languages whose clues were tuned together for the refusals (language_of): adding a
 # language shares out the weight of the words it has in common with them.
 LANGUAGES = (ENGLISH, GERMAN, FRENCH, SPANISH)

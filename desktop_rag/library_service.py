@@ -23,8 +23,9 @@ from desktop_rag.config import Settings, default_library_dir
 from desktop_rag.errors import DesktopRagError, UsageError, user_message
 from desktop_rag.infra.paths import is_under, normalize
 from desktop_rag.ingest.control import RunControl
+from desktop_rag.languages import NAMES
 from desktop_rag.routing import Answerer, Questions
-from desktop_rag.types import DocumentRecord, IndexReport, Page
+from desktop_rag.types import DocumentRecord, IndexReport, LanguageMix, Page
 
 if TYPE_CHECKING:
     from desktop_rag.app import App
@@ -45,6 +46,56 @@ def _rebuild_takes(estimate_s: float) -> str:
     """How long a rebuild should take, in whole minutes (at least one)."""
     minutes = max(1, round(estimate_s / 60))
     return f"A rebuild should take about {minutes} minute{'s' if minutes != 1 else ''}"
+
+
+# A library is mostly in another language than English when more than half its chunks are
+# clearly in one (LanceStore.languages). "Clearly" is strict (languages.text_language leaves a
+# listing, a table of names or a passage mixing languages as English), so the share is a floor:
+# past half, most of what the English embedder reads it reads badly, and the multilingual one is
+# worth its slower indexing; a mostly English library with a few German or Japanese documents
+# keeps the faster one and is not told.
+MOSTLY = 0.5
+
+
+def mostly_in(mix: LanguageMix) -> str:
+    """The language most of the library is in ("de", "ja"...) when it is mostly not English,
+    "" otherwise."""
+    return mix.language if mix.share > MOSTLY else ""
+
+
+def language_notice(language: str) -> str:
+    """What to tell the user of a library mostly in `language` (not English) read by the
+    English embedder."""
+    name = NAMES.get(language, language)
+    return (
+        f"Most of this library is in {name}: Settings > “My documents are in several "
+        "languages” finds its passages better."
+    )
+
+
+def switched_embedder(multilingual: bool) -> str:
+    """Why the index must be rebuilt after the embedder was switched in the settings."""
+    if multilingual:
+        return (
+            "Your library is now read by the multilingual embedder (Settings > “My documents "
+            "are in several languages”), and its index was made by the English one, so it must "
+            "be rebuilt. Until then it is searched by its words only."
+        )
+    return (
+        "Your library is read by the English embedder again, and its index was made by the "
+        "multilingual one, so it must be rebuilt. Until then it is searched by its words only."
+    )
+
+
+def _embedder_changed(app: App) -> bool:
+    """Whether the stale index was built by another embedder than the app's."""
+    found = app.stale.found if app.stale is not None else None
+    return getattr(found, "embedder_id", app.meta.embedder_id) != app.meta.embedder_id
+
+
+def rebuild_meanwhile(estimate_s: float) -> str:
+    """The end of the rebuild's question: how long it takes, and what answers meanwhile."""
+    return f"{_rebuild_takes(estimate_s)}; the current index keeps answering meanwhile."
 
 
 def _reset_roots(app: App) -> list[str]:
@@ -116,6 +167,9 @@ class Edit:
     index: tuple[str, ...] = ()  # roots to reconcile
     drop: tuple[str, ...] = ()  # folders whose documents leave the index (never the disk)
     reload_model: bool = False
+    # The embedder changed (`multilingual`): the app is built again over the index, which is
+    # then stale until rebuilt (`reopen`), once no indexing run holds the old one.
+    reopen: bool = False
     notices: tuple[str, ...] = ()  # for the user, in order
 
 
@@ -159,10 +213,13 @@ class LibraryService:
         return self.app is not None and self.app.stale is not None
 
     def rebuild_question(self, estimate_s: float) -> str:
-        """What to ask the user before rebuilding an index that was built differently."""
-        stale = self.app.stale if self.app else ""
-        takes = _rebuild_takes(estimate_s)
-        return f"{stale}\n\n{takes}; the current index keeps answering meanwhile."
+        """What to ask the user before rebuilding an index that was built differently: in
+        plain words when the embedder was switched in the settings."""
+        app = self.app
+        stale: object = app.stale if app else ""
+        if app is not None and app.stale is not None and _embedder_changed(app):
+            stale = switched_embedder(self.settings.multilingual)
+        return f"{stale}\n\n{rebuild_meanwhile(estimate_s)}"
 
     @property
     def model_name(self) -> str:
@@ -195,6 +252,17 @@ class LibraryService:
             return []
         return [*self.folders, *opened.roots]
 
+    def reopen(self) -> Opened:
+        """The app built again for the settings (a worker's job, when the embedder changed),
+        answering with the model already loaded; `adopt` the result on the front end's
+        thread. Over an index built by the other embedder it is stale: it answers by words
+        until `rebuild`, and nothing indexed is lost meanwhile."""
+        old = self._opened()
+        app = self._app_factory(self.settings)
+        app.answer.use_llm(old.answer.llm).close()  # the new one was never loaded
+        estimate = app.rebuild_estimate_s() if app.stale is not None else 0.0
+        return Opened(False, app, app.store.documents(), [], estimate)
+
     def _use(self, app: App) -> None:
         self.app = app
         self._attach_team(app)
@@ -216,6 +284,17 @@ class LibraryService:
         from desktop_rag import team
 
         team.attach(app or self._opened(), self.settings, uri)
+
+    def language_check(self) -> str:
+        """The language most of the library is in when that is not English and the English
+        embedder reads it ("" otherwise, and for a team's library, which is not this
+        desktop's to rebuild): a read of the index, a worker's job."""
+        app = self.app
+        if app is None or self.settings.multilingual or self.settings.library_uri:
+            return ""
+        if app.stale is not None:
+            return ""  # asked about the rebuild first
+        return mostly_in(app.store.languages())
 
     def notices(self) -> list[str]:
         """What opening found that the user must be told (a stale index is asked about)."""
@@ -290,6 +369,7 @@ class LibraryService:
 
         old_folders = set(self.settings.folders)
         model_before = self._model_settings()
+        multilingual_before = self.settings.multilingual
         team_before = team_settings(self.settings)
         for f in fields(Settings):
             setattr(self.settings, f.name, getattr(new, f.name))
@@ -305,6 +385,7 @@ class LibraryService:
             index=tuple(sorted(set(self.settings.folders) - old_folders)),
             drop=tuple(removed) if drop_removed else (),
             reload_model=self._model_settings() != model_before,
+            reopen=self.settings.multilingual != multilingual_before,
             notices=notices,
         )
 

@@ -393,3 +393,18 @@ class DoneEvent:
 
 
 AnswerEvent = SourcesEvent | QuotesEvent | TokenEvent | DoneEvent
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageMix:
+    """How much of a library is clearly in a language other than English (LanceStore's
+    `languages`): its chunks, about how many of them are, and the most common such language
+    ("de", "ja"...; "" when none is)."""
+
+    chunks: int
+    foreign: int
+    language: str
+
+    @property
+    def share(self) -> float:
+        return self.foreign / self.chunks if self.chunks else 0.0

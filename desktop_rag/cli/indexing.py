@@ -125,7 +125,13 @@ def recover(app: App, err: TextIO) -> None:
 
 
 def cmd_status(app: App, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from desktop_rag.library_service import language_notice
+
     stats = app.store.stats()
+    # Beside the other notices (stderr), so `--json` keeps its shape.
+    language = library_of(app).language_check()
+    if language:
+        print(f"desktop-rag: {language_notice(language)}", file=err)
     if args.json:
         json.dump(stats, out)
         out.write("\n")

@@ -109,6 +109,9 @@ class Session(QObject):
     opened = Signal(object)  # list[DocumentRecord]: the index is open
     open_failed = Signal(str)
     needs_rebuild = Signal(str)  # the index was built differently: ask before rebuilding
+    # The language ("de", "ja"...) most of the library is in, not English, while the English
+    # embedder reads it: said once a session (LibraryService.language_check).
+    mostly_in = Signal(str)
     first_start = Signal()  # the library folder and the guide were just created
     folders_changed = Signal(object)  # list[str]
     documents_loaded = Signal(object)  # list[DocumentRecord]
@@ -169,6 +172,9 @@ class Session(QObject):
         self.watch_errors: dict[str, str] = {}
         self.watch_polled: set[str] = set()
         self._paused = False
+        self._reopen_due = False  # the embedder changed: the app is built again when it can be
+        self._reopening = 0  # apps being built again, the latest settings' last
+        self._language_told = False
         self._closing = False
         self._close_reported = False
         self._close_started = 0.0
@@ -223,10 +229,73 @@ class Session(QObject):
             self.needs_rebuild.emit(self.library.rebuild_question(opened.estimate_s))
         else:
             self.reindex(roots)
+            self._check_language()
         self._warm_up()
         if opened.first:
             self.first_start.emit()
         settle_heap()
+
+    def reopen(self) -> None:
+        """Build the app again for the settings (the embedder changed) on the load lane: over
+        an index built by the other embedder it is stale, answers by words, and the rebuild is
+        asked about. An indexing run in progress embeds with the old embedder: it is stopped
+        first (what it finished is kept) and the folders are reconciled again afterwards."""
+        if self.library.app is None or self._closing:
+            return
+        self._reopen_due = True
+        if self._index_job is not None:
+            self._index_job.stop()  # _on_index_job_finished reopens
+            return
+        self._reopen_now()
+
+    def _reopen_now(self) -> None:
+        library = self.library
+        self._reopen_due = False
+        self._reopening += 1
+        self.lanes.run(
+            LOAD,
+            lambda job: library.reopen(),
+            on_returned=self._on_reopen_returned,
+            on_errored=self._on_reopen_errored,
+            name="reopen library",
+        )
+
+    def _on_reopen_returned(self, opened: Opened) -> None:
+        self._reopening -= 1
+        if self._reopening:
+            return  # switched again meanwhile: the app built for that comes next
+        roots = self.library.adopt(opened)
+        self.documents_loaded.emit(opened.records)
+        if self.library.needs_rebuild:
+            self.needs_rebuild.emit(self.library.rebuild_question(opened.estimate_s))
+        else:
+            self.reindex(roots)  # and what a stopped run left; after a rebuild, if one is due
+        self._warm_up()
+
+    def _on_reopen_errored(self, exc: BaseException) -> None:
+        self._reopening -= 1
+        log.error("cannot open the library again: %s", exc)
+        self.index_failed.emit(user_message(exc))
+
+    def _check_language(self) -> None:
+        """Once a session: is the library mostly in another language than English while the
+        English embedder reads it? A read of the index, on the load lane (`mostly_in`)."""
+        library = self.library
+        if self._language_told or library.app is None or self._closing:
+            return
+
+        def told(language: str) -> None:
+            if language and not self._language_told:
+                self._language_told = True
+                self.mostly_in.emit(language)
+
+        self.lanes.run(
+            LOAD,
+            lambda job: library.language_check(),
+            on_returned=told,
+            on_errored=lambda e: log.info("the library's language is not known: %s", e),
+            name="check language",
+        )
 
     def _on_open_errored(self, exc: BaseException) -> None:
         log.error("cannot open the library: %s", exc)
@@ -239,7 +308,7 @@ class Session(QObject):
     def rebuild(self) -> None:
         """Build a new index beside the old one (which keeps answering), then swap it in."""
         library, folders = self.library, self.folders
-        if library.app is None or self._index_job is not None:
+        if library.app is None or self._index_job is not None or self._changing_embedder:
             self.notice.emit(self.tr("Wait for the current indexing to finish, then rebuild."))
             return
 
@@ -249,6 +318,10 @@ class Session(QObject):
 
         self.notice.emit(self.tr("Rebuilding the index from your documents…"))
         self._start_index_job(run, "rebuild")
+
+    @property
+    def _changing_embedder(self) -> bool:
+        return self._reopen_due or self._reopening > 0
 
     def _warm_up(self) -> None:
         library, answer = self.library, self.answer
@@ -347,6 +420,8 @@ class Session(QObject):
         library = self.library
         if library.app is None or not library.has_pending or self._closing:
             return
+        if self._changing_embedder:
+            return  # kept queued: the app built again for the new embedder indexes them
         if library.needs_rebuild:
             # Kept queued, not dropped: the rebuild's end starts them.
             self.notice.emit(
@@ -400,10 +475,15 @@ class Session(QObject):
         """`index_finished` comes after the job is gone, so `indexing` says what is next."""
         self._index_job = None
         report, self._last_report = self._last_report, None
-        if self.library.has_pending and not self._closing:
+        if self._reopen_due and not self._closing:
+            self.library.queue(self.folders)  # the stopped run's, reconciled by the new app
+            self._reopen_now()
+        elif self.library.has_pending and not self._closing:
             self._start_index()
         if report is not None:
             self.index_finished.emit(report)
+            if report.indexed and not self.library.needs_rebuild:
+                self._check_language()
 
     def set_paused(self, paused: bool) -> None:
         self._paused = paused
@@ -445,6 +525,8 @@ class Session(QObject):
             self.reindex(edit.index)
         if edit.reload_model:
             self.reload_model()
+        if edit.reopen:
+            self.reopen()
 
     def add_folder(self, folder: str) -> bool:
         edit = self.library.add_folder(folder)

@@ -1,4 +1,5 @@
-"""The Settings dialog: watched folders, the model, threads, context size, sources per answer."""
+"""The Settings dialog: watched folders, the model, threads, context size, sources per answer,
+OCR, and the embedder for documents in several languages."""
 
 from __future__ import annotations
 
@@ -14,14 +15,17 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
     QMessageBox,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QSpinBox,
+    QStyle,
     QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
@@ -43,6 +47,14 @@ OCR_HINT = QT_TRANSLATE_NOOP(
     "Pages that are only pictures (scans, photos of pages) are read on this computer, about "
     "half a minute a page. Printed English reads well; accented letters (é, ü) often lose "
     "their accents, so a search for such words may miss those pages. Handwriting is not read.",
+)
+
+# What the multilingual embedder changes, for a reader deciding whether to switch it on.
+MULTILINGUAL_HINT = QT_TRANSLATE_NOOP(
+    "SettingsDialog",
+    "Finds passages in German, French, Spanish, Italian, Japanese, Chinese… by what they mean, "
+    "not only by their words. Switching rebuilds the index in the background while the current "
+    "one goes on answering; indexing takes longer from then on.",
 )
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
@@ -187,6 +199,17 @@ class SettingsDialog(QDialog):
         ocr_box.addWidget(self.ocr)
         ocr_box.addWidget(ocr_hint)
 
+        self.multilingual = QCheckBox(self.tr("My documents are in several languages"))
+        self.multilingual.setChecked(settings.multilingual)
+        self.multilingual.setAccessibleName(self.tr("My documents are in several languages"))
+        self.multilingual.setToolTip(self.tr(str(MULTILINGUAL_HINT)))
+        multilingual_hint = QLabel(self.tr(str(MULTILINGUAL_HINT)))
+        full_width(multilingual_hint)
+        multilingual_box = QVBoxLayout()
+        multilingual_box.setContentsMargins(0, 0, 0, 0)
+        multilingual_box.addWidget(self.multilingual)
+        multilingual_box.addWidget(multilingual_hint)
+
         self.team = TeamLibraryBox(settings)
 
         self.error = QLabel()
@@ -207,6 +230,7 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("Text read at once:"), n_ctx_row)
         form.addRow(self.tr("Sources per answer:"), self.top_k)
         form.addRow(self.tr("Scanned PDFs:"), ocr_box)
+        form.addRow(self.tr("Languages:"), multilingual_box)
         hint = QLabel(
             self.tr(
                 "The more text the model reads at once, the more sources it can read, and the "
@@ -225,8 +249,18 @@ class SettingsDialog(QDialog):
         team_layout = QVBoxLayout(team_page)
         team_layout.addWidget(self.team)
         team_layout.addStretch(1)
+        # On a short screen (900x600) the General page scrolls: OK and Cancel stay on it.
+        self._general = general
+        self._general_scroll = QScrollArea()
+        self._general_scroll.setWidget(general)
+        self._general_scroll.setWidgetResizable(True)
+        self._general_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self._general_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # As wide as the page needs, with room for its scroll bar: never clipped on the right.
+        scroll_bar = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+        self._general_scroll.setMinimumWidth(general.minimumSizeHint().width() + scroll_bar)
         self.tabs = QTabWidget()
-        self.tabs.addTab(general, self.tr("&General"))
+        self.tabs.addTab(self._general_scroll, self.tr("&General"))
         self.tabs.addTab(team_page, self.tr("&Team library"))
 
         self.buttons = QDialogButtonBox(
@@ -239,6 +273,9 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.tabs)
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
+        # The width set above is a floor: a page wider in its language (German) widens the
+        # dialog, even where a short screen makes Qt open it narrower than its hint.
+        self.setMinimumWidth(max(self.minimumWidth(), layout.totalMinimumSize().width()))
 
     def _on_add_clicked(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, self.tr("Add a folder of documents"))
@@ -274,11 +311,18 @@ class SettingsDialog(QDialog):
     def _fit_height(self) -> None:
         """At least the height the wrapped lines need at this width: a dialog sized by its
         hint gives a long line ("No models found ...", what OCR reads) one line's height, and
-        the lines are drawn over each other."""
-        layout = self.layout()
-        if layout is None or not layout.hasHeightForWidth():
+        the lines are drawn over each other. No taller than the screen, though: there the
+        General page scrolls instead."""
+        layout, page = self.layout(), self._general.layout()
+        if layout is None or page is None or not page.hasHeightForWidth():
             return
-        need = layout.totalHeightForWidth(self.width())
+        viewport = self._general_scroll.viewport()
+        around = layout.totalSizeHint().height() - self._general_scroll.sizeHint().height()
+        need = around + page.totalHeightForWidth(max(viewport.width(), page.minimumSize().width()))
+        screen = self.screen()
+        if screen is not None:
+            frame = self.frameGeometry().height() - self.geometry().height()
+            need = min(need, screen.availableGeometry().height() - max(frame, 0))
         self.setMinimumHeight(need)
         if self.height() < need:
             self.resize(self.width(), need)
@@ -354,6 +398,7 @@ class SettingsDialog(QDialog):
             n_ctx=self.n_ctx.value(),
             top_k=self.top_k.value(),
             ocr=self.ocr.isChecked(),
+            multilingual=self.multilingual.isChecked(),
         )
         return self.team.apply(chosen)
 

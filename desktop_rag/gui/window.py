@@ -42,6 +42,7 @@ from desktop_rag.gui.models import ConversationsModel, DocumentsModel, SourcesMo
 from desktop_rag.gui.session import ModelState, Session
 from desktop_rag.gui.settings_dialog import SettingsDialog
 from desktop_rag.gui.viewer import SourcePane
+from desktop_rag.gui.words import rebuild_question
 from desktop_rag.ingest.readers import SUFFIXES
 from desktop_rag.library import GUIDE_NAME, classify_drop
 from desktop_rag.query.kind import DOCUMENT
@@ -255,6 +256,7 @@ class MainWindow(QMainWindow):
         s.opened.connect(self._on_session_opened)
         s.open_failed.connect(self._on_session_open_failed)
         s.needs_rebuild.connect(self._on_session_needs_rebuild)
+        s.mostly_in.connect(self._on_session_mostly_in)
         s.first_start.connect(self._on_session_first_start)
         s.folders_changed.connect(self._on_session_folders_changed)
         s.watch_problems.connect(self._on_session_watch_problems)
@@ -381,7 +383,33 @@ class MainWindow(QMainWindow):
 
     def _on_session_needs_rebuild(self, message: str) -> None:
         self.library_label.setText(self.tr("Library: needs rebuilding"))
-        self._ask_rebuild(message)
+        self._ask_rebuild(rebuild_question(message))
+
+    def _on_session_mostly_in(self, language: str) -> None:
+        """Most of the library is in `language`, not English, and the English embedder reads
+        it: the setting that reads it better, said once (the session decides when)."""
+        self.statusBar().showMessage(
+            self.tr(
+                "Most of this library is in {language}: Settings > “My documents are in "
+                "several languages” finds its passages better."
+            ).format(language=self._language_name(language)),
+            30000,
+        )
+
+    def _language_name(self, language: str) -> str:
+        """A language's name as the sentence above says it, in the window's language."""
+        names = {
+            "de": self.tr("German"),
+            "fr": self.tr("French"),
+            "es": self.tr("Spanish"),
+            "it": self.tr("Italian"),
+            "pt": self.tr("Portuguese"),
+            "nl": self.tr("Dutch"),
+            "zh": self.tr("Chinese"),
+            "ja": self.tr("Japanese"),
+            "ko": self.tr("Korean"),
+        }
+        return names.get(language, language)
 
     def _on_rebuild_action_triggered(self) -> None:
         self._ask_rebuild(

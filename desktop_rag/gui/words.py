@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from desktop_rag import locations
+from desktop_rag.library_service import rebuild_meanwhile, switched_embedder
 from desktop_rag.query.answer import not_found_note, unbacked_note, withheld_note
 from desktop_rag.query.figures import unsupported_note as figures_note
 from desktop_rag.types import AnswerMode
@@ -196,3 +197,42 @@ def kind_line(line: str) -> str:
     else:
         return line
     return f"{said} ({why})" if why else said
+
+
+def rebuild_question(text: str) -> str:
+    """LibraryService.rebuild_question in the window's language where the core's words are
+    known: why (the embedder switched in the settings) and how long. A reason the window
+    does not know (the index's own words on what differs) is shown as the core made it."""
+    head, sep, tail = text.rpartition("\n\n")
+    if not sep:
+        return text
+    if head == switched_embedder(True):
+        head = QCoreApplication.translate(
+            "Words",
+            "Your library is now read by the multilingual embedder (Settings > “My documents "
+            "are in several languages”), and its index was made by the English one, so it must "
+            "be rebuilt. Until then it is searched by its words only.",
+        )
+    elif head == switched_embedder(False):
+        head = QCoreApplication.translate(
+            "Words",
+            "Your library is read by the English embedder again, and its index was made by the "
+            "multilingual one, so it must be rebuilt. Until then it is searched by its words "
+            "only.",
+        )
+    minutes = next((int(w) for w in tail.split() if w.isdigit()), 0)
+    if minutes and tail == rebuild_meanwhile(minutes * 60):
+        tail = (
+            QCoreApplication.translate(
+                "Words",
+                "A rebuild should take about 1 minute; the current index keeps answering "
+                "meanwhile.",
+            )
+            if minutes == 1
+            else QCoreApplication.translate(
+                "Words",
+                "A rebuild should take about {minutes} minutes; the current index keeps "
+                "answering meanwhile.",
+            ).format(minutes=minutes)
+        )
+    return f"{head}\n\n{tail}"

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from desktop_rag.languages import CHINESE, JAPANESE, KOREAN
+
 # Han (with extension A and compatibility ideographs), hiragana, katakana (with the half-width
 # forms and the prolonged sound mark) and Hangul syllables.
 _CJK_CLASS = (
@@ -22,6 +24,11 @@ _CJK_CLASS = (
 _CJK = re.compile(f"[{_CJK_CLASS}]")
 # A run of CJK characters, or a run of other letters and digits.
 _RUNS = re.compile(f"([{_CJK_CLASS}]+)|([^\\W{_CJK_CLASS}]+)")
+
+
+_KANA = re.compile("[\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
+_HANGUL = re.compile("[\uac00-\ud7af]")
+_LETTER = re.compile(r"[^\W\d_]")
 
 
 def has_cjk(text: str) -> bool:
@@ -44,3 +51,17 @@ def grams(text: str) -> str:
             elif other:
                 out.append(other)
     return " ".join(out)
+
+
+def cjk_language(text: str) -> str:
+    """ "ja", "ko" or "zh" for a passage written mostly (at least half its letters) in Chinese
+    characters, kana or Hangul: Japanese where any kana is, Korean where Hangul outnumbers
+    Han, Chinese otherwise; "" for any other text, an English one naming a CJK word too."""
+    letters = len(_LETTER.findall(text))
+    cjk = len(_CJK.findall(text))
+    if not cjk or cjk * 2 < letters:
+        return ""
+    if _KANA.search(text):
+        return JAPANESE
+    hangul = len(_HANGUL.findall(text))
+    return KOREAN if hangul * 2 > cjk else CHINESE

@@ -12,6 +12,7 @@ import errno
 import logging
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from datetime import timedelta
@@ -23,7 +24,8 @@ import pyarrow as pa
 
 from desktop_rag.errors import IndexDamagedError, IndexMismatchError, StoreError
 from desktop_rag.infra import faults
-from desktop_rag.store.grams import grams
+from desktop_rag.languages import ENGLISH, text_language
+from desktop_rag.store.grams import cjk_language, grams
 from desktop_rag.store.lock import writer
 from desktop_rag.store.schema import (
     ADDED_CHUNK_COLUMNS,
@@ -46,7 +48,7 @@ from desktop_rag.store.schema import (
     write_meta,
 )
 from desktop_rag.store.stems import question_stems, stems
-from desktop_rag.types import Chunk, DocumentRecord, Hit, Status
+from desktop_rag.types import Chunk, DocumentRecord, Hit, LanguageMix, Status
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -64,6 +66,9 @@ FTS_RECHECK_S = 10.0
 # Bounded, the least recently used go first: old versions, never needed again. The index
 # cache keeps LanceDB's default: searches of a large library read their indexes from it.
 METADATA_CACHE_BYTES = 64 * 2**20
+# The texts `languages` reads to tell which language a library's non-English chunks are in:
+# a few hundred passages (tens of kilobytes) say it for any library, at the cost of a read.
+LANGUAGE_SAMPLE = 400
 
 # Past maintenance.ANN_MIN_ROWS chunks the approximate index answers vector searches.
 ANN_EF = 120  # HNSW candidates explored per query, at least k x ANN_REFINE
@@ -431,6 +436,29 @@ class LanceStore:
         return dict(
             zip(grouped["doc_id"].to_pylist(), grouped["doc_id_count"].to_pylist(), strict=True)
         )
+
+    def languages(self, sample: int = LANGUAGE_SAMPLE) -> LanguageMix:
+        """How much of the library is clearly in another language than English, and which.
+
+        Cheap: the chunks with stems (clearly German, French, Spanish, Italian, Portuguese or
+        Dutch, store/stems.py) or grams (some Chinese, Japanese or Korean, store/grams.py) are
+        counted, and only a sample of their texts (`sample`, no vectors) is read to tell their
+        languages, an English passage naming a CJK word apart; the sample's share is scaled to
+        every such chunk."""
+        total = self.count_chunks()
+        have = set(self._chunks.schema.names)
+        where = " OR ".join(f"{c} != ''" for c in (STEMS, GRAMS) if c in have)
+        candidates = self.count_chunks(where) if total and where else 0
+        if not candidates:
+            return LanguageMix(total, 0, "")
+        table = self._chunks.search().where(where).select(["text"]).limit(sample).to_arrow()
+        texts = table["text"].to_pylist()
+        said = Counter(cjk_language(t) or text_language(t) for t in texts)
+        said.pop(ENGLISH, None)
+        if not said or not texts:
+            return LanguageMix(total, 0, "")
+        foreign = round(candidates * sum(said.values()) / len(texts))
+        return LanguageMix(total, foreign, said.most_common(1)[0][0])
 
     def stats(self) -> dict[str, Any]:
         docs = self.documents()

@@ -676,6 +676,46 @@
         <translation>Bibliothek: muss neu aufgebaut werden</translation>
     </message>
     <message>
+        <source>Most of this library is in {language}: Settings &gt; “My documents are in several languages” finds its passages better.</source>
+        <translation>Der Großteil dieser Bibliothek ist auf {language}: Einstellungen &gt; „Meine Dokumente sind in mehreren Sprachen“ findet ihre Passagen besser.</translation>
+    </message>
+    <message>
+        <source>German</source>
+        <translation>Deutsch</translation>
+    </message>
+    <message>
+        <source>French</source>
+        <translation>Französisch</translation>
+    </message>
+    <message>
+        <source>Spanish</source>
+        <translation>Spanisch</translation>
+    </message>
+    <message>
+        <source>Italian</source>
+        <translation>Italienisch</translation>
+    </message>
+    <message>
+        <source>Portuguese</source>
+        <translation>Portugiesisch</translation>
+    </message>
+    <message>
+        <source>Dutch</source>
+        <translation>Niederländisch</translation>
+    </message>
+    <message>
+        <source>Chinese</source>
+        <translation>Chinesisch</translation>
+    </message>
+    <message>
+        <source>Japanese</source>
+        <translation>Japanisch</translation>
+    </message>
+    <message>
+        <source>Korean</source>
+        <translation>Koreanisch</translation>
+    </message>
+    <message>
         <source>The index is built again from every watched folder, beside the current one, which keeps answering until the new one is complete.</source>
         <translation>Der Index wird aus allen überwachten Ordnern neu aufgebaut, neben dem aktuellen, der weiter antwortet, bis der neue fertig ist.</translation>
     </message>
@@ -916,6 +956,10 @@
         <translation>Seiten, die nur aus Bildern bestehen (Scans, Fotos von Seiten), werden auf diesem Computer gelesen, etwa eine halbe Minute pro Seite. Gedrucktes Englisch wird gut gelesen; Buchstaben mit Akzenten (é, ü) verlieren oft ihre Akzente, sodass eine Suche nach solchen Wörtern diese Seiten verfehlen kann. Handschrift wird nicht gelesen.</translation>
     </message>
     <message>
+        <source>Finds passages in German, French, Spanish, Italian, Japanese, Chinese… by what they mean, not only by their words. Switching rebuilds the index in the background while the current one goes on answering; indexing takes longer from then on.</source>
+        <translation>Findet Passagen auf Deutsch, Französisch, Spanisch, Italienisch, Japanisch, Chinesisch … nach ihrer Bedeutung, nicht nur nach ihren Wörtern. Das Umschalten baut den Index im Hintergrund neu auf, während der bisherige weiter antwortet; das Indizieren dauert danach länger.</translation>
+    </message>
+    <message>
         <source>Settings</source>
         <translation>Einstellungen</translation>
     </message>
@@ -1016,6 +1060,10 @@
         <translation>Gescannte Seiten mit Texterkennung lesen</translation>
     </message>
     <message>
+        <source>My documents are in several languages</source>
+        <translation>Meine Dokumente sind in mehreren Sprachen</translation>
+    </message>
+    <message>
         <source>Watched folders:</source>
         <translation>Überwachte Ordner:</translation>
     </message>
@@ -1042,6 +1090,10 @@
     <message>
         <source>Scanned PDFs:</source>
         <translation>Gescannte PDFs:</translation>
+    </message>
+    <message>
+        <source>Languages:</source>
+        <translation>Sprachen:</translation>
     </message>
     <message>
         <source>The more text the model reads at once, the more sources it can read, and the more memory it needs. Removing a folder removes its documents from the index, never from your disk.</source>
@@ -1420,6 +1472,22 @@
     <message>
         <source>Outline of {name}</source>
         <translation>Gliederung von {name}</translation>
+    </message>
+    <message>
+        <source>Your library is now read by the multilingual embedder (Settings &gt; “My documents are in several languages”), and its index was made by the English one, so it must be rebuilt. Until then it is searched by its words only.</source>
+        <translation>Ihre Bibliothek wird jetzt vom mehrsprachigen Einbettungsmodell gelesen (Einstellungen &gt; „Meine Dokumente sind in mehreren Sprachen“), ihr Index aber wurde vom englischen erstellt und muss daher neu aufgebaut werden. Bis dahin wird nur nach ihren Wörtern gesucht.</translation>
+    </message>
+    <message>
+        <source>Your library is read by the English embedder again, and its index was made by the multilingual one, so it must be rebuilt. Until then it is searched by its words only.</source>
+        <translation>Ihre Bibliothek wird wieder vom englischen Einbettungsmodell gelesen, ihr Index aber wurde vom mehrsprachigen erstellt und muss daher neu aufgebaut werden. Bis dahin wird nur nach ihren Wörtern gesucht.</translation>
+    </message>
+    <message>
+        <source>A rebuild should take about 1 minute; the current index keeps answering meanwhile.</source>
+        <translation>Der Neuaufbau sollte etwa 1 Minute dauern; der aktuelle Index antwortet währenddessen weiter.</translation>
+    </message>
+    <message>
+        <source>A rebuild should take about {minutes} minutes; the current index keeps answering meanwhile.</source>
+        <translation>Der Neuaufbau sollte etwa {minutes} Minuten dauern; der aktuelle Index antwortet währenddessen weiter.</translation>
     </message>
 </context>
 <context>

@@ -676,6 +676,46 @@
         <translation>Biblioteca: hay que reconstruirla</translation>
     </message>
     <message>
+        <source>Most of this library is in {language}: Settings &gt; “My documents are in several languages” finds its passages better.</source>
+        <translation>La mayor parte de esta biblioteca está en {language}: Ajustes &gt; «Mis documentos están en varios idiomas» encuentra mejor sus pasajes.</translation>
+    </message>
+    <message>
+        <source>German</source>
+        <translation>alemán</translation>
+    </message>
+    <message>
+        <source>French</source>
+        <translation>francés</translation>
+    </message>
+    <message>
+        <source>Spanish</source>
+        <translation>español</translation>
+    </message>
+    <message>
+        <source>Italian</source>
+        <translation>italiano</translation>
+    </message>
+    <message>
+        <source>Portuguese</source>
+        <translation>portugués</translation>
+    </message>
+    <message>
+        <source>Dutch</source>
+        <translation>neerlandés</translation>
+    </message>
+    <message>
+        <source>Chinese</source>
+        <translation>chino</translation>
+    </message>
+    <message>
+        <source>Japanese</source>
+        <translation>japonés</translation>
+    </message>
+    <message>
+        <source>Korean</source>
+        <translation>coreano</translation>
+    </message>
+    <message>
         <source>The index is built again from every watched folder, beside the current one, which keeps answering until the new one is complete.</source>
         <translation>El índice se vuelve a crear a partir de todas las carpetas vigiladas, junto al actual, que sigue respondiendo hasta que el nuevo esté completo.</translation>
     </message>
@@ -916,6 +956,10 @@
         <translation>Las páginas que son solo imágenes (escaneos, fotos de páginas) se leen en este ordenador, en unos treinta segundos por página. El inglés impreso se lee bien; las letras acentuadas (é, ü) a menudo pierden el acento, así que una búsqueda de esas palabras puede no encontrar esas páginas. La escritura a mano no se lee.</translation>
     </message>
     <message>
+        <source>Finds passages in German, French, Spanish, Italian, Japanese, Chinese… by what they mean, not only by their words. Switching rebuilds the index in the background while the current one goes on answering; indexing takes longer from then on.</source>
+        <translation>Encuentra pasajes en alemán, francés, español, italiano, japonés, chino… por lo que significan, no solo por sus palabras. Cambiarlo reconstruye el índice en segundo plano mientras el actual sigue respondiendo; a partir de entonces, indexar tarda más.</translation>
+    </message>
+    <message>
         <source>Settings</source>
         <translation>Ajustes</translation>
     </message>
@@ -1016,6 +1060,10 @@
         <translation>Leer las páginas escaneadas con OCR</translation>
     </message>
     <message>
+        <source>My documents are in several languages</source>
+        <translation>Mis documentos están en varios idiomas</translation>
+    </message>
+    <message>
         <source>Watched folders:</source>
         <translation>Carpetas vigiladas:</translation>
     </message>
@@ -1042,6 +1090,10 @@
     <message>
         <source>Scanned PDFs:</source>
         <translation>PDF escaneados:</translation>
+    </message>
+    <message>
+        <source>Languages:</source>
+        <translation>Idiomas:</translation>
     </message>
     <message>
         <source>The more text the model reads at once, the more sources it can read, and the more memory it needs. Removing a folder removes its documents from the index, never from your disk.</source>
@@ -1420,6 +1472,22 @@
     <message>
         <source>Outline of {name}</source>
         <translation>Esquema de {name}</translation>
+    </message>
+    <message>
+        <source>Your library is now read by the multilingual embedder (Settings &gt; “My documents are in several languages”), and its index was made by the English one, so it must be rebuilt. Until then it is searched by its words only.</source>
+        <translation>Su biblioteca ahora la lee el modelo de incrustaciones multilingüe (Ajustes &gt; «Mis documentos están en varios idiomas»), pero su índice lo creó el modelo inglés, así que hay que reconstruirlo. Hasta entonces, solo se busca por sus palabras.</translation>
+    </message>
+    <message>
+        <source>Your library is read by the English embedder again, and its index was made by the multilingual one, so it must be rebuilt. Until then it is searched by its words only.</source>
+        <translation>Su biblioteca vuelve a leerla el modelo de incrustaciones inglés, pero su índice lo creó el multilingüe, así que hay que reconstruirlo. Hasta entonces, solo se busca por sus palabras.</translation>
+    </message>
+    <message>
+        <source>A rebuild should take about 1 minute; the current index keeps answering meanwhile.</source>
+        <translation>La reconstrucción debería tardar alrededor de 1 minuto; el índice actual sigue respondiendo mientras tanto.</translation>
+    </message>
+    <message>
+        <source>A rebuild should take about {minutes} minutes; the current index keeps answering meanwhile.</source>
+        <translation>La reconstrucción debería tardar alrededor de {minutes} minutos; el índice actual sigue respondiendo mientras tanto.</translation>
     </message>
 </context>
 <context>

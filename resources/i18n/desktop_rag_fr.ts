@@ -676,6 +676,46 @@
         <translation>Bibliothèque : à reconstruire</translation>
     </message>
     <message>
+        <source>Most of this library is in {language}: Settings &gt; “My documents are in several languages” finds its passages better.</source>
+        <translation>La majeure partie de cette bibliothèque est en {language} : Paramètres &gt; « Mes documents sont en plusieurs langues » en trouve mieux les passages.</translation>
+    </message>
+    <message>
+        <source>German</source>
+        <translation>allemand</translation>
+    </message>
+    <message>
+        <source>French</source>
+        <translation>français</translation>
+    </message>
+    <message>
+        <source>Spanish</source>
+        <translation>espagnol</translation>
+    </message>
+    <message>
+        <source>Italian</source>
+        <translation>italien</translation>
+    </message>
+    <message>
+        <source>Portuguese</source>
+        <translation>portugais</translation>
+    </message>
+    <message>
+        <source>Dutch</source>
+        <translation>néerlandais</translation>
+    </message>
+    <message>
+        <source>Chinese</source>
+        <translation>chinois</translation>
+    </message>
+    <message>
+        <source>Japanese</source>
+        <translation>japonais</translation>
+    </message>
+    <message>
+        <source>Korean</source>
+        <translation>coréen</translation>
+    </message>
+    <message>
         <source>The index is built again from every watched folder, beside the current one, which keeps answering until the new one is complete.</source>
         <translation>L’index est reconstruit à partir de chaque dossier surveillé, à côté de l’index actuel, qui continue de répondre jusqu’à ce que le nouveau soit complet.</translation>
     </message>
@@ -916,6 +956,10 @@
         <translation>Les pages qui ne sont que des images (numérisations, photos de pages) sont lues sur cet ordinateur, environ une demi-minute par page. L’anglais imprimé est bien lu ; les lettres accentuées (é, ü) perdent souvent leurs accents, si bien qu’une recherche de tels mots peut manquer ces pages. L’écriture manuscrite n’est pas lue.</translation>
     </message>
     <message>
+        <source>Finds passages in German, French, Spanish, Italian, Japanese, Chinese… by what they mean, not only by their words. Switching rebuilds the index in the background while the current one goes on answering; indexing takes longer from then on.</source>
+        <translation>Trouve les passages en allemand, français, espagnol, italien, japonais, chinois… par leur sens, pas seulement par leurs mots. Changer ce réglage reconstruit l’index en arrière-plan pendant que l’index actuel continue de répondre ; l’indexation prend ensuite plus de temps.</translation>
+    </message>
+    <message>
         <source>Settings</source>
         <translation>Paramètres</translation>
     </message>
@@ -1016,6 +1060,10 @@
         <translation>Lire les pages numérisées avec l’OCR</translation>
     </message>
     <message>
+        <source>My documents are in several languages</source>
+        <translation>Mes documents sont en plusieurs langues</translation>
+    </message>
+    <message>
         <source>Watched folders:</source>
         <translation>Dossiers surveillés :</translation>
     </message>
@@ -1042,6 +1090,10 @@
     <message>
         <source>Scanned PDFs:</source>
         <translation>PDF numérisés :</translation>
+    </message>
+    <message>
+        <source>Languages:</source>
+        <translation>Langues :</translation>
     </message>
     <message>
         <source>The more text the model reads at once, the more sources it can read, and the more memory it needs. Removing a folder removes its documents from the index, never from your disk.</source>
@@ -1420,6 +1472,22 @@
     <message>
         <source>Outline of {name}</source>
         <translation>Structure de {name}</translation>
+    </message>
+    <message>
+        <source>Your library is now read by the multilingual embedder (Settings &gt; “My documents are in several languages”), and its index was made by the English one, so it must be rebuilt. Until then it is searched by its words only.</source>
+        <translation>Votre bibliothèque est désormais lue par le modèle de plongement multilingue (Paramètres &gt; « Mes documents sont en plusieurs langues »), mais son index a été créé par le modèle anglais : il doit donc être reconstruit. D’ici là, la recherche se fait uniquement par ses mots.</translation>
+    </message>
+    <message>
+        <source>Your library is read by the English embedder again, and its index was made by the multilingual one, so it must be rebuilt. Until then it is searched by its words only.</source>
+        <translation>Votre bibliothèque est de nouveau lue par le modèle de plongement anglais, mais son index a été créé par le modèle multilingue : il doit donc être reconstruit. D’ici là, la recherche se fait uniquement par ses mots.</translation>
+    </message>
+    <message>
+        <source>A rebuild should take about 1 minute; the current index keeps answering meanwhile.</source>
+        <translation>La reconstruction devrait prendre environ 1 minute ; l’index actuel continue de répondre entre-temps.</translation>
+    </message>
+    <message>
+        <source>A rebuild should take about {minutes} minutes; the current index keeps answering meanwhile.</source>
+        <translation>La reconstruction devrait prendre environ {minutes} minutes ; l’index actuel continue de répondre entre-temps.</translation>
     </message>
 </context>
 <context>

@@ -74,6 +74,20 @@ def test_ocr_can_be_turned_off_and_says_what_it_reads_well(qtbot, home):
     assert dialog.result_settings().ocr is False
 
 
+def test_documents_in_several_languages_is_a_choice_that_says_what_it_costs(qtbot, home):
+    dialog = _dialog(qtbot)
+    box = dialog.multilingual
+    assert box.text() == "My documents are in several languages" and not box.isChecked()
+    assert dialog.result_settings().multilingual is False
+    for words in ("German", "Japanese", "rebuilds the index in the background", "takes longer"):
+        assert words in box.toolTip()
+    hints = [w.text() for w in dialog.findChildren(QLabel) if w.text() == box.toolTip()]
+    assert len(hints) == 1, "said under the box too, as OCR's hint is"
+    box.setChecked(True)
+    assert dialog.result_settings().multilingual is True
+    assert _dialog(qtbot, Settings(multilingual=True)).multilingual.isChecked()
+
+
 @pytest.mark.parametrize("found", [False, True])
 def test_every_line_of_the_dialog_has_its_room(qtbot, home, tmp_path, found):
     """Word-wrapped lines (no models found, what OCR reads, the note below, an error) get the
@@ -129,3 +143,30 @@ def test_settings_says_who_writes_the_answers_with_each_model(qtbot, home, tmp_p
     assert "own sentences" in line.text() and "small.gguf was tried" in line.text()
     dialog.model.setText(str(tmp_path / "new.gguf"))
     assert "first time it answers" in line.text()
+
+
+def test_on_a_short_screen_the_general_page_scrolls_and_ok_stays_on_it(qtbot, home, monkeypatch):
+    """A 900x600 screen is shorter than the dialog with a list of found models: the dialog is
+    no taller than the screen, its page scrolls, and nothing is cut on the right."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QScreen
+
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, 900, 600))
+    for i in range(3):
+        write_gguf(home / f".lmstudio/models/pub/repo{i}/tiny-Q4_K_M.gguf", name=f"Tiny {i}")
+    dialog = SettingsDialog(Settings(multilingual=True))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    qtbot.waitUntil(lambda: dialog.found.isVisible(), timeout=10_000)
+    qtbot.wait(50)
+    room = dialog.screen().availableGeometry().height()
+    assert dialog.height() <= room
+    assert dialog.buttons.geometry().bottom() < dialog.height()
+    scroll = dialog.tabs.currentWidget()
+    assert scroll.verticalScrollBar().isVisible()
+    page = scroll.widget()
+    assert page.width() <= scroll.viewport().width()
+    scroll.ensureWidgetVisible(dialog.multilingual)
+    qtbot.wait(20)
+    assert dialog.multilingual.visibleRegion().boundingRect().height() > 0

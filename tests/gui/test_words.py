@@ -18,6 +18,7 @@ from desktop_rag.gui.chat import ChatPane, plain_why
 from desktop_rag.gui.doclist import DocumentListModel
 from desktop_rag.gui.kindbar import KindBar
 from desktop_rag.gui.models import SourcesModel
+from desktop_rag.library_service import rebuild_meanwhile, switched_embedder
 from desktop_rag.locations import cite, place
 from desktop_rag.query.ability import describe
 from desktop_rag.query.answer import not_found_note, unbacked_note, withheld_note
@@ -256,3 +257,26 @@ WHY = {
 def test_the_ranking_in_the_windows_words(language: str) -> None:
     """English keeps its 1st, 2nd, 3rd; a translation writes ranks its own way."""
     assert (plain_why(RANKED), plain_why(UNRANKED)) == WHY[language]
+
+
+# The rebuild questions the core asks after the embedder was switched (issue 46, item 1).
+SWITCHED = [
+    switched_embedder(True) + "\n\n" + rebuild_meanwhile(60),
+    switched_embedder(False) + "\n\n" + rebuild_meanwhile(600),
+]
+
+
+@pytest.mark.parametrize("language", ["en_US", "de_DE", "fr_FR", "es_ES"], indirect=True)
+def test_the_rebuild_after_switching_the_embedder_is_asked_in_the_windows_language(
+    language: str,
+) -> None:
+    said = [words.rebuild_question(q) for q in SWITCHED]
+    if language == "en_US":
+        assert said == SWITCHED
+        return
+    assert all(s != q for s, q in zip(said, SWITCHED, strict=True))
+    assert " 1 " in said[0] and " 10 " in said[1]
+    assert all(english not in s for s in said for english in ("embedder", "rebuilt", "meanwhile"))
+    other = "The index in /x was built differently.\n\n" + rebuild_meanwhile(60)
+    assert words.rebuild_question(other).startswith("The index in /x was built differently.")
+    assert words.rebuild_question("anything else") == "anything else"

@@ -18,6 +18,7 @@ from desktop_rag.library import GUIDE_NAME
 from desktop_rag.library_service import BUILT_IN_MODEL, MISSING, Edit, LibraryService
 from desktop_rag.types import Status
 from tests.fakes import FakeLlm, HashEmbedder, WordTokenizer
+from tests.helpers import multilingual
 from tests.pdfgen import encrypt_pdf, make_pdf
 
 
@@ -361,3 +362,81 @@ def test_keep_watching_indexes_then_each_change_until_stopped(
         loop.join(timeout=30)
     assert not loop.is_alive() and result == [False]
     assert indexed(service) >= {str(folder / "a.pdf"), str(folder / "b.pdf")}
+
+
+def test_switching_the_embedder_reopens_stale_asks_in_plain_words_and_loses_nothing(
+    library_dir: Path, animal_pdfs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dataclasses import replace
+
+    multilingual.install(monkeypatch)
+    service = LibraryService(
+        Settings.load(), library_dir=library_dir, app_factory=multilingual.either_app
+    )
+    service.adopt(service.open())
+    service.add_folder(str(animal_pdfs))
+    service.reindex(service.folders)
+    before = indexed(service)
+    assert service.apply_settings(replace(service.settings, top_k=3)).reopen is False
+
+    edit = service.apply_settings(replace(service.settings, multilingual=True))
+    assert edit.reopen and not edit.reload_model and Settings.load().multilingual
+    assert service.app is not None
+    model = service.app.answer.llm
+    opened = service.reopen()
+    assert opened.app.answer.llm is model, "the model already loaded goes on answering"
+    assert service.adopt(opened) == [], "nothing is indexed into a stale index"
+    assert service.needs_rebuild and opened.app.retriever.text_only
+    question = service.rebuild_question(opened.estimate_s)
+    assert question.startswith("Your library is now read by the multilingual embedder")
+    assert "keeps answering" in question and "minute" in question
+    assert indexed(service) == before, "later: the old index keeps every document"
+
+    service.rebuild(service.folders)
+    assert not service.needs_rebuild and indexed(service) == before
+    assert service.app.store.meta.embedder_id == multilingual.FAKE_ID
+
+    service.apply_settings(replace(service.settings, multilingual=False))
+    service.adopt(service.reopen())
+    assert service.needs_rebuild
+    assert service.rebuild_question(60).startswith(
+        "Your library is read by the English embedder again"
+    )
+
+
+def test_a_library_mostly_not_in_english_is_told_of_the_multilingual_setting(
+    service: LibraryService, tmp_path: Path
+) -> None:
+    from dataclasses import replace
+
+    from desktop_rag.library_service import language_notice
+
+    german = tmp_path / "german"
+    german.mkdir()
+    for i, text in enumerate(
+        (
+            "Beim Installieren von Paketen lädt apt die Dateien aus dem Archiv herunter.",
+            "Wenn der Drucker nicht druckt, prüfen Sie zuerst, ob er mit dem Netz verbunden ist.",
+        )
+    ):
+        (german / f"de{i}.txt").write_text(text, encoding="utf-8")
+    assert service.language_check() == "", "nothing indexed yet"
+    service.settings.folders.clear()  # not the English guide
+    service.add_folder(str(german))
+    service.reindex(service.folders)
+    assert service.language_check() == "de"
+    assert language_notice("de") == (
+        "Most of this library is in German: Settings > “My documents are in several "
+        "languages” finds its passages better."
+    )
+    service.apply_settings(replace(service.settings, multilingual=True))
+    assert service.language_check() == "", "the multilingual embedder is chosen already"
+
+
+def test_mostly_means_more_than_half_clearly_another_language() -> None:
+    from desktop_rag.library_service import mostly_in
+    from desktop_rag.types import LanguageMix
+
+    assert mostly_in(LanguageMix(10, 6, "ja")) == "ja"
+    assert mostly_in(LanguageMix(10, 5, "de")) == ""
+    assert mostly_in(LanguageMix(0, 0, "")) == ""

@@ -60,3 +60,27 @@ def test_a_reset_index_is_filled_again_before_a_command_runs(
     code, out, err = run_in_process(app, ["status", "--json"], capsys)
     assert code == 0 and json.loads(out)["documents"] == 1
     assert "The index was damaged" in err and not app.needs_reindex
+
+
+def test_status_points_a_library_mostly_not_in_english_to_the_multilingual_setting(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Said on stderr, as status's other notices are: `status --json` keeps its shape."""
+    app = make_app(tmp_path, FakeLlm(), mode=None)
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "netz.txt").write_text(
+        "Wenn der Drucker nicht druckt, prüfen Sie zuerst, ob er mit dem Netz verbunden ist.",
+        encoding="utf-8",
+    )
+    code, out, err = run_in_process(app, ["index", str(lib)], capsys)
+    assert code == 0
+    told = "Most of this library is in German: Settings > “My documents are in several"
+    code, out, err = run_in_process(app, ["status"], capsys)
+    assert code == 0 and told in err and told not in out
+    code, out, err = run_in_process(app, ["status", "--json"], capsys)
+    assert code == 0 and told in err
+    assert set(json.loads(out)) == {"documents", "chunks", "pages", "pending", "failed", "excluded"}
+    app.settings.multilingual = True
+    code, out, err = run_in_process(app, ["status"], capsys)
+    assert told not in err

@@ -20,7 +20,7 @@ from desktop_rag.team import BothStores
 NOT_READS = {
     "open", "open_as_built", "chunk_table", "commit", "fill_vectors", "remove", "cache_bytes",
     "write_lock", "chunks_table", "documents_table", "needs_indexes", "has_grams_index",
-    "has_stems_index",
+    "has_stems_index", "languages",
 }  # fmt: skip
 
 

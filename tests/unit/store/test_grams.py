@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktop_rag.store.grams import grams, has_cjk
+from desktop_rag.store.grams import cjk_language, grams, has_cjk
 
 
 def test_english_text_has_no_grams() -> None:
@@ -32,3 +32,11 @@ def test_a_question_finds_a_passage_by_a_pair_it_shares() -> None:
     passage = set(grams("如何使用apt安装软件包？").split())
     question = set(grams("安装软件").split())
     assert question <= passage
+
+
+def test_a_passage_mostly_in_cjk_is_told_chinese_japanese_or_korean() -> None:
+    assert cjk_language("软件包管理系统是Debian的核心。") == "zh"
+    assert cjk_language("パッケージ管理システムはDebianの中心です。") == "ja"
+    assert cjk_language("패키지 관리 시스템은 데비안의 핵심입니다.") == "ko"
+    assert cjk_language("The word 软件 means software in the manual's examples.") == ""
+    assert cjk_language("Plain English text.") == ""
