@@ -198,9 +198,22 @@ def default_embedder(settings: Settings) -> Embedder:
     if settings.multilingual:
         from desktop_rag.engines.multilingual import E5Embedder
 
-        # A frozen build prepares its export at build time: no cache dir to export into.
-        cache = None if frozen.is_frozen() else ExportCache(cache_dir() / "embedders")
-        return E5Embedder(cache, threads=settings.threads, low_priority=settings.index_low_priority)
+        if frozen.is_frozen():
+            # The bundle's export, made at build time (fp32, for passages and questions): no
+            # torch to export with, no cache dir to export into (packaging/prebuild.py).
+            shipped = frozen.multilingual_export()
+            return E5Embedder(
+                None,
+                threads=settings.threads,
+                low_priority=settings.index_low_priority,
+                prebuilt={"fp32": shipped} if shipped is not None else None,
+                variant="fp32",
+            )
+        return E5Embedder(
+            ExportCache(cache_dir() / "embedders"),
+            threads=settings.threads,
+            low_priority=settings.index_low_priority,
+        )
     if frozen.is_frozen():
         if settings.embed_backend == "torch":
             log.warning("embed_backend 'torch' is not available in this build; using onnx")

@@ -8,6 +8,8 @@
     prebuilt/embedder/onnx-<variant>/model.onnx   int8 for passages, fp32 for questions
     prebuilt/embedder/onnx-int8-w7/model.onnx     int8 in 7 bits, for CPUs without VNNI
                                                   (infra/cpu.int8_weight_bits)
+    prebuilt/multilingual/onnx-fp32/     the multilingual embedder (engines/multilingual.py):
+                                         model.onnx, tokenizer.json, normalizer.json
 
 A frozen build carries neither torch nor the model packages, so it cannot export or assemble:
 these files are its only models. Outside a frozen build every lookup here returns None.
@@ -23,6 +25,7 @@ from desktop_rag.infra import cpu
 FOLDER = "prebuilt"
 LLM = "llm"
 EMBEDDER = "embedder"
+MULTILINGUAL = "multilingual"
 EXPORT_FILE = "model.onnx"
 SEVEN_BIT_INT8 = "onnx-int8-w7"
 
@@ -71,3 +74,12 @@ def embedder_export(variant: str) -> Path | None:
         if model.is_file():
             return model
     return None
+
+
+def multilingual_export() -> Path | None:
+    """The bundle's export of the multilingual embedder (fp32, for passages and questions)."""
+    folder = root()
+    if folder is None:
+        return None
+    export = folder / MULTILINGUAL / "onnx-fp32"
+    return export if (export / EXPORT_FILE).is_file() else None

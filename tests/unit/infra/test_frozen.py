@@ -126,3 +126,23 @@ def test_the_bundle_gives_its_7_bit_int8_export_to_a_cpu_whose_products_saturate
     # An older bundle without the 7-bit export: its 8-bit one (the int8 rule still decides).
     seven.unlink()
     assert bundle.embedder_export("int8") == eight
+
+
+def test_a_frozen_build_embeds_several_languages_with_its_shipped_export(frozen, tmp_path):
+    from desktop_rag.engines.multilingual import MULTILINGUAL_EMBEDDER_ID, E5Embedder
+
+    root = _layout(frozen)
+    assert bundle.multilingual_export() is None
+    missing = default_embedder(Settings(multilingual=True))
+    assert isinstance(missing, E5Embedder) and missing.cache is None
+    with pytest.raises(ModelError, match="no multilingual embedder"):
+        missing.embed(["Guten Tag"])
+    export = root / bundle.MULTILINGUAL / "onnx-fp32"
+    export.mkdir(parents=True)
+    (export / bundle.EXPORT_FILE).write_bytes(b"onnx stand-in")
+    assert bundle.multilingual_export() == export
+    shipped = default_embedder(Settings(multilingual=True))
+    assert isinstance(shipped, E5Embedder) and shipped.model_id == MULTILINGUAL_EMBEDDER_ID
+    # One export for passages and questions; nothing exported, no cache written.
+    assert shipped.variant == shipped.query_variant == "fp32"
+    assert shipped.cache is None and not (tmp_path / "cache").exists()
