@@ -14,6 +14,7 @@ from desktop_rag.config import Settings, cache_dir
 from desktop_rag.engines.embed import Embedder, SentenceTransformerEmbedder
 from desktop_rag.engines.int8_check import VERDICTS_FILE, VerdictCache
 from desktop_rag.engines.llm import LlamaCppLlm, Llm
+from desktop_rag.engines.multilingual import MULTILINGUAL_EMBEDDER_ID
 from desktop_rag.engines.onnx_embed import AutoEmbedder
 from desktop_rag.engines.onnx_export import ExportCache
 from desktop_rag.engines.rerank import Reranker
@@ -26,6 +27,7 @@ from desktop_rag.ingest.pipeline import IngestService
 from desktop_rag.ingest.progress import ProgressFn
 from desktop_rag.query.ability import Abilities
 from desktop_rag.query.answer import AnswerService
+from desktop_rag.query.retrieve import MULTILINGUAL_TEXT_SHARE
 from desktop_rag.store import lock
 from desktop_rag.store.lance import LanceStore
 from desktop_rag.store.remote import open_team
@@ -325,6 +327,8 @@ def build_app(
     # The team library, when one is attached, is searched through this retriever, and the
     # answer service reads both libraries' sizes and words through BothStores.
     retriever = BothRetriever(store, embedder, reranker=reranker)
+    if embedder.model_id == MULTILINGUAL_EMBEDDER_ID:
+        retriever.text_share = MULTILINGUAL_TEXT_SHARE  # its vectors read every language
     if stale is not None and (store.meta.embedder_id, store.meta.dim) != (
         meta.embedder_id,
         meta.dim,

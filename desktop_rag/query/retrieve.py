@@ -33,6 +33,15 @@ log = logging.getLogger(__name__)
 # paraphrases, financebench and covid-qa (bench/tune/retrieval_tune.py --blend): a smaller share
 # ranked the paraphrases and filings higher but cost covid-qa at rank 1.
 TEXT_SHARE = 0.5
+# A library read by the multilingual embedder (engines/multilingual.py, Settings' "My documents
+# are in several languages") leans on its vectors: they find a passage by its meaning in any of
+# the languages, where the words find it only in the question's own. Chosen on the tune half
+# of bench.multilingual (debian-reference in seven languages, each language's own questions and
+# English ones; python -m bench.multilingual --app-only --embedder e5 for the figures): the sum
+# of recall@1 over the thirteen rows was 4.76 at 0.5, 5.26 at 0.3, 5.96 at 0.15, 5.85 at 0.1 and
+# 5.41 at 0 (recall@5 9.05, 9.86, 9.95, 10.07, 10.06); 0.15 keeps more of the words for the
+# names and commands a question shares with its page.
+MULTILINGUAL_TEXT_SHARE = 0.15
 # A navigation page (contents, index: ingest/nav.py) repeats the titles of the sections it
 # lists, so words alone would rank it above the sections themselves; its blended score is cut
 # to this share, which keeps it findable (a question about the index still finds it) but

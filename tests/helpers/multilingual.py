@@ -36,8 +36,10 @@ class FakeE5Embedder(HashEmbedder):
         threads: int = 0,
         low_priority: bool = True,
         prebuilt: Mapping[str, Path] | None = None,
+        variant: str = "int8",
     ) -> None:
         super().__init__()
+        self.variant = variant
         self.cache, self.threads, self.low_priority, self.prebuilt = (
             cache,
             threads,

@@ -103,3 +103,23 @@ def test_a_rebuild_begun_for_the_other_embedder_is_started_afresh(
     back.rebuild()  # the index itself was built by this embedder: only the half-built one is off
     assert back.stale is None and back.store.meta.embedder_id == HashEmbedder.model_id
     assert [d.path for d in back.store.documents()] == [str(docs / "otters.txt")]
+
+
+def test_a_library_of_the_multilingual_embedder_leans_on_its_vectors(tmp_path: Path) -> None:
+    from desktop_rag.engines.multilingual import E5Embedder
+    from desktop_rag.query.retrieve import MULTILINGUAL_TEXT_SHARE, TEXT_SHARE
+
+    def app(embedder: object, name: str):  # type: ignore[no-untyped-def]
+        return build_app(
+            Settings(data_dir=str(tmp_path / name)),
+            embedder=embedder,  # type: ignore[arg-type]
+            tokenizer=WordTokenizer,
+            params=ChunkParams(60, 10),
+            isolate=False,
+            llm=FakeLlm(),
+        )
+
+    # Made, not loaded: nothing is embedded to open a library.
+    assert app(E5Embedder(None), "e5").retriever.text_share == MULTILINGUAL_TEXT_SHARE
+    assert app(HashEmbedder(), "english").retriever.text_share == TEXT_SHARE
+    assert MULTILINGUAL_TEXT_SHARE < TEXT_SHARE
