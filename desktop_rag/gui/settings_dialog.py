@@ -44,9 +44,9 @@ from desktop_rag.query.ability import Abilities, settings_line
 # What the bundled OCR reads well, measured (README, "Scanned PDFs"), in a reader's words.
 OCR_HINT = QT_TRANSLATE_NOOP(
     "SettingsDialog",
-    "Pages that are only pictures (scans, photos of pages) are read on this computer, about "
-    "half a minute a page. Printed English reads well; accented letters (é, ü) often lose "
-    "their accents, so a search for such words may miss those pages. Handwriting is not read.",
+    "Pages that are only pictures (scans, photos of pages) are read on this computer, up to "
+    "half a minute a page. Print reads well in English, Chinese, Japanese and the languages "
+    "written with accents (é, ü, ñ), which are kept. Handwriting is not read.",
 )
 
 # What the multilingual embedder changes, for a reader deciding whether to switch it on.
@@ -54,7 +54,7 @@ MULTILINGUAL_HINT = QT_TRANSLATE_NOOP(
     "SettingsDialog",
     "Finds passages in German, French, Spanish, Italian, Japanese, Chinese… by what they mean, "
     "not only by their words. Switching rebuilds the index in the background while the current "
-    "one goes on answering; indexing takes longer from then on.",
+    "one goes on answering by its words; indexing takes about half as long again from then on.",
 )
 
 PATH_ROLE = Qt.ItemDataRole.UserRole

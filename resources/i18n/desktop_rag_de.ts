@@ -952,12 +952,12 @@
 <context>
     <name>SettingsDialog</name>
     <message>
-        <source>Pages that are only pictures (scans, photos of pages) are read on this computer, about half a minute a page. Printed English reads well; accented letters (é, ü) often lose their accents, so a search for such words may miss those pages. Handwriting is not read.</source>
-        <translation>Seiten, die nur aus Bildern bestehen (Scans, Fotos von Seiten), werden auf diesem Computer gelesen, etwa eine halbe Minute pro Seite. Gedrucktes Englisch wird gut gelesen; Buchstaben mit Akzenten (é, ü) verlieren oft ihre Akzente, sodass eine Suche nach solchen Wörtern diese Seiten verfehlen kann. Handschrift wird nicht gelesen.</translation>
+        <source>Pages that are only pictures (scans, photos of pages) are read on this computer, up to half a minute a page. Print reads well in English, Chinese, Japanese and the languages written with accents (é, ü, ñ), which are kept. Handwriting is not read.</source>
+        <translation>Seiten, die nur aus Bildern bestehen (Scans, Fotos von Seiten), werden auf diesem Computer gelesen, bis zu einer halben Minute pro Seite. Gedruckter Text wird gut gelesen, auf Englisch, Chinesisch, Japanisch und in den Sprachen mit Akzenten (é, ü, ñ), die erhalten bleiben. Handschrift wird nicht gelesen.</translation>
     </message>
     <message>
-        <source>Finds passages in German, French, Spanish, Italian, Japanese, Chinese… by what they mean, not only by their words. Switching rebuilds the index in the background while the current one goes on answering; indexing takes longer from then on.</source>
-        <translation>Findet Passagen auf Deutsch, Französisch, Spanisch, Italienisch, Japanisch, Chinesisch … nach ihrer Bedeutung, nicht nur nach ihren Wörtern. Das Umschalten baut den Index im Hintergrund neu auf, während der bisherige weiter antwortet; das Indizieren dauert danach länger.</translation>
+        <source>Finds passages in German, French, Spanish, Italian, Japanese, Chinese… by what they mean, not only by their words. Switching rebuilds the index in the background while the current one goes on answering by its words; indexing takes about half as long again from then on.</source>
+        <translation>Findet Passagen auf Deutsch, Französisch, Spanisch, Italienisch, Japanisch, Chinesisch … nach ihrer Bedeutung, nicht nur nach ihren Wörtern. Das Umschalten baut den Index im Hintergrund neu auf, während der bisherige weiter nach seinen Wörtern antwortet; das Indizieren dauert danach etwa anderthalbmal so lange.</translation>
     </message>
     <message>
         <source>Settings</source>

@@ -952,12 +952,12 @@
 <context>
     <name>SettingsDialog</name>
     <message>
-        <source>Pages that are only pictures (scans, photos of pages) are read on this computer, about half a minute a page. Printed English reads well; accented letters (é, ü) often lose their accents, so a search for such words may miss those pages. Handwriting is not read.</source>
-        <translation>Las páginas que son solo imágenes (escaneos, fotos de páginas) se leen en este ordenador, en unos treinta segundos por página. El inglés impreso se lee bien; las letras acentuadas (é, ü) a menudo pierden el acento, así que una búsqueda de esas palabras puede no encontrar esas páginas. La escritura a mano no se lee.</translation>
+        <source>Pages that are only pictures (scans, photos of pages) are read on this computer, up to half a minute a page. Print reads well in English, Chinese, Japanese and the languages written with accents (é, ü, ñ), which are kept. Handwriting is not read.</source>
+        <translation>Las páginas que solo son imágenes (escaneos, fotos de páginas) se leen en este ordenador, hasta medio minuto por página. El texto impreso se lee bien en inglés, chino, japonés y en los idiomas con acentos (é, ü, ñ), que se conservan. La escritura a mano no se lee.</translation>
     </message>
     <message>
-        <source>Finds passages in German, French, Spanish, Italian, Japanese, Chinese… by what they mean, not only by their words. Switching rebuilds the index in the background while the current one goes on answering; indexing takes longer from then on.</source>
-        <translation>Encuentra pasajes en alemán, francés, español, italiano, japonés, chino… por lo que significan, no solo por sus palabras. Cambiarlo reconstruye el índice en segundo plano mientras el actual sigue respondiendo; a partir de entonces, indexar tarda más.</translation>
+        <source>Finds passages in German, French, Spanish, Italian, Japanese, Chinese… by what they mean, not only by their words. Switching rebuilds the index in the background while the current one goes on answering by its words; indexing takes about half as long again from then on.</source>
+        <translation>Encuentra pasajes en alemán, francés, español, italiano, japonés, chino… por lo que significan, no solo por sus palabras. Cambiarlo reconstruye el índice en segundo plano mientras el actual sigue respondiendo por sus palabras; a partir de entonces, indexar tarda aproximadamente la mitad más.</translation>
     </message>
     <message>
         <source>Settings</source>

@@ -952,12 +952,12 @@
 <context>
     <name>SettingsDialog</name>
     <message>
-        <source>Pages that are only pictures (scans, photos of pages) are read on this computer, about half a minute a page. Printed English reads well; accented letters (é, ü) often lose their accents, so a search for such words may miss those pages. Handwriting is not read.</source>
-        <translation>Les pages qui ne sont que des images (numérisations, photos de pages) sont lues sur cet ordinateur, environ une demi-minute par page. L’anglais imprimé est bien lu ; les lettres accentuées (é, ü) perdent souvent leurs accents, si bien qu’une recherche de tels mots peut manquer ces pages. L’écriture manuscrite n’est pas lue.</translation>
+        <source>Pages that are only pictures (scans, photos of pages) are read on this computer, up to half a minute a page. Print reads well in English, Chinese, Japanese and the languages written with accents (é, ü, ñ), which are kept. Handwriting is not read.</source>
+        <translation>Les pages qui ne sont que des images (numérisations, photos de pages) sont lues sur cet ordinateur, jusqu’à une demi-minute par page. L’imprimé se lit bien en anglais, en chinois, en japonais et dans les langues à accents (é, ü, ñ), qui sont conservés. L’écriture manuscrite n’est pas lue.</translation>
     </message>
     <message>
-        <source>Finds passages in German, French, Spanish, Italian, Japanese, Chinese… by what they mean, not only by their words. Switching rebuilds the index in the background while the current one goes on answering; indexing takes longer from then on.</source>
-        <translation>Trouve les passages en allemand, français, espagnol, italien, japonais, chinois… par leur sens, pas seulement par leurs mots. Changer ce réglage reconstruit l’index en arrière-plan pendant que l’index actuel continue de répondre ; l’indexation prend ensuite plus de temps.</translation>
+        <source>Finds passages in German, French, Spanish, Italian, Japanese, Chinese… by what they mean, not only by their words. Switching rebuilds the index in the background while the current one goes on answering by its words; indexing takes about half as long again from then on.</source>
+        <translation>Trouve les passages en allemand, français, espagnol, italien, japonais, chinois… par leur sens, pas seulement par leurs mots. Changer ce réglage reconstruit l’index en arrière-plan pendant que l’index actuel continue de répondre par ses mots ; l’indexation prend ensuite environ une fois et demie plus de temps.</translation>
     </message>
     <message>
         <source>Settings</source>

@@ -69,7 +69,7 @@ def test_no_models_found_says_so(qtbot, home):
 def test_ocr_can_be_turned_off_and_says_what_it_reads_well(qtbot, home):
     dialog = _dialog(qtbot, Settings(ocr=True))
     assert dialog.ocr.isChecked()
-    assert "accented letters" in dialog.ocr.toolTip()
+    assert "accents (é, ü, ñ), which are kept" in dialog.ocr.toolTip()
     dialog.ocr.setChecked(False)
     assert dialog.result_settings().ocr is False
 
@@ -79,7 +79,7 @@ def test_documents_in_several_languages_is_a_choice_that_says_what_it_costs(qtbo
     box = dialog.multilingual
     assert box.text() == "My documents are in several languages" and not box.isChecked()
     assert dialog.result_settings().multilingual is False
-    for words in ("German", "Japanese", "rebuilds the index in the background", "takes longer"):
+    for words in ("German", "Japanese", "rebuilds the index in the background", "half as long again"):
         assert words in box.toolTip()
     hints = [w.text() for w in dialog.findChildren(QLabel) if w.text() == box.toolTip()]
     assert len(hints) == 1, "said under the box too, as OCR's hint is"
