@@ -116,7 +116,6 @@ class OnnxEmbedder:
             if self._session is not None:
                 return
             import onnxruntime as ort
-            from tokenizers import Tokenizer
 
             # Each run takes its caller's thread and threads - 1 of the pool: one pool for
             # every stream, as big as theirs together.
@@ -129,12 +128,19 @@ class OnnxEmbedder:
                 )
 
             session = _in_lowered_thread(create) if self.background else create()
-            tok = Tokenizer.from_file(str(self._tokenizer_json))
-            tok.no_padding()  # the bundled tokenizer.json pads every text to 128
-            tok.enable_truncation(max_length=self._max_tokens)
             self._inputs = frozenset(i.name for i in session.get_inputs())
-            self._tokenizer = tok
+            self._tokenizer = self._load_tokenizer()
             self._session = session
+
+    def _load_tokenizer(self) -> Any:
+        """What turns texts into word pieces: `encode_batch(texts)` gives each text's `ids`,
+        special tokens included, cut at max_tokens."""
+        from tokenizers import Tokenizer
+
+        tok = Tokenizer.from_file(str(self._tokenizer_json))
+        tok.no_padding()  # the bundled tokenizer.json pads every text to 128
+        tok.enable_truncation(max_length=self._max_tokens)
+        return tok
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         if not texts:

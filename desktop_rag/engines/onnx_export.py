@@ -53,9 +53,14 @@ class ExportError(Exception):
     """The model could not be exported; the message says why (for the log, not the user)."""
 
 
-def fingerprint(model_dir: Path, variant: str, weights_file: str = _WEIGHTS) -> str:
-    """A short id of the source model, the variant and the recipe: the cache key."""
+def fingerprint(
+    model_dir: Path, variant: str, weights_file: str = _WEIGHTS, own_recipe: str = ""
+) -> str:
+    """A short id of the source model, the variant and the recipe (with an exporter's own
+    version, if it has one): the cache key."""
     recipe = f"recipe={RECIPE};variant={variant}"
+    if own_recipe:
+        recipe += f";{own_recipe}"  # none for the bundled embedder: its keys stay as they were
     # int8 weights in 7 bits where this CPU's int8 products saturate (infra/cpu.py says why).
     bits = cpu.int8_weight_bits() if variant == "int8" else 8
     if bits != 8:
@@ -97,9 +102,10 @@ class ExportCache:
     # bundled MiniLM's by default, engines/multilingual.py's model file for its exports.
     name: str = "minilm"
     weights_file: str = _WEIGHTS
+    recipe: str = ""  # the exporter's own recipe, part of the key
 
     def folder(self, model_dir: Path, variant: str) -> Path:
-        key = fingerprint(model_dir, variant, self.weights_file)
+        key = fingerprint(model_dir, variant, self.weights_file, self.recipe)
         return self.root / f"{self.name}-{variant}-{key}"
 
     def find(self, model_dir: Path, variant: str) -> Path | None:

@@ -9,7 +9,7 @@
     prebuilt/embedder/onnx-int8-w7/model.onnx     int8 in 7 bits, for CPUs without VNNI
                                                   (infra/cpu.int8_weight_bits)
     prebuilt/multilingual/onnx-fp32/     the multilingual embedder (engines/multilingual.py):
-                                         model.onnx, tokenizer.json, normalizer.json
+                                         model.onnx, e5.spm, normalizer.json
 
 A frozen build carries neither torch nor the model packages, so it cannot export or assemble:
 these files are its only models. Outside a frozen build every lookup here returns None.

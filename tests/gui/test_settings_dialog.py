@@ -79,7 +79,12 @@ def test_documents_in_several_languages_is_a_choice_that_says_what_it_costs(qtbo
     box = dialog.multilingual
     assert box.text() == "My documents are in several languages" and not box.isChecked()
     assert dialog.result_settings().multilingual is False
-    for words in ("German", "Japanese", "rebuilds the index in the background", "half as long again"):
+    for words in (
+        "German",
+        "Japanese",
+        "rebuilds the index in the background",
+        "half as long again",
+    ):
         assert words in box.toolTip()
     hints = [w.text() for w in dialog.findChildren(QLabel) if w.text() == box.toolTip()]
     assert len(hints) == 1, "said under the box too, as OCR's hint is"
