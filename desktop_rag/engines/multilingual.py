@@ -183,8 +183,9 @@ def write_tokenizer(weights: Q4File, folder: Path) -> None:
     SentencePiece rather than `tokenizers`: with the 250,002 pieces, a `tokenizers` Unigram
     model took 280 MB of memory once loaded, SentencePiece's 48 MB, for the same word pieces
     (tested against the package's own engine)."""
-    from sentencepiece import sentencepiece_model_pb2 as spm_pb
+    from sentencepiece import sentencepiece_model_pb2
 
+    spm_pb: Any = sentencepiece_model_pb2  # generated protobuf code: no types for mypy
     model = spm_pb.ModelProto()
     trainer = model.trainer_spec
     trainer.model_type = spm_pb.TrainerSpec.UNIGRAM
