@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable
 from dataclasses import replace
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt, QThreadPool
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QObject, Qt, QThreadPool
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -251,6 +251,13 @@ class SettingsDialog(QDialog):
         team_layout.addStretch(1)
         # On a short screen (900x600) the General page scrolls: OK and Cancel stay on it.
         self._general = general
+        self._fitted = -1  # the height _fit_height last gave the dialog
+        for label in general.findChildren(QLabel):
+            if label.wordWrap():
+                label.installEventFilter(self)  # see eventFilter
+                # Where a font's metrics make a line's height for its width one line too many,
+                # the spare line falls below the text, not half above it.
+                label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self._general_scroll = QScrollArea()
         self._general_scroll.setWidget(general)
         self._general_scroll.setWidgetResizable(True)
@@ -304,6 +311,19 @@ class SettingsDialog(QDialog):
             self._fit_height()
         return handled
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        # A wrapped line under a checkbox (what OCR reads, in German on a short screen) was
+        # given one line fewer than it wraps into at its width and drawn over the checkbox:
+        # each keeps the height its width needs, whenever its width changes.
+        if (
+            event.type() == QEvent.Type.Resize
+            and isinstance(watched, QLabel)
+            and isinstance(event, QResizeEvent)
+            and event.size().width() != event.oldSize().width()
+        ):
+            watched.setMinimumHeight(watched.heightForWidth(event.size().width()))
+        return super().eventFilter(watched, event)
+
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit_height()
@@ -324,8 +344,11 @@ class SettingsDialog(QDialog):
             frame = self.frameGeometry().height() - self.geometry().height()
             need = min(need, screen.availableGeometry().height() - max(frame, 0))
         self.setMinimumHeight(need)
-        if self.height() < need:
+        # Grown here for lines that wrapped into more while the dialog was still narrow, it
+        # shrinks back once they need less, unless the user has resized it since.
+        if self.height() < need or (self.height() == self._fitted and self.height() > need):
             self.resize(self.width(), need)
+            self._fitted = need
 
     def _on_n_ctx_value_changed(self, value: int) -> None:
         # The thousands separator is the translation's ("3,100" in English, "3.100" in German).

@@ -175,3 +175,38 @@ def test_on_a_short_screen_the_general_page_scrolls_and_ok_stays_on_it(qtbot, ho
     scroll.ensureWidgetVisible(dialog.multilingual)
     qtbot.wait(20)
     assert dialog.multilingual.visibleRegion().boundingRect().height() > 0
+    _assert_room(dialog)
+
+
+def test_on_a_short_screen_in_german_the_scrolled_lines_keep_their_room(
+    qtbot, qapp, home, monkeypatch
+):
+    """The German page is taller than a 900x600 screen: the page scrolls at the height its
+    wrapped lines need at its width, not squeezed into the view (what OCR reads was drawn
+    over its checkbox and cut off below)."""
+    from PySide6.QtCore import QCoreApplication, QLocale, QRect
+    from PySide6.QtGui import QScreen
+
+    from desktop_rag.gui import translation
+
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, 900, 600))
+    installed = translation.install(qapp, QLocale("de_DE"))
+    assert installed, "the German translation is shipped"
+    try:
+        dialog = SettingsDialog(Settings(multilingual=True))
+        qtbot.addWidget(dialog)
+        dialog.show()
+        qtbot.waitExposed(dialog)
+        qtbot.wait(50)
+        assert dialog.tabs.currentWidget().verticalScrollBar().isVisible()
+        _assert_room(dialog)
+        # Wider, the lines wrap into fewer: none keeps the height it needed when narrow.
+        dialog.resize(dialog.width() + 300, dialog.height())
+        qtbot.wait(50)
+        _assert_room(dialog)
+        for label in dialog.findChildren(QLabel):
+            if label.wordWrap() and label.isVisible():
+                assert label.minimumHeight() <= label.heightForWidth(label.width())
+    finally:
+        for translator in installed:
+            QCoreApplication.removeTranslator(translator)
