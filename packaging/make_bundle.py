@@ -99,7 +99,11 @@ def size_report(bundle: Path, top: int = 15) -> dict[str, object]:
     entries = {p.name: disk_usage(p) for p in inner.iterdir()} if inner.is_dir() else {}
     largest = sorted(entries.items(), key=lambda kv: kv[1], reverse=True)[:top]
     prebuilt = inner / "prebuilt"
-    models = [*prebuilt.glob("llm/*.gguf"), *prebuilt.glob("embedder/onnx-*")]
+    models = [
+        *prebuilt.glob("llm/*.gguf"),
+        *prebuilt.glob("embedder/onnx-*"),
+        *prebuilt.glob("multilingual/onnx-*"),
+    ]
     return {
         "total_mib": _mib(disk_usage(bundle)),
         "largest_mib": {name: _mib(size) for name, size in largest},
