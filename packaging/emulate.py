@@ -8,10 +8,12 @@ app's reader processes and the like start outside it), so a run "succeeds" witho
 code in question on the emulated CPU. Instead, this project's Python runs inside
 `qemu-x86_64 -cpu CPU`, with LLAMA_CPP_LIB_PATH pointing at the bundle's llama.cpp libraries:
 it loads the CPU code that llama.cpp chooses for that CPU, generates a few tokens with the
-bundle's GGUF, embeds a sentence with the bundle's int8 embedder and scores a passage with the
-bundle's cross-encoder, all in the emulated process. A library built for a newer CPU than the
-emulated one dies there with SIGILL (exit 132), as it would on the laptop. Emulation is slow:
-the times are printed, never checked. qemu-x86_64 comes from Debian's qemu-user package.
+bundle's GGUF, embeds a sentence with the bundle's int8 embedder, scores a passage with the
+bundle's cross-encoder and embeds a German and an English question with the multilingual
+embedder's export (their cosine printed beside this machine's own), all in the emulated
+process. A library built for a newer CPU than the emulated one dies there with SIGILL (exit
+132), as it would on the laptop. Emulation is slow: the times are printed, never checked.
+qemu-x86_64 comes from Debian's qemu-user package.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ CPUS = ("Haswell", "Skylake-Client")
 # Run inside the emulator: what a first answer and a first index need of the native code.
 _CODE = r"""
 import json, sys, time
-lib, gguf, embedder, reranker = sys.argv[1:5]
+lib, gguf, embedder, reranker, multilingual = sys.argv[1:6]
 t0 = time.perf_counter()
 from desktop_rag.engines.llm import LlamaCppLlm, Prompt, load_backends
 load_backends()
@@ -67,6 +69,14 @@ p = OnnxReranker(Path(reranker), threads=1).score(
     "Why is octopus blood blue?", ["Octopus blood is blue because of hemocyanin."]
 )[0]
 t3 = time.perf_counter()
+same = None
+if multilingual:
+    from desktop_rag.engines.multilingual import OnnxE5
+    e5 = OnnxE5(Path(multilingual), threads=1).embed(
+        ["Wie installiere ich ein Paket?", "How do I install a package?"]
+    )
+    same = round(float(e5[0] @ e5[1]), 4)
+t4 = time.perf_counter()
 print(json.dumps({
     "variant": variant,
     "generated": text,
@@ -75,6 +85,8 @@ print(json.dumps({
     "llm_s": round(t1 - t0, 1),
     "embed_s": round(t2 - t1, 1),
     "rerank_s": round(t3 - t2, 1),
+    "multilingual_cos_de_en": same,
+    "multilingual_s": round(t4 - t3, 1),
 }))
 """
 
@@ -110,6 +122,10 @@ def parts(bundle: Path) -> dict[str, Path]:
         "gguf": find(bundle, "*.gguf"),
         "embedder": embedder,
         "reranker": find(bundle, "reranker/model.onnx").parent,
+        # The multilingual embedder's export, where the bundle has one (a Linux x86-64 build).
+        "multilingual": next(
+            (p.parent for p in sorted(bundle.rglob("multilingual/onnx-fp32/model.onnx"))), Path()
+        ),
     }
 
 
@@ -125,6 +141,7 @@ def run(cpu: str, where: dict[str, Path]) -> dict[str, Any]:
     if qemu is None:
         raise SystemExit("qemu-x86_64 is missing: install Debian's qemu-user")
     args = [str(where[k]) for k in ("lib", "gguf", "embedder", "reranker")]
+    args.append(str(where["multilingual"]) if where["multilingual"] != Path() else "")
     t0 = time.perf_counter()
     done = subprocess.run(
         [qemu, "-cpu", cpu, sys.executable, "-c", _CODE, *args],
@@ -151,7 +168,14 @@ def main() -> None:
     parser.add_argument("--json-out", type=Path)
     args = parser.parse_args()
     where = parts(args.bundle)
-    results = {}
+    results: dict[str, Any] = {}
+    if where["multilingual"] != Path():
+        from desktop_rag.engines.multilingual import OnnxE5
+
+        e5 = OnnxE5(where["multilingual"], threads=1).embed(
+            ["Wie installiere ich ein Paket?", "How do I install a package?"]
+        )
+        results["native_multilingual_cos_de_en"] = round(float(e5[0] @ e5[1]), 4)
     for cpu in args.cpus.split(","):
         results[cpu] = run(cpu, where)
         print(f"{cpu}: {json.dumps(results[cpu])}", file=sys.stderr, flush=True)
