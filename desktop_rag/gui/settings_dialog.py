@@ -71,6 +71,22 @@ def full_width(label: QLabel) -> None:
     label.setSizePolicy(policy)
 
 
+def choice(checked: bool, text: str, name: str, hint: str) -> tuple[QCheckBox, QVBoxLayout]:
+    """A checkbox (its accessible name `name`) with what it does in a wrapped line under it,
+    which is its tooltip too."""
+    box = QCheckBox(text)
+    box.setChecked(checked)
+    box.setAccessibleName(name)
+    box.setToolTip(hint)
+    line = QLabel(hint)
+    full_width(line)
+    layout = QVBoxLayout()
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addWidget(box)
+    layout.addWidget(line)
+    return box, layout
+
+
 class SettingsDialog(QDialog):
     """Edits a copy of the settings; `result_settings()` is read after exec() accepts."""
 
@@ -188,27 +204,18 @@ class SettingsDialog(QDialog):
         self.top_k.setValue(settings.top_k)
         self.top_k.setAccessibleName(self.tr("Sources per answer"))
 
-        self.ocr = QCheckBox(self.tr("Read scanned pages with OCR (on this computer, offline)"))
-        self.ocr.setChecked(settings.ocr)
-        self.ocr.setAccessibleName(self.tr("Read scanned pages with OCR"))
-        self.ocr.setToolTip(self.tr(str(OCR_HINT)))
-        ocr_hint = QLabel(self.tr(str(OCR_HINT)))
-        full_width(ocr_hint)
-        ocr_box = QVBoxLayout()
-        ocr_box.setContentsMargins(0, 0, 0, 0)
-        ocr_box.addWidget(self.ocr)
-        ocr_box.addWidget(ocr_hint)
-
-        self.multilingual = QCheckBox(self.tr("My documents are in several languages"))
-        self.multilingual.setChecked(settings.multilingual)
-        self.multilingual.setAccessibleName(self.tr("My documents are in several languages"))
-        self.multilingual.setToolTip(self.tr(str(MULTILINGUAL_HINT)))
-        multilingual_hint = QLabel(self.tr(str(MULTILINGUAL_HINT)))
-        full_width(multilingual_hint)
-        multilingual_box = QVBoxLayout()
-        multilingual_box.setContentsMargins(0, 0, 0, 0)
-        multilingual_box.addWidget(self.multilingual)
-        multilingual_box.addWidget(multilingual_hint)
+        self.ocr, ocr_box = choice(
+            settings.ocr,
+            self.tr("Read scanned pages with OCR (on this computer, offline)"),
+            self.tr("Read scanned pages with OCR"),
+            self.tr(str(OCR_HINT)),
+        )
+        self.multilingual, multilingual_box = choice(
+            settings.multilingual,
+            self.tr("My documents are in several languages"),
+            self.tr("My documents are in several languages"),
+            self.tr(str(MULTILINGUAL_HINT)),
+        )
 
         self.team = TeamLibraryBox(settings)
 
