@@ -193,8 +193,8 @@ def default_embedder(settings: Settings) -> Embedder:
     A frozen build (the installed app) ships both exports made at build time and no torch:
     it neither exports nor honours `torch`.
 
-    `multilingual`: the multilingual embedder (engines/multilingual.py, imported only then:
-    English libraries never load it), whatever the backend; its id in the index's metadata
+    `multilingual`: the multilingual embedder (engines/multilingual.py, made only then:
+    English libraries never load its model), whatever the backend; its id in the index's metadata
     makes an index built by the other embedder stale, to be rebuilt.
     """
     if settings.multilingual:

@@ -33,7 +33,9 @@ from desktop_rag.engines.onnx_export import (
     ExportCache,
     Exporter,
     ExportError,
+    export_graph,
     export_in_child,
+    quantize_int8,
 )
 from desktop_rag.errors import ModelError
 
@@ -353,8 +355,6 @@ def export_e5(source: Path, out_dir: Path, variant: str) -> dict[str, Any]:
 
     import torch
 
-    from desktop_rag.engines.onnx_export import quantize_int8
-
     if variant not in MIN_SELF_CHECK_COS:
         raise ExportError(f"unknown variant {variant!r}")
     torch.set_num_threads(max(1, os.cpu_count() or 1))
@@ -362,27 +362,9 @@ def export_e5(source: Path, out_dir: Path, variant: str) -> dict[str, Any]:
     module = build_module(weights)
     write_tokenizer(weights, out_dir)
     fp32 = out_dir / "model-fp32.onnx"
-    dummy = torch.ones(2, 16, dtype=torch.long)
-    axes = {0: "batch", 1: "tokens"}
-    import warnings
-
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(
-            module,
-            (dummy, dummy),
-            str(fp32),
-            dynamo=False,
-            input_names=["input_ids", "attention_mask"],
-            output_names=["sentence_embedding"],
-            dynamic_axes={
-                "input_ids": axes,
-                "attention_mask": axes,
-                "sentence_embedding": {0: "batch"},
-            },
-            opset_version=17,
-            do_constant_folding=True,
-        )
+    export_graph(
+        module, fp32, "sentence_embedding", {0: "batch"}, inputs=("input_ids", "attention_mask")
+    )
     target = out_dir / MODEL_FILE
     info: dict[str, Any] = {}
     if variant == "int8":
@@ -453,7 +435,7 @@ class E5Embedder:
         *,
         threads: int = 0,
         low_priority: bool = True,
-        prebuilt: Mapping[str, Path] | None = None,
+        prebuilt: Mapping[str, Path] | None = None,  # variant -> a shipped export's folder
         source: Path | None = None,
         exporter: Exporter | None = None,
         variant: str = "int8",
@@ -490,7 +472,7 @@ class E5Embedder:
     def _folder(self, variant: str, on_status: Callable[[str], None] | None) -> Path:
         shipped = self._prebuilt.get(variant)
         if shipped is not None:
-            return shipped.parent if shipped.name == MODEL_FILE else shipped
+            return shipped
         if self.cache is None:
             raise ModelError(
                 "This installation has no multilingual embedder. Reinstall Desktop RAG, or "

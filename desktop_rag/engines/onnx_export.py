@@ -261,30 +261,36 @@ def quantize_int8(src: Path, dst: Path, bits: int | None = None, table: bool = F
     return bits
 
 
-def export_graph(module: Any, path: Path, output: str, output_axes: dict[int, str]) -> None:
-    """A BERT-shaped PyTorch module (input_ids, attention_mask, token_type_ids: batch x
-    tokens) as an fp32 ONNX graph at path, its one output named `output`."""
+BERT_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+def export_graph(
+    module: Any,
+    path: Path,
+    output: str,
+    output_axes: dict[int, str],
+    inputs: tuple[str, ...] = BERT_INPUTS,
+) -> None:
+    """A PyTorch module taking `inputs` (integer tensors, batch x tokens; a BERT's three by
+    default) as an fp32 ONNX graph at path, its one output named `output`."""
     import warnings
 
     import torch
 
     dummy = torch.ones(2, 16, dtype=torch.long)
+    # Ones for every input but the token types, which are zeros as a BERT reads one text.
+    args = tuple(torch.zeros_like(dummy) if n == "token_type_ids" else dummy for n in inputs)
     axes = {0: "batch", 1: "tokens"}
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the tracer's notes on shape-dependent Python code
         torch.onnx.export(
             module,
-            (dummy, dummy, torch.zeros_like(dummy)),
+            args,
             str(path),
             dynamo=False,  # the TorchScript exporter needs no onnxscript and handles BERT well
-            input_names=["input_ids", "attention_mask", "token_type_ids"],
+            input_names=list(inputs),
             output_names=[output],
-            dynamic_axes={
-                "input_ids": axes,
-                "attention_mask": axes,
-                "token_type_ids": axes,
-                output: output_axes,
-            },
+            dynamic_axes={**dict.fromkeys(inputs, axes), output: output_axes},
             opset_version=17,
             do_constant_folding=True,
         )

@@ -1,6 +1,6 @@
 """Which language a passage or a question is in, among the languages the full-text index stems
 (desktop_rag/languages.py); a question's language for its refusals is tested in
-tests/unit/query/test_language.py."""
+tests/unit/query/test_refusals.py."""
 
 from __future__ import annotations
 
